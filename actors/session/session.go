@@ -1,0 +1,342 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Config is what a session actor needs.
+type Config struct {
+	ID     string
+	Store  *persistence.Store // read side: recovery and replay
+	Writer *actor.PID         // the store writer actor
+	// IdleTimeout passivates the session after this long without requests,
+	// subscribers or uncommitted work; 0 never passivates.
+	IdleTimeout time.Duration
+	Now         func() time.Time
+}
+
+// Props builds a session actor. Middleware wraps its Receive (the runtime
+// adds panic logging; tests add fault injection).
+func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &session{cfg: cfg}
+	}, actor.WithReceiverMiddleware(middleware...))
+}
+
+// generations are process-wide so a restarted incarnation always outranks
+// the one the store writer may have fenced.
+var generations atomic.Uint64
+
+type pendingRequest struct {
+	sender *actor.PID
+	msg    Request
+}
+
+type waiter struct {
+	first, last int64
+	to          *actor.PID
+}
+
+type session struct {
+	cfg   Config
+	state State
+	gen   uint64
+
+	recovering bool
+	missing    bool // nothing on disk and no Create yet
+	failed     bool
+	buffered   []pendingRequest
+	cancelLoad context.CancelFunc
+
+	committed   int64
+	uncommitted []event.Event
+	waiters     []waiter
+	metaSent    bool
+	metaDirty   bool
+
+	subs    map[string]*actor.PID
+	handled uint64
+}
+
+func (s *session) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		s.subs = map[string]*actor.PID{}
+		s.startRecovery(ctx)
+	case *storewriter.Drained:
+		s.load(ctx)
+	case *recovered:
+		s.finishRecovery(ctx, m)
+	case *storewriter.Committed:
+		s.onCommitted(ctx, m)
+	case *storewriter.StatusSet:
+		if m.Err != nil {
+			ctx.Logger().Warn("status not recorded", "session", s.cfg.ID, "error", m.Err)
+		}
+	case *actor.Terminated:
+		delete(s.subs, m.Who.Id)
+	case *actor.ReceiveTimeout:
+		s.maybeIdle(ctx)
+	case *Passivate:
+		s.passivate(ctx)
+	case *actor.Stopping:
+		if s.cancelLoad != nil {
+			s.cancelLoad()
+		}
+	case Request:
+		if s.recovering {
+			s.buffered = append(s.buffered, pendingRequest{sender: ctx.Sender(), msg: m})
+			return
+		}
+		s.handle(ctx, ctx.Sender(), m)
+	}
+}
+
+// startRecovery waits for the writer to commit whatever an earlier
+// incarnation sent it, then reads the log; until then requests wait.
+func (s *session) startRecovery(ctx actor.Context) {
+	s.recovering = true
+	s.gen = generations.Add(1)
+	s.uncommitted, s.metaSent = nil, false
+	ctx.Request(s.cfg.Writer, &storewriter.Drain{})
+}
+
+func (s *session) load(ctx actor.Context) {
+	if !s.recovering || s.cancelLoad != nil {
+		return
+	}
+	loadCtx, cancel := context.WithCancel(context.Background())
+	s.cancelLoad = cancel
+	self, sys, store, id := ctx.Self(), ctx.ActorSystem(), s.cfg.Store, s.cfg.ID
+	go func() {
+		sys.Root.Send(self, recoverFromStore(loadCtx, store, id))
+	}()
+}
+
+func recoverFromStore(ctx context.Context, store *persistence.Store, id string) *recovered {
+	st := State{ID: id}
+	meta, err := store.Session(ctx, id)
+	if errors.Is(err, persistence.ErrSessionNotFound) {
+		return &recovered{state: st, missing: true}
+	}
+	if err != nil {
+		return &recovered{err: err}
+	}
+	err = store.Load(ctx, id, 1, func(e event.Event) error {
+		if err := st.Apply(e); err != nil {
+			return fmt.Errorf("fold seq %d: %w", e.Seq, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
+	}
+	return &recovered{state: st, failed: meta.Status == persistence.StatusFailed}
+}
+
+func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
+	s.cancelLoad()
+	s.cancelLoad = nil
+	if m.err != nil {
+		// An unreadable log is not something this incarnation can serve
+		// around: fail, and let the supervisor retry with backoff.
+		panic(m.err)
+	}
+	s.recovering = false
+	s.state, s.missing, s.failed = m.state, m.missing, m.failed
+	s.committed = s.state.LastSeq
+	s.metaDirty = s.state.Created && !s.failed
+	if s.metaDirty {
+		s.sendAppend(ctx, nil) // record the session live again
+	}
+	if s.cfg.IdleTimeout > 0 {
+		ctx.SetReceiveTimeout(s.cfg.IdleTimeout)
+	}
+	buffered := s.buffered
+	s.buffered = nil
+	for _, p := range buffered {
+		s.handle(ctx, p.sender, p.msg)
+	}
+	s.maybeIdle(ctx)
+}
+
+func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
+	s.handled++
+	if s.failed {
+		s.refuse(ctx, sender, req, ErrFailed)
+		return
+	}
+	if _, creating := req.(*Create); s.missing && !creating {
+		s.refuse(ctx, sender, req, fmt.Errorf("%w: %s", ErrNotFound, s.cfg.ID))
+		return
+	}
+	switch m := req.(type) {
+	case *Create:
+		s.create(ctx, sender, m)
+	case *Append:
+		s.append(ctx, sender, m.Events)
+	case *Subscribe:
+		s.subscribe(ctx, sender, m)
+	case *Unsubscribe:
+		if m.Subscription != nil {
+			ctx.Stop(m.Subscription)
+		}
+	case *GetState:
+		s.reply(ctx, sender, &StateReply{State: s.state})
+	}
+}
+
+func (s *session) refuse(ctx actor.Context, sender *actor.PID, req Request, err error) {
+	switch req.(type) {
+	case *Create, *Append:
+		s.reply(ctx, sender, &Appended{Err: err})
+	case *Subscribe:
+		s.reply(ctx, sender, &Subscribed{Err: err})
+	case *GetState:
+		s.reply(ctx, sender, &StateReply{Err: err})
+	}
+}
+
+func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
+	if !s.missing {
+		s.reply(ctx, sender, &Appended{Err: fmt.Errorf("%w: %s", ErrExists, s.cfg.ID)})
+		return
+	}
+	d, err := event.NewDraft(event.SessionCreated, m.Created)
+	if err != nil {
+		s.reply(ctx, sender, &Appended{Err: err})
+		return
+	}
+	s.missing = false
+	s.append(ctx, sender, []event.Draft{d})
+}
+
+// append assigns seqs, folds the events in and sends them to the writer;
+// the sender hears back once they are committed.
+func (s *session) append(ctx actor.Context, sender *actor.PID, drafts []event.Draft) {
+	if len(drafts) == 0 {
+		s.reply(ctx, sender, &Appended{FirstSeq: s.state.LastSeq + 1, LastSeq: s.state.LastSeq})
+		return
+	}
+	for _, d := range drafts {
+		if err := d.Validate(); err != nil {
+			s.reply(ctx, sender, &Appended{Err: fmt.Errorf("append to %s: %w", s.cfg.ID, err)})
+			return
+		}
+		if d.Kind == event.SessionCreated && (s.state.Created || len(drafts) > 1) {
+			s.reply(ctx, sender, &Appended{Err: fmt.Errorf("append to %s: %s only opens a log", s.cfg.ID, d.Kind)})
+			return
+		}
+	}
+	now := s.cfg.Now().UTC()
+	first := s.state.LastSeq + 1
+	evs := make([]event.Event, len(drafts))
+	for i, d := range drafts {
+		evs[i] = event.Event{SessionID: s.cfg.ID, Seq: first + int64(i), RecordedAt: now, Kind: d.Kind, Payload: d.Payload}
+		if err := s.state.Apply(evs[i]); err != nil {
+			panic(fmt.Errorf("apply validated event: %w", err)) // Validate decoded it already
+		}
+		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
+	}
+	s.uncommitted = append(s.uncommitted, evs...)
+	if sender != nil {
+		s.waiters = append(s.waiters, waiter{first: first, last: s.state.LastSeq, to: sender})
+	}
+	s.sendAppend(ctx, evs)
+}
+
+func (s *session) sendAppend(ctx actor.Context, evs []event.Event) {
+	m := &storewriter.Append{SessionID: s.cfg.ID, Gen: s.gen, Events: evs, ReplyTo: ctx.Self()}
+	if s.metaDirty || !s.metaSent {
+		meta := s.state.Meta(persistence.StatusLive)
+		m.Meta = &meta
+		s.metaDirty, s.metaSent = false, true
+	}
+	ctx.Send(s.cfg.Writer, m)
+}
+
+func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
+	if m.Gen != s.gen {
+		return // an answer to an earlier incarnation
+	}
+	if m.Err != nil {
+		s.commitFailed(ctx, m.Err)
+		return
+	}
+	if m.LastSeq <= s.committed {
+		return
+	}
+	s.committed = m.LastSeq
+	n := 0
+	for n < len(s.uncommitted) && s.uncommitted[n].Seq <= s.committed {
+		n++
+	}
+	batch := s.uncommitted[:n:n]
+	s.uncommitted = s.uncommitted[n:]
+	if len(batch) > 0 && len(s.subs) > 0 {
+		msg := &Events{SessionID: s.cfg.ID, Events: batch}
+		for _, pid := range s.subs {
+			ctx.Send(pid, msg)
+		}
+	}
+	k := 0
+	for k < len(s.waiters) && s.waiters[k].last <= s.committed {
+		w := s.waiters[k]
+		s.reply(ctx, w.to, &Appended{FirstSeq: w.first, LastSeq: w.last})
+		k++
+	}
+	s.waiters = s.waiters[k:]
+}
+
+// commitFailed: nothing uncommitted was written, so the state folded from
+// it is wrong. Tell the waiters and rebuild from the store.
+func (s *session) commitFailed(ctx actor.Context, err error) {
+	ctx.Logger().Error("commit failed; recovering from the store", "session", s.cfg.ID, "error", err)
+	for _, w := range s.waiters {
+		s.reply(ctx, w.to, &Appended{Err: fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)})
+	}
+	s.waiters = nil
+	s.startRecovery(ctx)
+}
+
+func (s *session) maybeIdle(ctx actor.Context) {
+	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 {
+		return
+	}
+	if s.cfg.IdleTimeout <= 0 && !s.missing && !s.failed {
+		return
+	}
+	if _, isTimeout := ctx.Message().(*actor.ReceiveTimeout); !isTimeout && !s.missing && !s.failed {
+		return
+	}
+	if ctx.Parent() != nil {
+		ctx.Send(ctx.Parent(), &PassivateRequest{SessionID: s.cfg.ID, Handled: s.handled})
+	}
+}
+
+func (s *session) passivate(ctx actor.Context) {
+	if s.state.Created && !s.failed {
+		ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
+			SessionID: s.cfg.ID, Status: persistence.StatusCold,
+		}})
+	}
+	ctx.Stop(ctx.Self())
+}
+
+func (s *session) reply(ctx actor.Context, to *actor.PID, msg any) {
+	if to != nil {
+		ctx.Send(to, msg)
+	}
+}

@@ -1,0 +1,103 @@
+package session
+
+import (
+	"time"
+
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// State is the fold of a session's events. Apply is pure, so a state can be
+// rebuilt from the log at any time and tested without actors.
+type State struct {
+	ID            string
+	LastSeq       int64
+	Created       bool
+	Title         string
+	Cwd           string
+	Settings      event.Settings
+	ParentID      string
+	ForkedFromSeq int64
+	Usage         event.Usage
+	ActiveRun     string
+	Runs          int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Apply folds one event in. The payload was validated before the event was
+// assigned a seq, so a decode error means a corrupt log.
+func (s *State) Apply(e event.Event) error {
+	p, err := event.DecodePayload(e.Kind, e.Payload)
+	if err != nil {
+		return err
+	}
+	s.LastSeq = e.Seq
+	s.UpdatedAt = e.RecordedAt
+	switch p := p.(type) {
+	case *event.CreatedPayload:
+		s.Created = true
+		s.CreatedAt = e.RecordedAt
+		s.Cwd, s.Title = p.Cwd, p.Title
+		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
+		s.Settings = mergeSettings(s.Settings, p.Settings)
+	case *event.Settings:
+		s.Settings = mergeSettings(s.Settings, *p)
+		if p.Title != nil {
+			s.Title = *p.Title
+		}
+	case *event.RunStartedPayload:
+		s.ActiveRun = p.RunID
+		s.Runs++
+	case *event.RunEndedPayload:
+		s.Usage.Add(p.Usage)
+		if s.ActiveRun == p.RunID {
+			s.ActiveRun = ""
+		}
+	}
+	return nil
+}
+
+// metaChanging reports whether an event of kind k changes the snapshot row
+// beyond last_seq.
+func metaChanging(k event.Kind) bool {
+	return k == event.SessionCreated || k == event.SessionSettingsChanged || k == event.RunEnded
+}
+
+func mergeSettings(base, upd event.Settings) event.Settings {
+	set := func(dst **string, src *string) {
+		if src != nil {
+			*dst = src
+		}
+	}
+	set(&base.Provider, upd.Provider)
+	set(&base.Model, upd.Model)
+	set(&base.ThinkingLevel, upd.ThinkingLevel)
+	set(&base.ApprovalMode, upd.ApprovalMode)
+	set(&base.SteeringMode, upd.SteeringMode)
+	set(&base.FollowUpMode, upd.FollowUpMode)
+	set(&base.Title, upd.Title)
+	set(&base.CrashPolicy, upd.CrashPolicy)
+	if upd.AutoCompaction != nil {
+		base.AutoCompaction = upd.AutoCompaction
+	}
+	if upd.AutoRetry != nil {
+		base.AutoRetry = upd.AutoRetry
+	}
+	return base
+}
+
+// Meta is the snapshot row for this state.
+func (s *State) Meta(status string) persistence.SessionMeta {
+	deref := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return persistence.SessionMeta{
+		ID: s.ID, Title: s.Title, Cwd: s.Cwd, Status: status,
+		Provider: deref(s.Settings.Provider), Model: deref(s.Settings.Model),
+		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq,
+	}
+}

@@ -1,0 +1,26 @@
+package sessions
+
+import (
+	"github.com/troupehq/troupe/actors/session"
+)
+
+// Route delivers Msg to session ID, starting the session if it is cold. The
+// session answers the original sender; a route that cannot be delivered is
+// answered with *RouteFailed.
+type Route struct {
+	ID  string
+	Msg session.Request
+}
+
+// RouteFailed answers a Route the registry could not deliver.
+type RouteFailed struct {
+	Err error
+}
+
+// Live asks which sessions have an actor right now; the reply is *LiveSessions.
+type Live struct{}
+
+// LiveSessions answers Live.
+type LiveSessions struct {
+	IDs []string
+}

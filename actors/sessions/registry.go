@@ -1,0 +1,189 @@
+package sessions
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+)
+
+// Config is what the registry needs to start sessions and supervise them.
+type Config struct {
+	Session session.Config // ID is filled in per session
+	// Middleware wraps every session's Receive.
+	Middleware []actor.ReceiverMiddleware
+	// MaxFailures within FailureWindow stop a session for good; defaults 5
+	// and 1 minute.
+	MaxFailures   int
+	FailureWindow time.Duration
+	// Backoff is the first restart delay, doubled per failure up to
+	// MaxBackoff; defaults 50 ms and 5 s.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.MaxFailures <= 0 {
+		c.MaxFailures = 5
+	}
+	if c.FailureWindow <= 0 {
+		c.FailureWindow = time.Minute
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 50 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 5 * time.Second
+	}
+}
+
+// Props builds the registry.
+func Props(cfg Config) *actor.Props {
+	cfg.defaults()
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &registry{cfg: cfg, live: map[string]*entry{}, byPID: map[string]string{}}
+	})
+}
+
+type routed struct {
+	sender *actor.PID
+	msg    session.Request
+}
+
+type entry struct {
+	pid       *actor.PID
+	forwarded uint64
+	stopping  bool
+	failed    error
+	waiting   []routed // requests that arrived while it was stopping
+}
+
+type registry struct {
+	cfg   Config
+	live  map[string]*entry
+	byPID map[string]string
+}
+
+func (r *registry) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *Route:
+		r.route(ctx, ctx.Sender(), m.ID, m.Msg)
+	case *session.PassivateRequest:
+		r.passivate(ctx, m)
+	case *actor.Terminated:
+		r.terminated(ctx, m.Who)
+	case *Live:
+		ids := make([]string, 0, len(r.live))
+		for id, e := range r.live {
+			if !e.stopping {
+				ids = append(ids, id)
+			}
+		}
+		ctx.Respond(&LiveSessions{IDs: ids})
+	}
+}
+
+func (r *registry) route(ctx actor.Context, sender *actor.PID, id string, msg session.Request) {
+	if id == "" || msg == nil {
+		r.answer(ctx, sender, &RouteFailed{Err: fmt.Errorf("route: session id and message are required")})
+		return
+	}
+	e, ok := r.live[id]
+	if !ok {
+		var err error
+		if e, err = r.spawn(ctx, id); err != nil {
+			r.answer(ctx, sender, &RouteFailed{Err: err})
+			return
+		}
+	}
+	if e.stopping {
+		e.waiting = append(e.waiting, routed{sender: sender, msg: msg})
+		return
+	}
+	e.forwarded++
+	ctx.RequestWithCustomSender(e.pid, msg, sender)
+}
+
+func (r *registry) spawn(ctx actor.Context, id string) (*entry, error) {
+	cfg := r.cfg.Session
+	cfg.ID = id
+	pid, err := ctx.SpawnNamed(session.Props(cfg, r.cfg.Middleware...), id)
+	if err != nil {
+		return nil, fmt.Errorf("start session %s: %w", id, err)
+	}
+	e := &entry{pid: pid}
+	r.live[id] = e
+	r.byPID[pid.Id] = id
+	return e, nil
+}
+
+// passivate lets the session stop only if it has handled every request
+// routed to it; otherwise one is in its mailbox and it stays.
+func (r *registry) passivate(ctx actor.Context, m *session.PassivateRequest) {
+	e, ok := r.live[m.SessionID]
+	if !ok || e.stopping || e.forwarded != m.Handled {
+		return
+	}
+	e.stopping = true
+	ctx.Send(e.pid, &session.Passivate{})
+}
+
+func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
+	id, ok := r.byPID[who.Id]
+	if !ok {
+		return
+	}
+	delete(r.byPID, who.Id)
+	e := r.live[id]
+	delete(r.live, id)
+	for _, w := range e.waiting {
+		if e.failed != nil {
+			r.answer(ctx, w.sender, &RouteFailed{Err: e.failed})
+			continue
+		}
+		r.route(ctx, w.sender, id, w.msg)
+	}
+}
+
+// HandleFailure makes the registry the supervisor of its sessions:
+// exponential backoff restarts, and a stop marked in the store after
+// MaxFailures within FailureWindow.
+func (r *registry) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, rs *actor.RestartStatistics, reason, _ any) {
+	if rs.NumberOfFailures(r.cfg.FailureWindow) == 0 {
+		rs.Reset()
+	}
+	rs.Fail()
+	id := r.byPID[child.Id]
+	n := rs.NumberOfFailures(r.cfg.FailureWindow)
+	sys.Logger().Error("session failed", "session", id, "failures", n, "reason", fmt.Sprint(reason))
+	if n >= r.cfg.MaxFailures {
+		r.giveUp(sys, sup, child, id, reason, n)
+		return
+	}
+	delay := time.Duration(math.Min(float64(r.cfg.MaxBackoff), float64(r.cfg.Backoff)*math.Pow(2, float64(n-1))))
+	delay += time.Duration(rand.Int64N(int64(r.cfg.Backoff)/4 + 1)) // jitter spreads restarts of sessions that failed together
+	time.AfterFunc(delay, func() { sup.RestartChildren(child) })
+}
+
+func (r *registry) giveUp(sys *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, id string, reason any, n int) {
+	why := fmt.Sprintf("stopped after %d failures within %s: %v", n, r.cfg.FailureWindow, reason)
+	if e, ok := r.live[id]; ok {
+		e.stopping = true
+		e.failed = fmt.Errorf("%w: %s: %s", session.ErrFailed, id, why)
+	}
+	sys.Root.Send(r.cfg.Session.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
+		SessionID: id, Status: persistence.StatusFailed, Reason: why,
+	}})
+	sup.StopChildren(child)
+}
+
+func (r *registry) answer(ctx actor.Context, to *actor.PID, msg any) {
+	if to != nil {
+		ctx.Send(to, msg)
+	}
+}

@@ -1,0 +1,65 @@
+package storewriter
+
+import (
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// ErrStaleGeneration answers an Append from a session incarnation whose
+// earlier batch failed: its seqs no longer follow the log, so writing them
+// would leave a gap.
+var ErrStaleGeneration = errors.New("append from a stale session generation after a failed commit")
+
+// Append asks for events (with consecutive seqs) and an optional snapshot of
+// the session row to be committed. ReplyTo receives *Committed.
+type Append struct {
+	SessionID string
+	Gen       uint64 // the session incarnation; see ErrStaleGeneration
+	Meta      *persistence.SessionMeta
+	Events    []event.Event
+	ReplyTo   *actor.PID
+}
+
+// Committed reports that the session's log is durable up to LastSeq, or that
+// the batch failed and nothing of it was written.
+type Committed struct {
+	SessionID string
+	Gen       uint64
+	LastSeq   int64
+	Err       error
+}
+
+// SetStatus changes a session's status row; the reply is *StatusSet.
+type SetStatus struct {
+	Change  persistence.StatusChange
+	ReplyTo *actor.PID
+}
+
+// StatusSet answers SetStatus.
+type StatusSet struct {
+	SessionID string
+	Err       error
+}
+
+// Drain is answered with *Drained (via Respond) once everything the writer
+// received before it is committed. It is the barrier a restarted session
+// waits on before reading its log, and the last step of shutdown.
+type Drain struct{}
+
+// Drained answers Drain.
+type Drained struct{}
+
+// batchDone is sent by the commit goroutine back to the writer.
+type batchDone struct {
+	batch   persistence.Batch
+	replies []reply
+	err     error
+}
+
+type reply struct {
+	to  *actor.PID
+	msg any
+}

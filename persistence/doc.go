@@ -1,0 +1,9 @@
+// Package persistence owns the SQLite event store: the schema and its
+// migrations, the one writer connection, the reader pool, committing batches
+// of events atomically and streaming a session's log back in order.
+//
+// It stores events as opaque kinds and JSON payloads and must not interpret
+// them (that is package event and the session actor). It is not an actor:
+// the store writer actor (actors/storewriter) is the only caller of Commit,
+// so that one goroutine at a time owns the writer connection.
+package persistence

@@ -1,0 +1,66 @@
+package event
+
+// Kind names what happened. Names are "subject.verb" so a projection can
+// switch on the subject first.
+type Kind string
+
+// The canonical kinds. ARCHITECTURE.md maps each to the protocols.
+const (
+	SessionCreated         Kind = "session.created"
+	SessionSettingsChanged Kind = "session.settings_changed"
+
+	PromptQueued    Kind = "prompt.queued"
+	PromptUpdated   Kind = "prompt.updated"
+	PromptCancelled Kind = "prompt.cancelled"
+	PromptAmended   Kind = "prompt.amended"
+
+	// A run is everything done for one prompt; a step is one LLM call and
+	// the tool calls it asked for.
+	RunStarted     Kind = "run.started"
+	RunEnded       Kind = "run.ended"
+	RunInterrupted Kind = "run.interrupted"
+	StepStarted    Kind = "step.started"
+	StepEnded      Kind = "step.ended"
+
+	MessageDelta     Kind = "message.delta"
+	MessageCompleted Kind = "message.completed"
+
+	ToolStarted             Kind = "tool.started"
+	ToolPermissionRequested Kind = "tool.permission_requested"
+	ToolPermissionResolved  Kind = "tool.permission_resolved"
+	ToolProgress            Kind = "tool.progress"
+	ToolCompleted           Kind = "tool.completed"
+
+	RetryStarted Kind = "retry.started"
+	RetryEnded   Kind = "retry.ended"
+
+	CompactionStarted Kind = "compaction.started"
+	CompactionEnded   Kind = "compaction.ended"
+
+	BashExecuted     Kind = "bash.executed"
+	AttentionChanged Kind = "attention.changed"
+)
+
+var known = map[Kind]bool{
+	SessionCreated: true, SessionSettingsChanged: true,
+	PromptQueued: true, PromptUpdated: true, PromptCancelled: true, PromptAmended: true,
+	RunStarted: true, RunEnded: true, RunInterrupted: true, StepStarted: true, StepEnded: true,
+	MessageDelta: true, MessageCompleted: true,
+	ToolStarted: true, ToolPermissionRequested: true, ToolPermissionResolved: true,
+	ToolProgress: true, ToolCompleted: true,
+	RetryStarted: true, RetryEnded: true,
+	CompactionStarted: true, CompactionEnded: true,
+	BashExecuted: true, AttentionChanged: true,
+}
+
+// Known reports whether k is a canonical kind.
+func (k Kind) Known() bool { return known[k] }
+
+// Kinds lists every canonical kind.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(known))
+	for k := range known {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package event
+
+import "encoding/json"
+
+// Payload shapes of the canonical kinds. Field names are snake_case and
+// stable: stored logs outlive the code that wrote them, so fields are only
+// ever added.
+
+// Block is one piece of prompt or message content.
+type Block struct {
+	Type     string `json:"type"` // text | image | resource
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"` // base64 for images
+	MimeType string `json:"mime_type,omitempty"`
+	URI      string `json:"uri,omitempty"`
+}
+
+// Usage counts tokens and their cost in US dollars.
+type Usage struct {
+	Input      int64   `json:"input,omitempty"`
+	Output     int64   `json:"output,omitempty"`
+	CacheRead  int64   `json:"cache_read,omitempty"`
+	CacheWrite int64   `json:"cache_write,omitempty"`
+	Cost       float64 `json:"cost,omitempty"`
+}
+
+// Add accumulates u2 into u.
+func (u *Usage) Add(u2 Usage) {
+	u.Input += u2.Input
+	u.Output += u2.Output
+	u.CacheRead += u2.CacheRead
+	u.CacheWrite += u2.CacheWrite
+	u.Cost += u2.Cost
+}
+
+// Settings are the session's adjustable knobs; nil fields are unchanged.
+type Settings struct {
+	Provider       *string `json:"provider,omitempty"`
+	Model          *string `json:"model,omitempty"`
+	ThinkingLevel  *string `json:"thinking_level,omitempty"`
+	ApprovalMode   *string `json:"approval_mode,omitempty"` // default | auto_edit | yolo
+	SteeringMode   *string `json:"steering_mode,omitempty"` // all | one-at-a-time
+	FollowUpMode   *string `json:"follow_up_mode,omitempty"`
+	AutoCompaction *bool   `json:"auto_compaction,omitempty"`
+	AutoRetry      *bool   `json:"auto_retry,omitempty"`
+	Title          *string `json:"title,omitempty"`
+	CrashPolicy    *string `json:"crash_policy,omitempty"` // resume | stop
+}
+
+// CreatedPayload opens every log (seq 1).
+type CreatedPayload struct {
+	Cwd             string          `json:"cwd,omitempty"`
+	AdditionalDirs  []string        `json:"additional_dirs,omitempty"`
+	Title           string          `json:"title,omitempty"`
+	Settings        Settings        `json:"settings"`
+	ParentSessionID string          `json:"parent_session_id,omitempty"`
+	ForkedFromSeq   int64           `json:"forked_from_seq,omitempty"`
+	ForkedFromEntry string          `json:"forked_from_entry,omitempty"`
+	OriginClient    string          `json:"origin_client,omitempty"`
+	OriginTransport string          `json:"origin_transport,omitempty"`
+	MCPServers      json.RawMessage `json:"mcp_servers,omitempty"`
+}
+
+// PromptQueuedPayload records a prompt entering the queue.
+type PromptQueuedPayload struct {
+	MessageID      string  `json:"message_id"`
+	Content        []Block `json:"content"`
+	Delivery       string  `json:"delivery"`           // prompt | steer | follow_up
+	Position       string  `json:"position,omitempty"` // head | tail | after
+	AfterMessageID string  `json:"after_message_id,omitempty"`
+	Client         string  `json:"client,omitempty"`
+}
+
+// PromptChangedPayload covers prompt.updated, prompt.cancelled and prompt.amended.
+type PromptChangedPayload struct {
+	MessageID string  `json:"message_id"`
+	Content   []Block `json:"content,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+	Client    string  `json:"client,omitempty"`
+}
+
+// RunStartedPayload marks the start of the run for one prompt.
+type RunStartedPayload struct {
+	RunID string `json:"run_id"` // the prompt's message id
+}
+
+// RunEndedPayload closes a run. StopReason is canonical:
+// end_turn | max_tokens | max_turn_requests | refusal | cancelled | error.
+type RunEndedPayload struct {
+	RunID      string `json:"run_id"`
+	StopReason string `json:"stop_reason"`
+	Usage      Usage  `json:"usage"`
+	Error      string `json:"error,omitempty"`
+}
+
+// RunInterruptedPayload is written on recovery after a crash.
+type RunInterruptedPayload struct {
+	RunID       string   `json:"run_id"`
+	ToolCallIDs []string `json:"tool_call_ids,omitempty"`
+	Policy      string   `json:"policy"` // resume | stop
+}
+
+// StepStartedPayload opens one LLM call.
+type StepStartedPayload struct {
+	RunID        string `json:"run_id"`
+	Step         int    `json:"step"`
+	MaxSteps     int    `json:"max_steps,omitempty"`
+	MessageCount int    `json:"message_count"`
+	MessageID    string `json:"message_id"` // the assistant message it produces
+}
+
+// StepEndedPayload closes one LLM call.
+type StepEndedPayload struct {
+	RunID        string `json:"run_id"`
+	Step         int    `json:"step"`
+	MessageID    string `json:"message_id"`
+	FinishReason string `json:"finish_reason"`
+	Usage        Usage  `json:"usage"`
+}
+
+// Delta channels.
+const (
+	ChannelText         = "text"
+	ChannelThinking     = "thinking"
+	ChannelToolCallArgs = "tool_call_args"
+)
+
+// MessageDeltaPayload is a piece of a streaming assistant message.
+type MessageDeltaPayload struct {
+	RunID      string `json:"run_id"`
+	MessageID  string `json:"message_id"`
+	Index      int    `json:"index"`
+	Channel    string `json:"channel"`
+	Text       string `json:"text"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+}
+
+// ToolCall is a call as the model produced it.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// MessageCompletedPayload is the full assistant message of one step.
+type MessageCompletedPayload struct {
+	RunID     string     `json:"run_id"`
+	MessageID string     `json:"message_id"`
+	Text      string     `json:"text,omitempty"`
+	Thinking  string     `json:"thinking,omitempty"`
+	Raw       string     `json:"raw,omitempty"` // the text as produced, think and tool blocks included
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+}
+
+// ToolStartedPayload: a tool call begins executing (or waits for approval).
+type ToolStartedPayload struct {
+	RunID       string `json:"run_id"`
+	ToolCallID  string `json:"tool_call_id"`
+	Name        string `json:"name"`
+	Category    string `json:"category"` // info | edit | exec | mcp
+	Arguments   string `json:"arguments"`
+	Description string `json:"description,omitempty"`
+}
+
+// PermissionOption is one choice offered to a client.
+type PermissionOption struct {
+	OptionID string `json:"option_id"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"` // allow_once | allow_always | reject_once | reject_always
+}
+
+// PermissionRequestedPayload asks clients to decide on a tool call.
+type PermissionRequestedPayload struct {
+	RunID      string             `json:"run_id"`
+	ToolCallID string             `json:"tool_call_id"`
+	Name       string             `json:"name"`
+	Category   string             `json:"category"`
+	Arguments  string             `json:"arguments"`
+	Options    []PermissionOption `json:"options"`
+}
+
+// PermissionResolvedPayload records the decision.
+type PermissionResolvedPayload struct {
+	RunID      string `json:"run_id"`
+	ToolCallID string `json:"tool_call_id"`
+	Outcome    string `json:"outcome"` // allowed | denied | cancelled
+	OptionID   string `json:"option_id,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	ResolvedBy string `json:"resolved_by,omitempty"` // client id, mode or allow_list
+}
+
+// ToolProgressPayload carries cumulative partial output.
+type ToolProgressPayload struct {
+	RunID      string `json:"run_id"`
+	ToolCallID string `json:"tool_call_id"`
+	Output     string `json:"output"`
+}
+
+// ToolCompletedPayload ends a tool call.
+type ToolCompletedPayload struct {
+	RunID          string            `json:"run_id"`
+	ToolCallID     string            `json:"tool_call_id"`
+	Name           string            `json:"name"`
+	Status         string            `json:"status"` // success | error | cancelled | interrupted | skipped
+	Output         string            `json:"output"`
+	OutputType     string            `json:"output_type,omitempty"` // text | diff
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	DurationMS     int64             `json:"duration_ms"`
+	FullOutputPath string            `json:"full_output_path,omitempty"`
+}
+
+// RetryPayload covers retry.started and retry.ended.
+type RetryPayload struct {
+	RunID       string `json:"run_id"`
+	Attempt     int    `json:"attempt"`
+	MaxAttempts int    `json:"max_attempts"`
+	DelayMS     int64  `json:"delay_ms,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Success     bool   `json:"success,omitempty"`
+}
+
+// CompactionPayload covers compaction.started and compaction.ended.
+type CompactionPayload struct {
+	Reason           string `json:"reason"` // threshold | overflow | manual
+	Instructions     string `json:"instructions,omitempty"`
+	Summary          string `json:"summary,omitempty"`
+	FirstKeptEntryID string `json:"first_kept_entry_id,omitempty"`
+	TokensBefore     int64  `json:"tokens_before,omitempty"`
+	Aborted          bool   `json:"aborted,omitempty"`
+	Error            string `json:"error,omitempty"`
+}
+
+// BashExecutedPayload is a user-run shell command, shown to the model on the
+// next prompt.
+type BashExecutedPayload struct {
+	Command        string `json:"command"`
+	Output         string `json:"output"`
+	ExitCode       int    `json:"exit_code"`
+	Cancelled      bool   `json:"cancelled,omitempty"`
+	Truncated      bool   `json:"truncated,omitempty"`
+	FullOutputPath string `json:"full_output_path,omitempty"`
+}
+
+// AttentionPayload is the full flag set.
+type AttentionPayload struct {
+	Flags []string `json:"flags"`
+}

@@ -1,0 +1,80 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Load calls fn for every event of session with seq >= from, in seq order,
+// reading rows as it goes so that a long log never sits in memory. fn may
+// stop the scan by returning an error, which Load returns.
+func (s *Store) Load(ctx context.Context, session string, from int64, fn func(event.Event) error) error {
+	return s.LoadRange(ctx, session, from, 0, fn)
+}
+
+// LoadRange is Load bounded above by to (inclusive); to <= 0 means no bound.
+func (s *Store) LoadRange(ctx context.Context, session string, from, to int64, fn func(event.Event) error) error {
+	q := "SELECT seq, recorded_at, kind, payload FROM events WHERE session_id = ? AND seq >= ?"
+	args := []any{session, from}
+	if to > 0 {
+		q += " AND seq <= ?"
+		args = append(args, to)
+	}
+	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY seq", args...)
+	if err != nil {
+		return fmt.Errorf("load session %s from %d: %w", session, from, err)
+	}
+	defer rows.Close()
+	var (
+		kind    sql.RawBytes
+		payload sql.RawBytes
+		at      int64
+	)
+	for rows.Next() {
+		ev := event.Event{SessionID: session}
+		if err := rows.Scan(&ev.Seq, &at, &kind, &payload); err != nil {
+			return fmt.Errorf("load session %s: %w", session, err)
+		}
+		ev.RecordedAt = time.Unix(0, at).UTC()
+		ev.Kind = internKind(kind)
+		// RawBytes is only valid until the next Scan: copy exactly once.
+		ev.Payload = append([]byte(nil), payload...)
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load session %s: %w", session, err)
+	}
+	return nil
+}
+
+// internKind avoids one string allocation per row for the handful of kinds.
+func internKind(b []byte) event.Kind {
+	if k, ok := kindByName[string(b)]; ok {
+		return k
+	}
+	return event.Kind(b)
+}
+
+var kindByName = func() map[string]event.Kind {
+	m := map[string]event.Kind{}
+	for _, k := range event.Kinds() {
+		m[string(k)] = k
+	}
+	return m
+}()
+
+// LastSeq is the highest committed seq of a session, 0 for none.
+func (s *Store) LastSeq(ctx context.Context, session string) (int64, error) {
+	var seq sql.NullInt64
+	err := s.reader.QueryRowContext(ctx, "SELECT max(seq) FROM events WHERE session_id = ?", session).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("last seq of %s: %w", session, err)
+	}
+	return seq.Int64, nil
+}

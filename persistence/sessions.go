@@ -1,0 +1,97 @@
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Session statuses.
+const (
+	StatusLive   = "live"   // an actor serves it
+	StatusCold   = "cold"   // passivated: state on disk only
+	StatusFailed = "failed" // its actor failed too often and was stopped
+)
+
+// SessionMeta is the snapshot row of a session.
+type SessionMeta struct {
+	ID            string      `json:"id"`
+	Title         string      `json:"title"`
+	Cwd           string      `json:"cwd"`
+	Status        string      `json:"status"`
+	StatusReason  string      `json:"status_reason,omitempty"`
+	Provider      string      `json:"provider,omitempty"`
+	Model         string      `json:"model,omitempty"`
+	Usage         event.Usage `json:"usage"`
+	ParentID      string      `json:"parent_id,omitempty"`
+	ForkedFromSeq int64       `json:"forked_from_seq,omitempty"`
+	LastSeq       int64       `json:"last_seq"`
+	CreatedAt     time.Time   `json:"created_at"`
+	UpdatedAt     time.Time   `json:"updated_at"`
+}
+
+const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
+	parent_id, forked_from_seq, last_seq, created_at, updated_at`
+
+func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
+	var m SessionMeta
+	var usage string
+	var created, updated int64
+	err := row.Scan(&m.ID, &m.Title, &m.Cwd, &m.Status, &m.StatusReason, &m.Provider, &m.Model,
+		&usage, &m.ParentID, &m.ForkedFromSeq, &m.LastSeq, &created, &updated)
+	if err != nil {
+		return SessionMeta{}, err
+	}
+	if err := json.Unmarshal([]byte(usage), &m.Usage); err != nil {
+		return SessionMeta{}, fmt.Errorf("session %s usage: %w", m.ID, err)
+	}
+	m.CreatedAt = time.Unix(0, created).UTC()
+	m.UpdatedAt = time.Unix(0, updated).UTC()
+	return m, nil
+}
+
+// Session reads one session's snapshot.
+func (s *Store) Session(ctx context.Context, id string) (SessionMeta, error) {
+	row := s.reader.QueryRowContext(ctx, "SELECT "+sessionColumns+" FROM sessions WHERE id = ?", id)
+	m, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SessionMeta{}, fmt.Errorf("load session %s: %w", id, ErrSessionNotFound)
+	}
+	if err != nil {
+		return SessionMeta{}, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return m, nil
+}
+
+// Sessions lists snapshots, most recently updated first. An empty cwd lists
+// every session.
+func (s *Store) Sessions(ctx context.Context, cwd string) ([]SessionMeta, error) {
+	q := "SELECT " + sessionColumns + " FROM sessions"
+	var args []any
+	if cwd != "" {
+		q += " WHERE cwd = ?"
+		args = append(args, cwd)
+	}
+	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY updated_at DESC, id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []SessionMeta
+	for rows.Next() {
+		m, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,103 @@
+package persistence
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// ErrSessionNotFound is returned for a session id the store has never seen.
+var ErrSessionNotFound = errors.New("session not found")
+
+// Options tune the store. The zero value is what troupe runs with.
+type Options struct {
+	// Synchronous is SQLite's synchronous pragma. NORMAL (the default) keeps
+	// every committed transaction across a process crash (kill -9); FULL
+	// also keeps it across power loss, at an fsync per commit.
+	Synchronous string
+	// Readers caps the reader pool; 0 means 4.
+	Readers int
+}
+
+// Store is an open event store.
+type Store struct {
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+
+	stmtMu sync.Mutex
+	insert map[int]*sql.Stmt // multi-row event inserts by row count
+}
+
+// Open opens (creating if needed) the store at path and migrates it.
+func Open(path string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	sync := opts.Synchronous
+	if sync == "" {
+		sync = "NORMAL"
+	}
+	w, err := sql.Open("sqlite3", dsn(path, url.Values{
+		"_journal_mode": {"WAL"}, "_busy_timeout": {"5000"}, "_foreign_keys": {"on"},
+		"_txlock": {"immediate"}, "_synchronous": {sync},
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single connection
+	// makes the writer's transactions strictly ordered.
+	w.SetMaxOpenConns(1)
+	if err := migrate(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	readers := opts.Readers
+	if readers <= 0 {
+		readers = 4
+	}
+	r, err := sql.Open("sqlite3", dsn(path, url.Values{
+		"_busy_timeout": {"5000"}, "_query_only": {"true"},
+	}))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store readers %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	return &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}}, nil
+}
+
+func dsn(path string, params url.Values) string {
+	return "file:" + path + "?" + params.Encode()
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both pools. Callers stop the writer actor first.
+func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.insert {
+		st.Close()
+	}
+	s.insert = map[int]*sql.Stmt{}
+	s.stmtMu.Unlock()
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"
+// when the file is sound).
+func (s *Store) IntegrityCheck() (string, error) {
+	var verdict string
+	if err := s.reader.QueryRow("PRAGMA integrity_check").Scan(&verdict); err != nil {
+		return "", fmt.Errorf("integrity check %s: %w", s.path, err)
+	}
+	return verdict, nil
+}

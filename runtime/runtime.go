@@ -1,0 +1,138 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+)
+
+// Options configure a runtime. The zero value boots on the default home.
+type Options struct {
+	Home   string // "" resolves as ResolveHome("")
+	Logger *slog.Logger
+	// LibraryLevel is the level of protoactor's own logs; default Warn.
+	LibraryLevel slog.Level
+	// IdleTimeout passivates sessions; 0 means 10 minutes, <0 never.
+	IdleTimeout time.Duration
+	Store       persistence.Options
+	Writer      storewriter.Options
+	// Sessions tunes supervision; its Session field is filled in by Boot.
+	Sessions sessions.Config
+	// SessionMiddleware wraps every session's Receive (fault injection in
+	// tests, tracing).
+	SessionMiddleware []actor.ReceiverMiddleware
+}
+
+// Runtime is a booted troupe.
+type Runtime struct {
+	Home     string
+	Store    *persistence.Store
+	System   *actor.ActorSystem
+	Sessions *sessions.Client
+	Log      *slog.Logger
+
+	guardian *actor.PID
+	writer   *actor.PID
+	registry *actor.PID
+
+	mu       sync.Mutex
+	hooks    map[Stage][]func(context.Context) error
+	shutdown sync.Once
+	err      error
+}
+
+// Boot opens the store and starts the supervision tree.
+func Boot(opts Options) (*Runtime, error) {
+	home, err := ResolveHome(opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		if log, err = NewLogger(LogOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	store, err := persistence.Open(filepath.Join(home, StoreFile), opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	libLevel := opts.LibraryLevel
+	if libLevel == 0 {
+		libLevel = slog.LevelWarn
+	}
+	// Never WithDeveloperSupervisionLogging: it prints to stdout.
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(s *actor.ActorSystem) *slog.Logger {
+		return slog.New(levelFloor{Handler: log.Handler(), min: libLevel}).With("lib", "protoactor")
+	}))
+	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{}}
+	idle := opts.IdleTimeout
+	switch {
+	case idle == 0:
+		idle = 10 * time.Minute
+	case idle < 0:
+		idle = 0
+	}
+	scfg := opts.Sessions
+	scfg.Session = session.Config{Store: store, IdleTimeout: idle}
+	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
+	if err := rt.spawnTree(opts.Writer, scfg); err != nil {
+		store.Close()
+		sys.Shutdown()
+		return nil, err
+	}
+	rt.Sessions = sessions.NewClient(sys.Root, rt.registry)
+	log.Debug("runtime booted", "home", home)
+	return rt, nil
+}
+
+// spawnTree starts the guardian, which starts the store writer and then the
+// sessions supervisor (sessions need the writer's PID).
+func (rt *Runtime) spawnTree(wopts storewriter.Options, scfg sessions.Config) error {
+	g, err := rt.System.Root.SpawnNamed(guardianProps(rt.Store, wopts, scfg), "troupe")
+	if err != nil {
+		return fmt.Errorf("start guardian: %w", err)
+	}
+	res, err := rt.System.Root.RequestFuture(g, &treeQuery{}, 10*time.Second).Result()
+	if err != nil {
+		return fmt.Errorf("start supervision tree: %w", err)
+	}
+	tree := res.(*treeReply)
+	rt.guardian, rt.writer, rt.registry = g, tree.writer, tree.registry
+	return nil
+}
+
+// Writer is the store writer actor.
+func (rt *Runtime) Writer() *actor.PID { return rt.writer }
+
+// Registry is the sessions supervisor.
+func (rt *Runtime) Registry() *actor.PID { return rt.registry }
+
+// levelFloor raises a handler's minimum level, to keep the library quieter
+// than troupe's own logs.
+type levelFloor struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFloor{Handler: h.Handler.WithAttrs(a), min: h.min}
+}
+
+func (h levelFloor) WithGroup(n string) slog.Handler {
+	return levelFloor{Handler: h.Handler.WithGroup(n), min: h.min}
+}
+
