@@ -72,8 +72,11 @@ func (s *Store) Commit(ctx context.Context, b Batch) error {
 	}
 	for _, st := range b.Statuses {
 		if _, err := tx.ExecContext(ctx,
-			"UPDATE sessions SET status = ?, status_reason = ?, updated_at = ? WHERE id = ?",
-			st.Status, st.Reason, now, st.SessionID); err != nil {
+			// Only a new failure replaces a failed status: the actor of a
+			// failed session still records itself cold as it is stopped.
+			`UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
+			 WHERE id = ? AND (status != 'failed' OR ? = 'failed')`,
+			st.Status, st.Reason, now, st.SessionID, st.Status); err != nil {
 			return fmt.Errorf("commit batch: session %s status: %w", st.SessionID, err)
 		}
 	}

@@ -135,4 +135,3 @@ func (h levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
 func (h levelFloor) WithGroup(n string) slog.Handler {
 	return levelFloor{Handler: h.Handler.WithGroup(n), min: h.min}
 }
-

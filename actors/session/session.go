@@ -95,6 +95,7 @@ func (s *session) Receive(ctx actor.Context) {
 		if s.cancelLoad != nil {
 			s.cancelLoad()
 		}
+		s.recordCold(ctx)
 	case Request:
 		if s.recovering {
 			s.buffered = append(s.buffered, pendingRequest{sender: ctx.Sender(), msg: m})
@@ -327,12 +328,19 @@ func (s *session) maybeIdle(ctx actor.Context) {
 }
 
 func (s *session) passivate(ctx actor.Context) {
-	if s.state.Created && !s.failed {
-		ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
-			SessionID: s.cfg.ID, Status: persistence.StatusCold,
-		}})
-	}
 	ctx.Stop(ctx.Self())
+}
+
+// recordCold marks the session cold as it stops (passivation or shutdown).
+// The store keeps a failed status over it: a session stopped by its
+// supervisor was marked failed first.
+func (s *session) recordCold(ctx actor.Context) {
+	if !s.state.Created || s.failed {
+		return
+	}
+	ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
+		SessionID: s.cfg.ID, Status: persistence.StatusCold,
+	}})
 }
 
 func (s *session) reply(ctx actor.Context, to *actor.PID, msg any) {

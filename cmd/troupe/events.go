@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime"
+)
+
+// followPoll is how often --follow looks for new events; the writer may be
+// another process, so polling the store is the one channel both share.
+const followPoll = 100 * time.Millisecond
+
+func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var common commonFlags
+	fs := newFlagSet("events", stderr)
+	common.register(fs)
+	from := fs.Int64("from", 1, "first seq to print")
+	follow := fs.Bool("follow", false, "keep printing new events until interrupted")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: troupe events SESSION [--from SEQ] [--follow]")
+		return 2
+	}
+	log, err := runtime.NewLogger(runtime.LogOptions{Level: common.logLevel, Format: common.logFormat})
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe events: %v\n", err)
+		return 2
+	}
+	home, err := runtime.ResolveHome(common.home)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe events: %v\n", err)
+		return 1
+	}
+	path := filepath.Join(home, runtime.StoreFile)
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "troupe events: no store at %s (set --home or TROUPE_HOME)\n", path)
+		return 1
+	}
+	store, err := persistence.Open(path, persistence.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe events: %v\n", err)
+		return 1
+	}
+	defer store.Close()
+	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
+	defer stop()
+	if err := printEvents(ctx, store, pos[0], *from, *follow, stdout); err != nil {
+		fmt.Fprintf(stderr, "troupe events: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func printEvents(ctx context.Context, store *persistence.Store, id string, from int64, follow bool, stdout io.Writer) error {
+	if _, err := store.Session(ctx, id); err != nil {
+		return err
+	}
+	w := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(w)
+	next := max(from, 1)
+	for {
+		err := store.Load(ctx, id, next, func(e event.Event) error {
+			next = e.Seq + 1
+			return enc.Encode(e)
+		})
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("write events: %w", err)
+		}
+		if !follow {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(followPoll):
+		}
+	}
+}

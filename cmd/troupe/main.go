@@ -1,0 +1,111 @@
+// Command troupe hosts LLM coding-agent sessions as actors. See `troupe help`.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: a name, a one-line summary and its entry point.
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"events", "SESSION [--from SEQ] [--follow]", "print a session's events from the store as NDJSON", runEvents},
+		{"append", "SESSION [--title T] [--cwd DIR]", "append canonical events read as NDJSON from stdin, acknowledging each once durable", runAppend},
+		{"version", "", "print the version", runVersion},
+		{"help", "", "show this help", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "-help":
+		return runHelp(nil, stdin, stdout, stderr)
+	case "--version", "-version":
+		return runVersion(nil, stdin, stdout, stderr)
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "troupe: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "troupe hosts LLM coding-agent sessions as supervised, event-sourced actors.")
+	fmt.Fprintln(w, "\nUsage:\n  troupe COMMAND [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %-34s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintln(w, "\nCommon flags: --home DIR (default $TROUPE_HOME or ~/.troupe), --log-level LEVEL (or $TROUPE_LOG), --log-format text|json.")
+	fmt.Fprintln(w, "Logs go to stderr; stdout carries only command output.")
+}
+
+func runHelp(_ []string, _ io.Reader, stdout, _ io.Writer) int {
+	usage(stdout)
+	return 0
+}
+
+// commonFlags are accepted by every command that touches the home.
+type commonFlags struct {
+	home      string
+	logLevel  string
+	logFormat string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.home, "home", "", "data home (default $TROUPE_HOME or ~/.troupe)")
+	fs.StringVar(&c.logLevel, "log-level", "", "log level: debug, info, warn, error (default $TROUPE_LOG or warn)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+}
+
+// parse parses flags and positional args in any order, since people type
+// `troupe events --follow SESSION` as often as the reverse.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("troupe "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// exitCode maps a flag parse error to the conventional codes.
+func exitCode(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}

@@ -1,0 +1,86 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+var benchPayload = json.RawMessage(`{"run_id":"r1","message_id":"m1","index":0,"channel":"text","text":"tok"}`)
+
+// BenchmarkCommit measures committed appends per second in batches of the
+// size the writer actor forms under load.
+func BenchmarkCommit(b *testing.B) {
+	for _, size := range []int{256, 4096} {
+		b.Run("batch="+itoa(size), func(b *testing.B) {
+			s, err := Open(filepath.Join(b.TempDir(), "troupe.db"), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			ctx := context.Background()
+			if err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: "bench"}}}); err != nil {
+				b.Fatal(err)
+			}
+			batch := make([]event.Event, size)
+			seq := int64(0)
+			now := time.Now()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += size {
+				for k := range batch {
+					seq++
+					batch[k] = event.Event{SessionID: "bench", Seq: seq, RecordedAt: now, Kind: event.MessageDelta, Payload: benchPayload}
+				}
+				if err := s.Commit(ctx, Batch{Events: batch}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(seq)/b.Elapsed().Seconds(), "appends/s")
+		})
+	}
+}
+
+// BenchmarkLoad measures replayed events per second from one session.
+func BenchmarkLoad(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "troupe.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	const total = 200_000
+	if err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: "bench"}}}); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	for from := 1; from <= total; from += 4096 {
+		batch := make([]event.Event, 0, 4096)
+		for seq := from; seq < from+4096 && seq <= total; seq++ {
+			batch = append(batch, event.Event{SessionID: "bench", Seq: int64(seq), RecordedAt: now, Kind: event.MessageDelta, Payload: benchPayload})
+		}
+		if err := s.Commit(ctx, Batch{Events: batch}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	n := 0
+	for n < b.N {
+		err := s.Load(ctx, "bench", 1, func(event.Event) error {
+			n++
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
