@@ -1,0 +1,40 @@
+package modelconfig
+
+// ModelRef is one listed model with the provider it belongs to.
+type ModelRef struct {
+	Provider string
+	Model    Model
+}
+
+// Models lists every model in models.yml in file order, providers first to
+// last and models in the order written, for get_available_models.
+func (c Config) Models() []ModelRef {
+	var refs []ModelRef
+	for _, p := range c.Providers {
+		for _, m := range p.Models {
+			refs = append(refs, ModelRef{Provider: p.Name, Model: m.withDefaults()})
+		}
+	}
+	return refs
+}
+
+// NextModel returns the listed model after provider/id, wrapping around,
+// for cycle_model. A current model that is not listed (chosen by flag)
+// moves to the first listed one. ok is false when there is nothing to
+// switch to: no listed models, or only the current one.
+func (c Config) NextModel(provider, id string) (next ModelRef, ok bool) {
+	refs := c.Models()
+	if len(refs) == 0 {
+		return ModelRef{}, false
+	}
+	for i, r := range refs {
+		if r.Provider != provider || r.Model.ID != id {
+			continue
+		}
+		if len(refs) == 1 {
+			return ModelRef{}, false
+		}
+		return refs[(i+1)%len(refs)], true
+	}
+	return refs[0], true
+}
