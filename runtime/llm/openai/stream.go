@@ -1,0 +1,104 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/troupehq/troupe/runtime/llm"
+)
+
+// decodeStream reads an event stream of chat.completion.chunk frames into a.
+// It returns at [DONE], at an error frame, or when the body ends; a body
+// that ends before [DONE] is complete only if a finish reason was seen.
+func decodeStream(ctx context.Context, body io.Reader, a *assembler, maxLine int) error {
+	sse := newSSEReader(body, maxLine)
+	var (
+		s      scanner
+		f      frame
+		finish bool
+	)
+	done := ctx.Done()
+	for {
+		data, err := sse.next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, errLineTooLong) {
+				return &llm.Error{Type: llm.TypeInvalidResponse, Err: err}
+			}
+			if errors.Is(err, io.EOF) {
+				if finish {
+					return nil
+				}
+				return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: llm.ErrStreamCut}
+			}
+			return &llm.Error{Type: llm.TypeStreamCut, Retryable: true,
+				Err: fmt.Errorf("%w: %w", llm.ErrStreamCut, err)}
+		}
+		// The transport notices cancellation only when it next reads; frames
+		// already buffered would otherwise still reach the sink.
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		if string(data) == "[DONE]" {
+			return nil
+		}
+		if err := parseFrame(&s, data, &f); err != nil {
+			return &llm.Error{Type: llm.TypeInvalidResponse,
+				Message: "bad event-stream frame: " + string(truncate(data, 200)), Err: err}
+		}
+		if f.hasError {
+			return streamError(data)
+		}
+		if err := applyFrame(a, &f); err != nil {
+			return err
+		}
+		finish = finish || f.hasFinish
+	}
+}
+
+// streamError classifies an error frame. The request was accepted before
+// it came, so it was not malformed: unless the server says otherwise (a
+// code, a context overflow) it is treated as a server failure worth a retry.
+func streamError(data []byte) error {
+	e := parseError(0, data)
+	if e.Status == 0 && !e.ContextOverflow {
+		e.Retryable = true
+	}
+	return e
+}
+
+func applyFrame(a *assembler, f *frame) error {
+	if a.id == "" && len(f.id) > 0 {
+		a.id = string(f.id)
+	}
+	if a.model == "" && len(f.model) > 0 {
+		a.model = string(f.model)
+	}
+	for i := range f.parts {
+		p := &f.parts[i]
+		var err error
+		if p.kind == llm.ChunkToolCall {
+			err = a.toolCall(p.index, p.id, p.name, p.text)
+		} else {
+			err = a.text(p.kind, p.text)
+		}
+		if err != nil {
+			return sinkError(err)
+		}
+	}
+	if f.hasFinish {
+		a.finish = llm.FinishReason(f.finish)
+	}
+	if f.hasUsage {
+		if err := a.setUsage(f.usage); err != nil {
+			return sinkError(err)
+		}
+	}
+	return nil
+}
