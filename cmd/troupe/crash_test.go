@@ -141,3 +141,30 @@ func TestCLIUsage(t *testing.T) {
 		t.Fatalf("stderr: %s", p.Stderr())
 	}
 }
+
+func TestEventsFollow(t *testing.T) {
+	bin := testkit.BuildTroupe(t)
+	home := t.TempDir()
+	app := testkit.Start(t, bin, nil, "append", "f", "--home", home)
+	fmt.Fprintln(app.Stdin, deltaLine(1))
+	if _, ok := app.ReadLine(30 * time.Second); !ok {
+		t.Fatalf("no ack: %s", app.Stderr())
+	}
+	follow := testkit.Start(t, bin, nil, "events", "--follow", "f", "--from", "2", "--home", home)
+	next := func() event.Event {
+		line, ok := follow.ReadLine(30 * time.Second)
+		if !ok {
+			t.Fatalf("follow printed nothing: %s", follow.Stderr())
+		}
+		var e event.Event
+		testkit.NoError(t, json.Unmarshal([]byte(line), &e))
+		return e
+	}
+	testkit.Equal(t, next().Seq, int64(2))
+	fmt.Fprintln(app.Stdin, deltaLine(2)) // written by another process while following
+	testkit.Equal(t, next().Seq, int64(3))
+	follow.Signal(syscall.SIGINT)
+	testkit.Equal(t, follow.Wait(t, 10*time.Second), 0)
+	app.Stdin.Close()
+	testkit.Equal(t, app.Wait(t, 30*time.Second), 0)
+}

@@ -1,0 +1,99 @@
+package storewriter_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/testkit"
+)
+
+func setup(t *testing.T, opts storewriter.Options) (sys *actor.ActorSystem, w, inbox *actor.PID, store *persistence.Store, replies chan any) {
+	t.Helper()
+	store, err := persistence.Open(filepath.Join(t.TempDir(), "troupe.db"), persistence.Options{})
+	testkit.NoError(t, err)
+	sys = actor.NewActorSystem()
+	w = sys.Root.Spawn(storewriter.Props(store, opts))
+	replies = make(chan any, 100)
+	inbox = sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *storewriter.Committed, *storewriter.StatusSet:
+			replies <- m
+		}
+	}))
+	t.Cleanup(func() {
+		_, _ = sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+		_ = sys.Root.PoisonFuture(w).Wait()
+		store.Close()
+		sys.Shutdown()
+	})
+	return sys, w, inbox, store, replies
+}
+
+func evs(id string, from, n int) []event.Event {
+	out := make([]event.Event, n)
+	for i := range out {
+		out[i] = event.Event{SessionID: id, Seq: int64(from + i), RecordedAt: time.Now(), Kind: event.RunStarted, Payload: json.RawMessage(`{"run_id":"r"}`)}
+	}
+	return out
+}
+
+func TestFailedBatchFencesTheGeneration(t *testing.T) {
+	sys, w, inbox, store, replies := setup(t, storewriter.Options{})
+	meta := &persistence.SessionMeta{ID: "s"}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Meta: meta, Events: evs("s", 1, 3), ReplyTo: inbox})
+	c := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+	testkit.NoError(t, c.Err)
+	testkit.Equal(t, c.LastSeq, int64(3))
+
+	// Seq 3 again fails the whole batch; the queued follow-up of the same
+	// generation is refused rather than committed after a gap.
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Events: evs("s", 3, 2), ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Events: evs("s", 5, 1), ReplyTo: inbox})
+	var errs []error
+	for range 2 {
+		errs = append(errs, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+	}
+	if errs[0] == nil || errs[1] == nil {
+		t.Fatalf("errors %v", errs)
+	}
+	if !errors.Is(errs[1], storewriter.ErrStaleGeneration) && !errors.Is(errs[0], storewriter.ErrStaleGeneration) {
+		t.Fatalf("no append was fenced: %v", errs)
+	}
+	last, err := store.LastSeq(context.Background(), "s")
+	testkit.NoError(t, err)
+	testkit.Equal(t, last, int64(3))
+
+	// A new incarnation continues from the store.
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 2, Events: evs("s", 4, 1), ReplyTo: inbox})
+	c = testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+	testkit.NoError(t, c.Err)
+	testkit.Equal(t, c.LastSeq, int64(4))
+}
+
+func TestWindowGroupsAppendsAndDrainFlushes(t *testing.T) {
+	sys, w, inbox, store, replies := setup(t, storewriter.Options{Window: time.Hour, MaxBatch: 1000})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Meta: &persistence.SessionMeta{ID: "s"}, Events: evs("s", 1, 2), ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Events: evs("s", 3, 2), ReplyTo: inbox})
+	// The hour-long window holds them until Drain forces the commit.
+	select {
+	case m := <-replies:
+		t.Fatalf("committed before the window closed: %+v", m)
+	case <-time.After(50 * time.Millisecond):
+	}
+	_, err := sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+	testkit.NoError(t, err)
+	for range 2 {
+		testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+	}
+	last, err := store.LastSeq(context.Background(), "s")
+	testkit.NoError(t, err)
+	testkit.Equal(t, last, int64(4))
+}
