@@ -25,6 +25,10 @@ func (x *exchange) complete(ctx context.Context) Outcome {
 			}
 		case actContent:
 			content.WriteString(a.text)
+		case actTokens:
+			for range a.count {
+				content.WriteString(a.text)
+			}
 		case actReasoning:
 			reasoning.WriteString(a.text)
 		case actToolStart:

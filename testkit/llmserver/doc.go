@@ -67,6 +67,42 @@
 //		}
 //	}
 //
+// # In-process provider
+//
+// NewProvider plays the same scripts without HTTP, as an llm.Provider, for
+// tests that want an engine's behaviour rather than its wire traffic. What
+// its Stream delivers (the chunks, their order, the assembled Response and
+// the errors with their classification and wrapping) is what
+// runtime/llm/openai delivers when the script is served by a Server: a
+// tool call's first chunk carries its id (call_<index> when the script has
+// none) and name, text tool calls arrive as text split as Split says,
+// empty text is dropped, usage comes with the finish (the client always
+// asks for it), HTTP and stream errors become the *llm.Error the client
+// makes of them, and a disconnect is a retryable connection error before
+// the response began, else a cut stream (llm.ErrStreamCut). Delays wait
+// unless ctx ends first; keep-alives only mark the response as begun.
+// Script.Loading counts calls; APIKey, ContextSize and SupportsToolCalls
+// do not apply. Requests and WaitRequests return the llm.Request values it
+// was called with, and WithTest makes a call that finds the script
+// exhausted fail the test. The Tokens step streams n one-token deltas in a
+// tight loop that allocates nothing per delta, for benchmarks:
+//
+//	func TestEngineAnswers(t *testing.T) {
+//		p, err := llmserver.NewProvider(llmserver.Script{
+//			Replies: []llmserver.Reply{
+//				llmserver.Steps(llmserver.ToolCall("", "read_file", `{"path":"go.mod"}`)),
+//				llmserver.Steps(llmserver.Text("It is a Go module.")),
+//			},
+//		}, llmserver.WithTest(t))
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		runMyEngine(t, p) // your code under test, given an llm.Provider
+//		if reqs := p.Requests(); len(reqs) != 2 {
+//			t.Fatalf("got %d requests, want 2", len(reqs))
+//		}
+//	}
+//
 // # Recording
 //
 // Every request is recorded as it arrives (method, path, query, headers,
@@ -122,8 +158,9 @@
 // LoadScript reads a script from a YAML or JSON file (JSON is YAML, so one
 // parser serves both; object key order is kept, so tool arguments come out
 // as written). Unknown keys are errors. A step is an object with exactly one
-// key: text, thinking, tool_call, text_tool_call, usage, finish, http_error,
-// stream_error, disconnect, delay or keepalive. A file using them all:
+// key: text, tokens, thinking, tool_call, text_tool_call, usage, finish,
+// http_error, stream_error, disconnect, delay or keepalive. A file using
+// them all:
 //
 //	model: tiny                 # default "tiny"
 //	context_size: 4096          # default 4096
@@ -134,6 +171,7 @@
 //	  - steps:
 //	      - thinking: "let me look"
 //	      - text: "Hello"
+//	      - tokens: {count: 3, text: " la"}   # three deltas of " la"
 //	      - tool_call: {id: call_1, name: read_file, arguments: {path: go.mod}}
 //	      - tool_call: {name: run, chunks: ['{"cmd":', '"ls"}']}   # empty id
 //	      - text_tool_call: {format: qwen, inner: json, name: run, args: {cmd: ls}, split: 4}

@@ -23,6 +23,7 @@ const (
 	actDelay actionKind = iota
 	actKeepAlive
 	actContent
+	actTokens
 	actReasoning
 	actToolStart
 	actToolArgs
@@ -36,6 +37,8 @@ type action struct {
 	kind  actionKind
 	text  string
 	delay time.Duration
+	// count is how many deltas of text an actTokens sends.
+	count int
 	// tool, id and name describe a native tool call (actToolStart,
 	// actToolArgs).
 	tool     int
@@ -117,6 +120,11 @@ func compileReply(r Reply) (plan, error) {
 			p.actions = append(p.actions, action{kind: actKeepAlive})
 		case "text":
 			p.actions = append(p.actions, action{kind: actContent, text: *st.Text})
+		case "tokens":
+			if st.Tokens.Count < 0 {
+				err = fmt.Errorf("tokens count %d is negative", st.Tokens.Count)
+			}
+			p.actions = append(p.actions, action{kind: actTokens, text: st.Tokens.Text, count: st.Tokens.Count})
 		case "thinking":
 			p.actions = append(p.actions, action{kind: actReasoning, text: *st.Thinking})
 		case "tool_call":
@@ -241,6 +249,7 @@ func (s Step) kinds() []string {
 		}
 	}
 	add(s.Text != nil, "text")
+	add(s.Tokens != nil, "tokens")
 	add(s.Thinking != nil, "thinking")
 	add(s.ToolCall != nil, "tool_call")
 	add(s.TextToolCall != nil, "text_tool_call")

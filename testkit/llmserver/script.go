@@ -44,6 +44,7 @@ func Steps(steps ...Step) Reply { return Reply{Steps: steps} }
 // one. The JSON names are the script file keys.
 type Step struct {
 	Text         *string     `json:"text,omitempty"`
+	Tokens       *TokenRun   `json:"tokens,omitempty"`
 	Thinking     *string     `json:"thinking,omitempty"`
 	ToolCall     *NativeCall `json:"tool_call,omitempty"`
 	TextToolCall *TaggedCall `json:"text_tool_call,omitempty"`
@@ -92,6 +93,14 @@ func (a *Arguments) UnmarshalJSON(data []byte) error {
 	}
 	*a = Arguments(buf.String())
 	return nil
+}
+
+// TokenRun streams Text as Count content deltas, one after another: a
+// long reply made cheaply, for benchmarks. Non-streaming replies carry the
+// text Count times over.
+type TokenRun struct {
+	Count int    `json:"count"`
+	Text  string `json:"text"`
 }
 
 // TaggedCall is a tool call written into the content text in one of the
@@ -179,6 +188,11 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 
 // Text streams s as one content delta.
 func Text(s string) Step { return Step{Text: &s} }
+
+// Tokens streams text as n content deltas (see TokenRun). A Provider plays
+// it without allocating per delta, so a benchmark can push a million
+// deltas through a session.
+func Tokens(n int, text string) Step { return Step{Tokens: &TokenRun{Count: n, Text: text}} }
 
 // Thinking streams s as one reasoning_content delta.
 func Thinking(s string) Step { return Step{Thinking: &s} }

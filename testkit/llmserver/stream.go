@@ -35,6 +35,12 @@ func (x *exchange) stream(ctx context.Context) Outcome {
 			err = x.write([]byte(":\n\n"))
 		case actContent:
 			err = x.delta(contentDelta{Content: a.text})
+		case actTokens:
+			for range a.count {
+				if err = x.delta(contentDelta{Content: a.text}); err != nil {
+					break
+				}
+			}
 		case actReasoning:
 			err = x.delta(reasoningDelta{ReasoningContent: a.text})
 		case actToolStart:
