@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// connectTimeout bounds starting the server, the handshake and listing its
+// tools. A variable so tests can shorten it.
+var connectTimeout = 30 * time.Second
+
+// closeWait is how long Stopping waits for the connection to close before
+// leaving the rest to its goroutine; a well-behaved stdio server exits
+// within milliseconds of its stdin closing.
+const closeWait = 2 * time.Second
+
+var (
+	errClosed         = errors.New("connection closed")
+	errConnectTimeout = errors.New("timed out")
+)
+
+// conn is one actor incarnation's connection to its server. The connect
+// goroutine and the actor share it: whichever of "connected" and "close"
+// comes second closes the client session, so a connection that completes
+// after the actor stopped is never leaked.
+type conn struct {
+	cfg    ServerConfig
+	cwd    string
+	life   context.Context // cancelled by close: ends connecting and every call in flight
+	cancel context.CancelFunc
+	stderr *tail // a stdio server's last words, for error messages
+
+	mu      sync.Mutex
+	session *sdk.ClientSession
+	cmd     *exec.Cmd // nil for http and sse
+	closed  bool
+}
+
+func newConn(cfg ServerConfig, cwd string) *conn {
+	life, cancel := context.WithCancel(context.Background())
+	return &conn{cfg: cfg, cwd: cwd, life: life, cancel: cancel, stderr: &tail{}}
+}
+
+// open connects and lists the server's tools. When it fails nothing it
+// started is left running.
+func (c *conn) open() ([]*sdk.Tool, error) {
+	if err := c.cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// The SSE transport ties its event stream to the context Connect gets,
+	// so that context must outlive the connect: the deadline cancels it only
+	// while connecting, and close cancels it (through life) later.
+	ctx, cancel := context.WithCancelCause(c.life)
+	deadline := time.AfterFunc(connectTimeout, func() { cancel(errConnectTimeout) })
+	defer deadline.Stop()
+	t, cmd := c.transport()
+	// The client session closes itself when the handshake fails, which
+	// waits for a stdio child; killGroup then takes whatever it spawned.
+	cs, err := newClient().Connect(ctx, t, nil)
+	if err != nil {
+		killGroup(cmd)
+		return nil, c.fail("connect", withCause(ctx, err))
+	}
+	if !c.adopt(cs, cmd) {
+		closeSession(cs, cmd)
+		return nil, c.fail("connect", errClosed)
+	}
+	listed, err := listTools(ctx, cs)
+	if err != nil {
+		c.close()
+		return nil, c.fail("list tools", withCause(ctx, err))
+	}
+	return listed, nil
+}
+
+// withCause names the connect deadline when it is what ended ctx, where
+// the SDK's error says only "context canceled".
+func withCause(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errConnectTimeout) {
+		return fmt.Errorf("%w after %s", errConnectTimeout, connectTimeout)
+	}
+	return err
+}
+
+// adopt records the session unless close came first.
+func (c *conn) adopt(cs *sdk.ClientSession, cmd *exec.Cmd) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.session, c.cmd = cs, cmd
+	return true
+}
+
+// close ends the connection: calls in flight are cancelled (the SDK's
+// Close waits for them), then the session closes, which for stdio closes
+// the child's stdin and escalates to SIGTERM and SIGKILL. It is bounded by
+// those grace periods, and safe to call more than once.
+func (c *conn) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	cs, cmd := c.session, c.cmd
+	c.mu.Unlock()
+	c.cancel()
+	if cs != nil {
+		closeSession(cs, cmd)
+	}
+}
+
+func (c *conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// watch blocks until the server ends the connection and reports it with
+// lost, unless the actor closed it on purpose.
+func (c *conn) watch(lost func(error)) {
+	c.mu.Lock()
+	cs := c.session
+	c.mu.Unlock()
+	if cs == nil {
+		return
+	}
+	err := cs.Wait()
+	if c.isClosed() {
+		return
+	}
+	if err == nil {
+		err = errClosed
+	}
+	lost(c.fail("connection ended", err))
+}
+
+// callTool calls the server's tool by its own name. It is safe for
+// concurrent use; close cancels it.
+func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+	c.mu.Lock()
+	cs, closed := c.session, c.closed
+	c.mu.Unlock()
+	if cs == nil || closed {
+		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errClosed)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(c.life, stop)()
+	params := &sdk.CallToolParams{Name: name}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		if c.life.Err() != nil {
+			err = errClosed // the actor is stopping: say so, not "context canceled"
+		}
+		// Not fail: a call's error is the server's answer, and the stderr
+		// of a healthy server is only noise here.
+		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, err)
+	}
+	return res, nil
+}
+
+// fail wraps err with the server's name and, when a stdio server wrote to
+// stderr, the end of what it wrote: usually the reason it failed.
+func (c *conn) fail(op string, err error) error {
+	if last := c.stderr.String(); last != "" {
+		return fmt.Errorf("mcp server %q: %s: %w (stderr: %s)", c.cfg.Name, op, err, last)
+	}
+	return fmt.Errorf("mcp server %q: %s: %w", c.cfg.Name, op, err)
+}
+
+func closeSession(cs *sdk.ClientSession, cmd *exec.Cmd) {
+	_ = cs.Close() // the child's exit status after we closed it says nothing useful
+	killGroup(cmd)
+}
+
+// listTools follows tools/list pagination to the end. A tool listed twice
+// is kept once.
+func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		if t == nil || seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
