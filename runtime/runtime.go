@@ -30,6 +30,8 @@ type Options struct {
 	// SessionMiddleware wraps every session's Receive (fault injection in
 	// tests, tracing).
 	SessionMiddleware []actor.ReceiverMiddleware
+	// Engine runs prompts in every session; nil hosts logs only.
+	Engine *session.Engine
 }
 
 // Runtime is a booted troupe.
@@ -83,7 +85,7 @@ func Boot(opts Options) (*Runtime, error) {
 		idle = 0
 	}
 	scfg := opts.Sessions
-	scfg.Session = session.Config{Store: store, IdleTimeout: idle}
+	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
 	if err := rt.spawnTree(opts.Writer, scfg); err != nil {
 		store.Close()

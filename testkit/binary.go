@@ -66,30 +66,37 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// An os.Pipe rather than StdoutPipe: Wait must report the exit even
+	// while nobody reads stdout, and StdoutPipe ties the two together.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stdout = w
 	cmd.Stderr = lockedWriter{p}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
+	w.Close()
 	p.Stdin = stdin
 	go func() {
+		defer stdout.Close()
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64*1024), 64<<20)
 		for sc.Scan() {
 			p.lines <- sc.Text()
 		}
 		close(p.lines)
+	}()
+	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		for range p.lines { // unblock the reader so Wait can return
-		}
 		<-p.done
+		for range p.lines { // let the reader reach EOF and end
+		}
 		if t.Failed() {
 			t.Logf("stderr of %s:\n%s", bin, p.Stderr())
 		}

@@ -99,7 +99,7 @@ func (*GetState) isRequest()    {}
 
 // recovered is sent to self by the recovery goroutine.
 type recovered struct {
-	state   State
+	fold    fold
 	missing bool
 	failed  bool
 	err     error

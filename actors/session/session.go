@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -22,6 +24,8 @@ type Config struct {
 	// subscribers or uncommitted work; 0 never passivates.
 	IdleTimeout time.Duration
 	Now         func() time.Time
+	// Engine runs prompts; nil hosts the log only.
+	Engine *Engine
 }
 
 // Props builds a session actor. Middleware wraps its Receive (the runtime
@@ -32,7 +36,13 @@ func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{cfg: cfg}
-	}, actor.WithReceiverMiddleware(middleware...))
+	}, actor.WithReceiverMiddleware(middleware...),
+		// A crashed child is stopped, not restarted: a restarted turn or queue
+		// would start from the state it was spawned with. childStopped
+		// rebuilds them from the current fold instead.
+		actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
+			return actor.StopDirective
+		})))
 }
 
 // generations are process-wide so a restarted incarnation always outranks
@@ -47,12 +57,13 @@ type pendingRequest struct {
 type waiter struct {
 	first, last int64
 	to          *actor.PID
+	reply       any // nil: *Appended
 }
 
 type session struct {
-	cfg   Config
-	state State
-	gen   uint64
+	cfg Config
+	f   fold
+	gen uint64
 
 	recovering bool
 	missing    bool // nothing on disk and no Create yet
@@ -68,6 +79,11 @@ type session struct {
 
 	subs    map[string]*actor.PID
 	handled uint64
+
+	queuePID *actor.PID
+	turnPID  *actor.PID
+	turnRun  string
+	stopping bool // children are being stopped with the session
 }
 
 func (s *session) Receive(ctx actor.Context) {
@@ -81,17 +97,21 @@ func (s *session) Receive(ctx actor.Context) {
 		s.finishRecovery(ctx, m)
 	case *storewriter.Committed:
 		s.onCommitted(ctx, m)
+	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *queue.Emit, *queue.StartRun, *queue.CancelRun:
+		s.onEngineMessage(ctx, m)
 	case *storewriter.StatusSet:
 		if m.Err != nil {
 			ctx.Logger().Warn("status not recorded", "session", s.cfg.ID, "error", m.Err)
 		}
 	case *actor.Terminated:
 		delete(s.subs, m.Who.Id)
+		s.childStopped(ctx, m.Who)
 	case *actor.ReceiveTimeout:
 		s.maybeIdle(ctx)
 	case *Passivate:
 		s.passivate(ctx)
 	case *actor.Stopping:
+		s.stopping = true
 		if s.cancelLoad != nil {
 			s.cancelLoad()
 		}
@@ -127,16 +147,16 @@ func (s *session) load(ctx actor.Context) {
 }
 
 func recoverFromStore(ctx context.Context, store *persistence.Store, id string) *recovered {
-	st := State{ID: id}
+	f := fold{st: State{ID: id}}
 	meta, err := store.Session(ctx, id)
 	if errors.Is(err, persistence.ErrSessionNotFound) {
-		return &recovered{state: st, missing: true}
+		return &recovered{fold: f, missing: true}
 	}
 	if err != nil {
 		return &recovered{err: err}
 	}
 	err = store.Load(ctx, id, 1, func(e event.Event) error {
-		if err := st.Apply(e); err != nil {
+		if err := f.apply(e, false); err != nil {
 			return fmt.Errorf("fold seq %d: %w", e.Seq, err)
 		}
 		return nil
@@ -144,7 +164,7 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
-	return &recovered{state: st, failed: meta.Status == persistence.StatusFailed}
+	return &recovered{fold: f, failed: meta.Status == persistence.StatusFailed}
 }
 
 func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
@@ -156,11 +176,15 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 		panic(m.err)
 	}
 	s.recovering = false
-	s.state, s.missing, s.failed = m.state, m.missing, m.failed
-	s.committed = s.state.LastSeq
-	s.metaDirty = s.state.Created && !s.failed
+	s.f, s.missing, s.failed = m.fold, m.missing, m.failed
+	s.committed = s.f.st.LastSeq
+	s.metaDirty = s.f.st.Created && !s.failed
 	if s.metaDirty {
 		s.sendAppend(ctx, nil) // record the session live again
+	}
+	if !s.failed {
+		s.closeInterrupted(ctx)
+		s.ensureQueue(ctx)
 	}
 	if s.cfg.IdleTimeout > 0 {
 		ctx.SetReceiveTimeout(s.cfg.IdleTimeout)
@@ -183,9 +207,13 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 		s.refuse(ctx, sender, req, fmt.Errorf("%w: %s", ErrNotFound, s.cfg.ID))
 		return
 	}
+	if s.handleEngine(ctx, sender, req) {
+		return
+	}
 	switch m := req.(type) {
 	case *Create:
 		s.create(ctx, sender, m)
+		s.ensureQueue(ctx)
 	case *Append:
 		s.append(ctx, sender, m.Events)
 	case *Subscribe:
@@ -195,7 +223,7 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 			ctx.Stop(m.Subscription)
 		}
 	case *GetState:
-		s.reply(ctx, sender, &StateReply{State: s.state})
+		s.reply(ctx, sender, &StateReply{State: s.f.st})
 	}
 }
 
@@ -224,11 +252,10 @@ func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
 	s.append(ctx, sender, []event.Draft{d})
 }
 
-// append assigns seqs, folds the events in and sends them to the writer;
-// the sender hears back once they are committed.
+// append validates a client's drafts, then commits them like the engine's.
 func (s *session) append(ctx actor.Context, sender *actor.PID, drafts []event.Draft) {
 	if len(drafts) == 0 {
-		s.reply(ctx, sender, &Appended{FirstSeq: s.state.LastSeq + 1, LastSeq: s.state.LastSeq})
+		s.reply(ctx, sender, &Appended{FirstSeq: s.f.st.LastSeq + 1, LastSeq: s.f.st.LastSeq})
 		return
 	}
 	for _, d := range drafts {
@@ -236,32 +263,43 @@ func (s *session) append(ctx actor.Context, sender *actor.PID, drafts []event.Dr
 			s.reply(ctx, sender, &Appended{Err: fmt.Errorf("append to %s: %w", s.cfg.ID, err)})
 			return
 		}
-		if d.Kind == event.SessionCreated && (s.state.Created || len(drafts) > 1) {
+		if d.Kind == event.SessionCreated && (s.f.st.Created || len(drafts) > 1) {
 			s.reply(ctx, sender, &Appended{Err: fmt.Errorf("append to %s: %s only opens a log", s.cfg.ID, d.Kind)})
 			return
 		}
 	}
+	s.commit(ctx, drafts, sender, nil)
+}
+
+// commit assigns seqs, folds the events in and sends them to the writer;
+// to hears reply (default *Appended) once they are committed. Drafts from
+// the engine are built from typed payloads and are not validated again.
+func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID, reply any) {
 	now := s.cfg.Now().UTC()
-	first := s.state.LastSeq + 1
+	first := s.f.st.LastSeq + 1
 	evs := make([]event.Event, len(drafts))
 	for i, d := range drafts {
 		evs[i] = event.Event{SessionID: s.cfg.ID, Seq: first + int64(i), RecordedAt: now, Kind: d.Kind, Payload: d.Payload}
-		if err := s.state.Apply(evs[i]); err != nil {
-			panic(fmt.Errorf("apply validated event: %w", err)) // Validate decoded it already
+		if err := s.f.apply(evs[i], true); err != nil {
+			// Unreachable for validated or engine-built drafts; a fold
+			// that cannot read its own events must not go on serving.
+			panic(fmt.Errorf("fold event %s: %w", d.Kind, err))
 		}
 		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
-	if sender != nil {
-		s.waiters = append(s.waiters, waiter{first: first, last: s.state.LastSeq, to: sender})
+	if to != nil {
+		s.waiters = append(s.waiters, waiter{first: first, last: s.f.st.LastSeq, to: to, reply: reply})
 	}
-	s.sendAppend(ctx, evs)
+	if len(evs) > 0 || s.metaDirty {
+		s.sendAppend(ctx, evs)
+	}
 }
 
 func (s *session) sendAppend(ctx actor.Context, evs []event.Event) {
 	m := &storewriter.Append{SessionID: s.cfg.ID, Gen: s.gen, Events: evs, ReplyTo: ctx.Self()}
 	if s.metaDirty || !s.metaSent {
-		meta := s.state.Meta(persistence.StatusLive)
+		meta := s.f.st.Meta(persistence.StatusLive)
 		m.Meta = &meta
 		s.metaDirty, s.metaSent = false, true
 	}
@@ -295,7 +333,11 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 	k := 0
 	for k < len(s.waiters) && s.waiters[k].last <= s.committed {
 		w := s.waiters[k]
-		s.reply(ctx, w.to, &Appended{FirstSeq: w.first, LastSeq: w.last})
+		if w.reply != nil {
+			s.reply(ctx, w.to, w.reply)
+		} else {
+			s.reply(ctx, w.to, &Appended{FirstSeq: w.first, LastSeq: w.last})
+		}
 		k++
 	}
 	s.waiters = s.waiters[k:]
@@ -306,14 +348,16 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 func (s *session) commitFailed(ctx actor.Context, err error) {
 	ctx.Logger().Error("commit failed; recovering from the store", "session", s.cfg.ID, "error", err)
 	for _, w := range s.waiters {
-		s.reply(ctx, w.to, &Appended{Err: fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)})
+		if w.reply == nil {
+			s.reply(ctx, w.to, &Appended{Err: fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)})
+		}
 	}
 	s.waiters = nil
 	s.startRecovery(ctx)
 }
 
 func (s *session) maybeIdle(ctx actor.Context) {
-	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 {
+	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnPID != nil || s.f.st.Queued > 0 {
 		return
 	}
 	if s.cfg.IdleTimeout <= 0 && !s.missing && !s.failed {
@@ -335,7 +379,7 @@ func (s *session) passivate(ctx actor.Context) {
 // The store keeps a failed status over it: a session stopped by its
 // supervisor was marked failed first.
 func (s *session) recordCold(ctx actor.Context) {
-	if !s.state.Created || s.failed {
+	if !s.f.st.Created || s.failed {
 		return
 	}
 	ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
@@ -346,5 +390,25 @@ func (s *session) recordCold(ctx actor.Context) {
 func (s *session) reply(ctx actor.Context, to *actor.PID, msg any) {
 	if to != nil {
 		ctx.Send(to, msg)
+	}
+}
+
+// childStopped notices a queue or turn that stopped on its own (a crash
+// past its restarts); the session restarts itself to rebuild them.
+func (s *session) childStopped(ctx actor.Context, who *actor.PID) {
+	if s.stopping {
+		return
+	}
+	switch {
+	case s.queuePID != nil && who.Equal(s.queuePID):
+		s.queuePID = nil
+		s.ensureQueue(ctx)
+	case s.turnPID != nil && who.Equal(s.turnPID):
+		run := s.turnRun
+		s.turnPID, s.turnRun = nil, ""
+		if s.f.run.runID == run {
+			// The turn died without ending its run: close it as a crash would.
+			s.closeInterrupted(ctx)
+		}
 	}
 }

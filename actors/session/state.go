@@ -10,19 +10,21 @@ import (
 // State is the fold of a session's events. Apply is pure, so a state can be
 // rebuilt from the log at any time and tested without actors.
 type State struct {
-	ID            string
-	LastSeq       int64
-	Created       bool
-	Title         string
-	Cwd           string
-	Settings      event.Settings
-	ParentID      string
-	ForkedFromSeq int64
-	Usage         event.Usage
-	ActiveRun     string
-	Runs          int
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	ID             string
+	LastSeq        int64
+	Created        bool
+	Title          string
+	Cwd            string
+	AdditionalDirs []string
+	Settings       event.Settings
+	ParentID       string
+	ForkedFromSeq  int64
+	Usage          event.Usage
+	ActiveRun      string
+	Runs           int
+	Queued         int // prompts waiting (steer and follow-up included)
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Apply folds one event in. The payload was validated before the event was
@@ -32,13 +34,18 @@ func (s *State) Apply(e event.Event) error {
 	if err != nil {
 		return err
 	}
+	s.apply(e, p)
+	return nil
+}
+
+func (s *State) apply(e event.Event, p any) {
 	s.LastSeq = e.Seq
 	s.UpdatedAt = e.RecordedAt
 	switch p := p.(type) {
 	case *event.CreatedPayload:
 		s.Created = true
 		s.CreatedAt = e.RecordedAt
-		s.Cwd, s.Title = p.Cwd, p.Title
+		s.Cwd, s.Title, s.AdditionalDirs = p.Cwd, p.Title, p.AdditionalDirs
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
 		s.Settings = mergeSettings(s.Settings, p.Settings)
 	case *event.Settings:
@@ -54,8 +61,21 @@ func (s *State) Apply(e event.Event) error {
 		if s.ActiveRun == p.RunID {
 			s.ActiveRun = ""
 		}
+	case *event.PromptQueuedPayload:
+		s.Queued++
+	case *event.PromptChangedPayload:
+		if e.Kind == event.PromptCancelled {
+			s.Queued--
+		}
+	case *event.PromptDeliveredPayload:
+		s.Queued--
 	}
-	return nil
+	if p, ok := p.(*event.RunStartedPayload); ok && p.RunID != "" {
+		s.Queued--
+	}
+	if s.Queued < 0 {
+		s.Queued = 0
+	}
 }
 
 // metaChanging reports whether an event of kind k changes the snapshot row

@@ -107,3 +107,8 @@ func (c *Client) Live(ctx context.Context) ([]string, error) {
 	}
 	return res.(*LiveSessions).IDs, nil
 }
+
+// Do sends any session request and returns the session's reply as is.
+func (c *Client) Do(ctx context.Context, id string, req session.Request) (any, error) {
+	return c.request(ctx, id, req)
+}

@@ -15,6 +15,7 @@ var payloadOf = map[Kind]func() any{
 	PromptUpdated:           func() any { return &PromptChangedPayload{} },
 	PromptCancelled:         func() any { return &PromptChangedPayload{} },
 	PromptAmended:           func() any { return &PromptChangedPayload{} },
+	PromptDelivered:         func() any { return &PromptDeliveredPayload{} },
 	RunStarted:              func() any { return &RunStartedPayload{} },
 	RunEnded:                func() any { return &RunEndedPayload{} },
 	RunInterrupted:          func() any { return &RunInterruptedPayload{} },

@@ -13,6 +13,9 @@ const (
 	PromptUpdated   Kind = "prompt.updated"
 	PromptCancelled Kind = "prompt.cancelled"
 	PromptAmended   Kind = "prompt.amended"
+	// PromptDelivered: a queued steer or follow-up message joined the
+	// running run's conversation (a plain prompt is delivered by run.started).
+	PromptDelivered Kind = "prompt.delivered"
 
 	// A run is everything done for one prompt; a step is one LLM call and
 	// the tool calls it asked for.
@@ -43,7 +46,7 @@ const (
 
 var known = map[Kind]bool{
 	SessionCreated: true, SessionSettingsChanged: true,
-	PromptQueued: true, PromptUpdated: true, PromptCancelled: true, PromptAmended: true,
+	PromptQueued: true, PromptUpdated: true, PromptCancelled: true, PromptAmended: true, PromptDelivered: true,
 	RunStarted: true, RunEnded: true, RunInterrupted: true, StepStarted: true, StepEnded: true,
 	MessageDelta: true, MessageCompleted: true,
 	ToolStarted: true, ToolPermissionRequested: true, ToolPermissionResolved: true,

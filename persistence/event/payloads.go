@@ -79,6 +79,13 @@ type PromptChangedPayload struct {
 	Client    string  `json:"client,omitempty"`
 }
 
+// PromptDeliveredPayload: a steer or follow-up message entered run RunID.
+type PromptDeliveredPayload struct {
+	MessageID string `json:"message_id"`
+	RunID     string `json:"run_id"`
+	Delivery  string `json:"delivery"`
+}
+
 // RunStartedPayload marks the start of the run for one prompt.
 type RunStartedPayload struct {
 	RunID string `json:"run_id"` // the prompt's message id
@@ -107,6 +114,10 @@ type StepStartedPayload struct {
 	MaxSteps     int    `json:"max_steps,omitempty"`
 	MessageCount int    `json:"message_count"`
 	MessageID    string `json:"message_id"` // the assistant message it produces
+	ToolStyle    string `json:"tool_style"` // native | text
+	// Instruction is a user message the runtime adds before this call (the
+	// max-turns request for a final answer).
+	Instruction string `json:"instruction,omitempty"`
 }
 
 // StepEndedPayload closes one LLM call.
@@ -161,6 +172,13 @@ type ToolStartedPayload struct {
 	Category    string `json:"category"` // info | edit | exec | mcp
 	Arguments   string `json:"arguments"`
 	Description string `json:"description,omitempty"`
+	// Origin says how the model asked: native tool_calls, or a text block,
+	// whose result goes back as text.
+	Origin    string `json:"origin"` // native | text
+	MessageID string `json:"message_id"`
+	// AwaitingApproval: a permission request follows; the call runs only
+	// if it is allowed.
+	AwaitingApproval bool `json:"awaiting_approval,omitempty"`
 }
 
 // PermissionOption is one choice offered to a client.

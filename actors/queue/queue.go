@@ -1,0 +1,221 @@
+package queue
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Delivery modes of steering and follow-up messages.
+const (
+	ModeAll         = "all"
+	ModeOneAtATime  = "one-at-a-time"
+	defaultModeName = ModeOneAtATime
+)
+
+// Config seeds a queue actor.
+type Config struct {
+	Session  *actor.PID
+	State    State // folded from the log
+	Steering string
+	FollowUp string
+}
+
+// Props builds the queue actor.
+func Props(cfg Config) *actor.Props {
+	if cfg.Steering == "" {
+		cfg.Steering = defaultModeName
+	}
+	if cfg.FollowUp == "" {
+		cfg.FollowUp = defaultModeName
+	}
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &queue{cfg: cfg, state: cfg.State.Clone()}
+	})
+}
+
+type queue struct {
+	cfg   Config
+	state State
+	// amends maps a running prompt being amended to its replacement, which
+	// starts as soon as the amended run ends.
+	amends map[string]string
+}
+
+func (q *queue) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		q.amends = map[string]string{}
+		q.schedule(ctx)
+	case *Enqueue:
+		q.enqueue(ctx, m)
+	case *CancelPrompt:
+		q.cancelPrompt(ctx, m)
+	case *UpdatePrompt:
+		q.update(ctx, m)
+	case *AmendPrompt:
+		q.amend(ctx, m)
+	case *SetModes:
+		if m.Steering != "" {
+			q.cfg.Steering = m.Steering
+		}
+		if m.FollowUp != "" {
+			q.cfg.FollowUp = m.FollowUp
+		}
+	case *turn.TakeMessages:
+		ctx.Respond(q.take(ctx, m))
+	case *RunEnded:
+		if q.state.Running == m.RunID {
+			q.state.Running = ""
+		}
+		q.schedule(ctx)
+	case *GetState:
+		ctx.Respond(&StateReply{State: q.state.Clone()})
+	}
+}
+
+// emit folds the events into the queue's own state (it is their only
+// writer, so its view is exact) and hands them to the session.
+func (q *queue) emit(ctx actor.Context, reply any, replyTo *actor.PID, kind event.Kind, payload any) {
+	d, err := event.NewDraft(kind, payload)
+	if err != nil {
+		ctx.Logger().Error("queue event not emitted", "kind", kind, "error", err)
+		return
+	}
+	_ = q.state.Apply(event.Event{Kind: kind, Payload: d.Payload})
+	ctx.Send(q.cfg.Session, &Emit{Events: []event.Draft{d}, Reply: reply, ReplyTo: replyTo})
+}
+
+func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
+	e := m.Entry
+	if e.Delivery == "" {
+		e.Delivery = DeliveryPrompt
+	}
+	q.emit(ctx, nil, nil, event.PromptQueued, event.PromptQueuedPayload{
+		MessageID: e.MessageID, Content: e.Content, Delivery: e.Delivery,
+		Position: m.Position, AfterMessageID: m.After, Client: e.Client,
+	})
+	pos := q.state.index(e.MessageID)
+	if q.state.Running != "" {
+		pos++ // the running prompt is ahead of everything queued
+	}
+	if e.Delivery != DeliveryPrompt && q.state.Running != "" {
+		pos = 0
+	}
+	reply := &Enqueued{MessageID: e.MessageID, Position: pos, Depth: q.state.Pending()}
+	// The durable ack: the session answers after the prompt.queued commit.
+	ctx.Send(q.cfg.Session, &Emit{Reply: reply, ReplyTo: ctx.Sender()})
+	q.schedule(ctx)
+}
+
+// schedule starts the next run when nothing runs: the first entry, whatever
+// its delivery (a steer or follow-up with no run to join becomes a prompt).
+func (q *queue) schedule(ctx actor.Context) {
+	if q.state.Running != "" || len(q.state.Entries) == 0 {
+		return
+	}
+	next := q.state.Entries[0]
+	for old, repl := range q.amends {
+		if q.state.index(repl) >= 0 {
+			next = q.state.Entries[q.state.index(repl)]
+			delete(q.amends, old)
+			break
+		}
+	}
+	q.state.remove(next.MessageID)
+	q.state.Running = next.MessageID
+	ctx.Send(q.cfg.Session, &StartRun{MessageID: next.MessageID})
+}
+
+// take hands the running turn its steering messages (at a tool boundary) or,
+// at the end of a run, steering then follow-up messages, per mode.
+func (q *queue) take(ctx actor.Context, m *turn.TakeMessages) *turn.Messages {
+	kinds := []string{DeliverySteer}
+	if !m.Steer {
+		kinds = append(kinds, DeliveryFollowUp)
+	}
+	for _, kind := range kinds {
+		mode := q.cfg.Steering
+		if kind == DeliveryFollowUp {
+			mode = q.cfg.FollowUp
+		}
+		out := &turn.Messages{Delivery: kind}
+		for _, e := range q.state.Entries {
+			if e.Delivery != kind {
+				continue
+			}
+			out.IDs = append(out.IDs, e.MessageID)
+			out.Contents = append(out.Contents, e.Content)
+			if mode != ModeAll {
+				break
+			}
+		}
+		if len(out.IDs) > 0 {
+			// prompt.delivered is written by the turn, in the run's order;
+			// the queue forgets the entries now so no one takes them twice.
+			for _, id := range out.IDs {
+				q.state.remove(id)
+			}
+			return out
+		}
+	}
+	return &turn.Messages{}
+}
+
+func (q *queue) cancelPrompt(ctx actor.Context, m *CancelPrompt) {
+	if m.MessageID == q.state.Running {
+		ctx.Respond(&Result{Reason: "already_running"})
+		return
+	}
+	if q.state.index(m.MessageID) < 0 {
+		ctx.Respond(&Result{Reason: "not_found"})
+		return
+	}
+	q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), event.PromptCancelled, event.PromptChangedPayload{MessageID: m.MessageID, Reason: "cancelled"})
+}
+
+func (q *queue) update(ctx actor.Context, m *UpdatePrompt) {
+	if m.MessageID == q.state.Running {
+		ctx.Respond(&Result{Reason: "already_running"})
+		return
+	}
+	if q.state.index(m.MessageID) < 0 {
+		ctx.Respond(&Result{Reason: "not_found"})
+		return
+	}
+	q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), event.PromptUpdated, event.PromptChangedPayload{MessageID: m.MessageID, Content: m.Content})
+}
+
+func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
+	if i := q.state.index(m.TargetID); i >= 0 {
+		q.emit(ctx, &Result{OK: true, Reason: "ok", MessageID: m.TargetID}, ctx.Sender(), event.PromptUpdated, event.PromptChangedPayload{MessageID: m.TargetID, Content: m.Content})
+		if m.ReplaceQueue {
+			q.dropAfter(ctx, i)
+		}
+		return
+	}
+	if m.TargetID != q.state.Running {
+		if m.OnTargetCompleted == "send_anyway" {
+			q.enqueue(ctx, &Enqueue{Entry: Entry{MessageID: m.NewID, Content: m.Content, Delivery: DeliveryFollowUp, Client: m.Client}})
+			return
+		}
+		ctx.Respond(&Result{Reason: "target_completed"})
+		return
+	}
+	if m.ReplaceQueue {
+		q.dropAfter(ctx, -1)
+	}
+	q.emit(ctx, nil, nil, event.PromptAmended, event.PromptChangedPayload{MessageID: m.TargetID, Content: m.Content, Reason: "amended by " + m.NewID, Client: m.Client})
+	q.emit(ctx, &Result{OK: true, Reason: "ok", MessageID: m.NewID}, ctx.Sender(), event.PromptQueued, event.PromptQueuedPayload{
+		MessageID: m.NewID, Content: m.Content, Delivery: DeliveryPrompt, Position: "head", Client: m.Client,
+	})
+	q.amends[m.TargetID] = m.NewID
+	ctx.Send(q.cfg.Session, &CancelRun{RunID: m.TargetID, Reason: "amended"})
+}
+
+// dropAfter cancels every entry after index i.
+func (q *queue) dropAfter(ctx actor.Context, i int) {
+	for _, e := range append([]Entry(nil), q.state.Entries[i+1:]...) {
+		q.emit(ctx, nil, nil, event.PromptCancelled, event.PromptChangedPayload{MessageID: e.MessageID, Reason: "replaced by an amend"})
+	}
+}

@@ -1,0 +1,71 @@
+package session
+
+import (
+	"context"
+
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// Engine is what a session needs to run prompts. A session without one
+// keeps its log and serves subscribers but refuses prompts.
+type Engine struct {
+	// Resolve picks the provider and model for a run from the session's
+	// settings; it runs off the mailbox.
+	Resolve func(ctx context.Context, st State) (turn.Model, error)
+	// Tools are offered to the model in every run.
+	Tools func(st State) []tools.Tool
+	// SystemPrompt is the session's base system prompt.
+	SystemPrompt func(st State) string
+	// DefaultMode is the approval mode when the session sets none.
+	DefaultMode string
+	// DenyUnapproved answers every approval request with a denial, for
+	// protocols that cannot ask a person.
+	DenyUnapproved bool
+	MaxSteps       int
+	Retry          turn.Retry
+	// SpillDir keeps the full output of truncated tool results.
+	SpillDir string
+	// NewID makes message and run ids.
+	NewID func(prefix string) string
+}
+
+// Policies after a crash interrupted a run.
+const (
+	CrashResume = "resume"
+	CrashStop   = "stop"
+)
+
+// InterruptedOutput is what the model is told of a tool call cut off by a
+// restart: it may or may not have had its effect.
+const InterruptedOutput = "Interrupted: troupe restarted while this tool call was running. " +
+	"It did not finish, and it was not run again; check its effects before relying on them."
+
+func deref(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// approvalMode is the session's mode, defaulting to the engine's.
+func (s *session) approvalMode() string {
+	return deref(s.f.st.Settings.ApprovalMode, deref(&s.cfg.Engine.DefaultMode, turn.ModeDefault))
+}
+
+func blocksText(bs []event.Block) string {
+	for _, b := range bs {
+		if b.Type == "text" || b.Type == "" {
+			return b.Text
+		}
+	}
+	return ""
+}

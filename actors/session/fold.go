@@ -1,0 +1,97 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/conversation"
+)
+
+// fold is everything the session derives from its log: the metadata state,
+// the conversation, the queue, and the progress of the active run. Each
+// event is decoded once and handed to every part.
+type fold struct {
+	st    State
+	conv  conversation.Conversation
+	queue queue.State
+	run   runTracker
+}
+
+// apply folds one event. Live deltas are skipped (only their seq counts):
+// they are the bulk of the log, and only recovery needs their text.
+func (f *fold) apply(e event.Event, live bool) error {
+	if live && e.Kind == event.MessageDelta {
+		f.st.LastSeq, f.st.UpdatedAt = e.Seq, e.RecordedAt
+		return nil
+	}
+	p, err := event.DecodePayload(e.Kind, e.Payload)
+	if err != nil {
+		return err
+	}
+	f.st.apply(e, p)
+	f.conv.ApplyDecoded(e, p)
+	f.queue.ApplyDecoded(e, p)
+	f.run.apply(e, p)
+	return nil
+}
+
+// runTracker follows the active run closely enough to close it properly
+// after a crash: which step was streaming, what it had said, which tool
+// calls had started and not finished.
+type runTracker struct {
+	runID     string
+	steps     int
+	stepMsgID string
+	text      strings.Builder
+	thinking  strings.Builder
+	open      []openTool
+	toolCats  map[string]string
+	allowed   map[string]bool
+}
+
+type openTool struct {
+	id, name string
+}
+
+func (r *runTracker) apply(e event.Event, payload any) {
+	if r.toolCats == nil {
+		r.toolCats, r.allowed = map[string]string{}, map[string]bool{}
+	}
+	switch p := payload.(type) {
+	case *event.RunStartedPayload:
+		r.runID, r.steps, r.open = p.RunID, 0, nil
+	case *event.RunEndedPayload:
+		if p.RunID == r.runID {
+			r.runID, r.stepMsgID, r.open = "", "", nil
+		}
+	case *event.StepStartedPayload:
+		r.steps = p.Step
+		r.stepMsgID = p.MessageID
+		r.text.Reset()
+		r.thinking.Reset()
+	case *event.StepEndedPayload:
+		r.stepMsgID = ""
+	case *event.MessageDeltaPayload:
+		switch p.Channel {
+		case event.ChannelText:
+			r.text.WriteString(p.Text)
+		case event.ChannelThinking:
+			r.thinking.WriteString(p.Text)
+		}
+	case *event.ToolStartedPayload:
+		r.open = append(r.open, openTool{id: p.ToolCallID, name: p.Name})
+		r.toolCats[p.ToolCallID] = p.Category
+	case *event.ToolCompletedPayload:
+		for i, o := range r.open {
+			if o.id == p.ToolCallID {
+				r.open = append(r.open[:i], r.open[i+1:]...)
+				break
+			}
+		}
+	case *event.PermissionResolvedPayload:
+		if p.Outcome == "allowed" && p.OptionID == "allow_always" {
+			r.allowed[r.toolCats[p.ToolCallID]] = true
+		}
+	}
+}

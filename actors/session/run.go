@@ -1,0 +1,256 @@
+package session
+
+import (
+	"context"
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// ErrNoEngine answers prompts to a session hosted without an engine.
+var ErrNoEngine = errors.New("this session has no engine to run prompts")
+
+// Prompt queues a message; it runs when its turn comes (delivery prompt) or
+// joins the running run (steer, follow_up). The reply is *queue.Enqueued,
+// once the prompt is durable.
+type Prompt struct {
+	MessageID string // empty: one is made
+	Content   []event.Block
+	Delivery  string // prompt | steer | follow_up
+	Position  string // head | tail | after
+	After     string
+	Client    string
+}
+
+// QueueOp carries *queue.CancelPrompt, *queue.UpdatePrompt or
+// *queue.AmendPrompt; the reply is *queue.Result.
+type QueueOp struct{ Op any }
+
+// CancelRun aborts the running run; the reply is *CancelRunReply. The run's
+// end arrives as run.ended.
+type CancelRun struct{ Reason string }
+
+// CancelRunReply answers CancelRun.
+type CancelRunReply struct {
+	RunID   string // empty when nothing was running
+	Queued  int
+	Running bool
+}
+
+// Decide answers a permission request; the reply is *turn.DecideResult.
+type Decide struct{ turn.Decide }
+
+// AbortRetry stops a pending automatic retry; the reply is *turn.DecideResult.
+type AbortRetry struct{}
+
+// ChangeSettings records new settings; the reply is *Appended.
+type ChangeSettings struct{ Settings event.Settings }
+
+// RecordBash records a user-run shell command for the model's next prompt;
+// the reply is *Appended.
+type RecordBash struct{ Bash event.BashExecutedPayload }
+
+func (*Prompt) isRequest()         {}
+func (*QueueOp) isRequest()        {}
+func (*CancelRun) isRequest()      {}
+func (*Decide) isRequest()         {}
+func (*AbortRetry) isRequest()     {}
+func (*ChangeSettings) isRequest() {}
+func (*RecordBash) isRequest()     {}
+
+// handleEngine serves the engine's requests; ok is false for others.
+func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request) bool {
+	switch m := req.(type) {
+	case *Prompt:
+		if s.queuePID == nil {
+			s.reply(ctx, sender, &queue.Enqueued{Err: ErrNoEngine})
+			return true
+		}
+		if m.MessageID == "" {
+			m.MessageID = s.cfg.Engine.NewID("msg")
+		}
+		ctx.RequestWithCustomSender(s.queuePID, &queue.Enqueue{
+			Entry:    queue.Entry{MessageID: m.MessageID, Content: m.Content, Delivery: m.Delivery, Client: m.Client},
+			Position: m.Position, After: m.After,
+		}, sender)
+	case *QueueOp:
+		if s.queuePID == nil {
+			s.reply(ctx, sender, &queue.Result{Reason: "no_engine"})
+			return true
+		}
+		if a, ok := m.Op.(*queue.AmendPrompt); ok && a.NewID == "" {
+			a.NewID = s.cfg.Engine.NewID("msg")
+		}
+		ctx.RequestWithCustomSender(s.queuePID, m.Op, sender)
+	case *CancelRun:
+		reply := &CancelRunReply{RunID: s.turnRun, Running: s.turnPID != nil, Queued: s.f.st.Queued}
+		if s.turnPID != nil {
+			ctx.Send(s.turnPID, &turn.Cancel{Reason: m.Reason})
+		}
+		s.reply(ctx, sender, reply)
+	case *Decide:
+		s.toTurn(ctx, sender, &m.Decide)
+	case *AbortRetry:
+		s.toTurn(ctx, sender, &turn.AbortRetry{})
+		if s.turnPID != nil {
+			s.reply(ctx, sender, &turn.DecideResult{})
+		}
+	case *ChangeSettings:
+		s.changeSettings(ctx, sender, m.Settings)
+	case *RecordBash:
+		d, err := event.NewDraft(event.BashExecuted, m.Bash)
+		if err != nil {
+			s.reply(ctx, sender, &Appended{Err: err})
+			return true
+		}
+		s.commit(ctx, []event.Draft{d}, sender, nil)
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *session) toTurn(ctx actor.Context, sender *actor.PID, msg any) {
+	if s.turnPID == nil {
+		s.reply(ctx, sender, &turn.DecideResult{Err: errors.New("no run is in progress")})
+		return
+	}
+	if _, isDecide := msg.(*turn.Decide); isDecide {
+		ctx.RequestWithCustomSender(s.turnPID, msg, sender)
+		return
+	}
+	ctx.Send(s.turnPID, msg)
+}
+
+func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event.Settings) {
+	d, err := event.NewDraft(event.SessionSettingsChanged, set)
+	if err != nil {
+		s.reply(ctx, sender, &Appended{Err: err})
+		return
+	}
+	s.commit(ctx, []event.Draft{d}, sender, nil)
+	if s.queuePID != nil && (set.SteeringMode != nil || set.FollowUpMode != nil) {
+		ctx.Send(s.queuePID, &queue.SetModes{Steering: deref(set.SteeringMode, ""), FollowUp: deref(set.FollowUpMode, "")})
+	}
+}
+
+// onEngineMessage handles what the queue and the turn send; ok is false
+// for other messages.
+func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
+	switch m := msg.(type) {
+	case *turn.Emit:
+		if m.RunID == s.turnRun {
+			s.commit(ctx, m.Events, nil, nil)
+		}
+	case *turn.Finished:
+		if m.RunID == s.turnRun && s.turnPID != nil {
+			ctx.Stop(s.turnPID)
+			s.turnPID, s.turnRun = nil, ""
+			if s.queuePID != nil {
+				ctx.Send(s.queuePID, &queue.RunEnded{RunID: m.RunID})
+			}
+		}
+	case *turn.AllowCategory:
+		// Recorded by the permission_resolved event the turn emitted.
+	case *queue.Emit:
+		s.commit(ctx, m.Events, m.ReplyTo, m.Reply)
+	case *queue.StartRun:
+		s.startRun(ctx, m.MessageID)
+	case *queue.CancelRun:
+		if s.turnPID != nil && s.turnRun == m.RunID {
+			ctx.Send(s.turnPID, &turn.Cancel{Reason: m.Reason})
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *session) startRun(ctx actor.Context, runID string) {
+	if s.turnPID != nil {
+		ctx.Logger().Error("run asked to start while another runs", "session", s.cfg.ID, "run", runID, "running", s.turnRun)
+		return
+	}
+	d, err := event.NewDraft(event.RunStarted, event.RunStartedPayload{RunID: runID})
+	if err != nil {
+		return
+	}
+	s.commit(ctx, []event.Draft{d}, nil, nil)
+	s.spawnTurn(ctx, runID, 0)
+}
+
+func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
+	eng := s.cfg.Engine
+	st := s.f.st
+	allowed := map[string]bool{}
+	for k, v := range s.f.run.allowed {
+		allowed[k] = v
+	}
+	retry := eng.Retry
+	retry.Enabled = boolOr(st.Settings.AutoRetry, retry.Enabled)
+	cfg := turn.Config{
+		SessionID: s.cfg.ID, RunID: runID, Session: ctx.Self(), Queue: s.queuePID,
+		Resolve:      func(rctx context.Context) (turn.Model, error) { return eng.Resolve(rctx, st) },
+		Policy:       turn.Policy{Mode: s.approvalMode(), Allowed: allowed, DenyUnapproved: eng.DenyUnapproved},
+		Conversation: s.f.conv.Clone(),
+		MaxSteps:     eng.MaxSteps, StartStep: startStep, Retry: retry,
+		Cwd: st.Cwd, AllowedDirs: st.AdditionalDirs, SpillDir: eng.SpillDir, NewID: eng.NewID,
+	}
+	if eng.Tools != nil {
+		cfg.Tools = eng.Tools(st)
+	}
+	if eng.SystemPrompt != nil {
+		cfg.SystemPrompt = eng.SystemPrompt(st)
+	}
+	s.turnPID = ctx.Spawn(turn.Props(cfg))
+	s.turnRun = runID
+}
+
+func (s *session) ensureQueue(ctx actor.Context) {
+	if s.cfg.Engine == nil || s.queuePID != nil || !s.f.st.Created {
+		return
+	}
+	s.queuePID = ctx.Spawn(queue.Props(queue.Config{
+		Session: ctx.Self(), State: s.f.queue.Clone(),
+		Steering: deref(s.f.st.Settings.SteeringMode, ""), FollowUp: deref(s.f.st.Settings.FollowUpMode, ""),
+	}))
+}
+
+// closeInterrupted ends what a crash cut off: the open step's partial
+// message, the tool calls that started and never finished (reported as
+// interrupted, never run again), then resumes or stops the run per policy.
+func (s *session) closeInterrupted(ctx actor.Context) {
+	r := &s.f.run
+	if s.cfg.Engine == nil || r.runID == "" {
+		return
+	}
+	runID, steps := r.runID, r.steps
+	var drafts []event.Draft
+	add := func(kind event.Kind, p any) {
+		if d, err := event.NewDraft(kind, p); err == nil {
+			drafts = append(drafts, d)
+		}
+	}
+	if r.stepMsgID != "" {
+		add(event.MessageCompleted, event.MessageCompletedPayload{RunID: runID, MessageID: r.stepMsgID, Text: r.text.String(), Thinking: r.thinking.String()})
+		add(event.StepEnded, event.StepEndedPayload{RunID: runID, Step: steps, MessageID: r.stepMsgID, FinishReason: "interrupted"})
+	}
+	var cut []string
+	for _, o := range r.open {
+		cut = append(cut, o.id)
+		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: "interrupted", Output: InterruptedOutput})
+	}
+	policy := deref(s.f.st.Settings.CrashPolicy, CrashResume)
+	add(event.RunInterrupted, event.RunInterruptedPayload{RunID: runID, ToolCallIDs: cut, Policy: policy})
+	if policy == CrashStop {
+		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: turn.StopCancelled, Error: "interrupted by a restart of troupe"})
+	}
+	ctx.Logger().Warn("run interrupted by a restart", "session", s.cfg.ID, "run", runID, "policy", policy, "tool_calls", len(cut))
+	s.commit(ctx, drafts, nil, nil)
+	if policy != CrashStop {
+		s.spawnTurn(ctx, runID, steps)
+	}
+}

@@ -1,0 +1,106 @@
+// Package toolcall owns one tool call as an actor: it runs the tool off its
+// mailbox, forwards cumulative progress, and reports exactly one result to
+// its parent (the turn). A panic in the tool becomes an error result for the
+// model, never a crash of the session.
+//
+// It must not decide whether a call may run (the turn asks for approval
+// first) and writes no events itself.
+package toolcall
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// Progress carries a call's cumulative output to the parent.
+type Progress struct {
+	ToolCallID string
+	Output     string
+}
+
+// Done is the call's one result.
+type Done struct {
+	ToolCallID string
+	Result     tools.Result
+	Err        error // the runtime failed (no shell, no cwd); the model is told
+	Duration   time.Duration
+	Cancelled  bool
+}
+
+// Cancel stops the call; Done follows with Cancelled set.
+type Cancel struct{}
+
+// Props runs tool with call as a child of the caller, which receives
+// *Progress (when forward is set) and exactly one *Done, then stops it.
+func Props(id string, tool tools.Tool, call tools.Call, forward bool) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &toolCall{id: id, tool: tool, call: call, forward: forward}
+	})
+}
+
+type toolCall struct {
+	id      string
+	tool    tools.Tool
+	call    tools.Call
+	forward bool
+	cancel  context.CancelFunc
+	done    bool
+}
+
+type finished struct{ done *Done }
+
+func (t *toolCall) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		t.start(ctx)
+	case *Cancel:
+		if t.cancel != nil {
+			t.cancel()
+		}
+	case *finished:
+		// The parent stops this actor once it has the result: stopping
+		// here would let Terminated overtake Done in the parent's mailbox.
+		t.done = true
+		ctx.Send(ctx.Parent(), m.done)
+	case *actor.Stopping:
+		if t.cancel != nil {
+			t.cancel()
+		}
+	}
+}
+
+// start runs the tool in a goroutine the actor owns: Cancel or Stopping
+// cancels it, and it always ends by sending finished.
+func (t *toolCall) start(ctx actor.Context) {
+	runCtx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	self, parent, root, log := ctx.Self(), ctx.Parent(), ctx.ActorSystem().Root, ctx.Logger()
+	id, tool, call, forward := t.id, t.tool, t.call, t.forward
+	go func() {
+		began := time.Now()
+		done := &Done{ToolCallID: id}
+		progress := func(partial string) {
+			if forward {
+				root.Send(parent, &Progress{ToolCallID: id, Output: partial})
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("tool panicked", "tool", tool.Name(), "tool_call", id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
+					done.Result = tools.Result{IsError: true, Output: fmt.Sprintf("tool %s crashed: %v", tool.Name(), r)}
+					done.Err = nil
+				}
+			}()
+			done.Result, done.Err = tool.Run(runCtx, call, progress)
+		}()
+		done.Cancelled = runCtx.Err() != nil
+		done.Duration = time.Since(began)
+		root.Send(self, &finished{done: done})
+	}()
+}

@@ -1,0 +1,86 @@
+package turn
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/conversation"
+	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// Tool styles.
+const (
+	StyleNative = "native"
+	StyleText   = "text"
+)
+
+// Retry configures automatic retries of transient provider errors.
+type Retry struct {
+	Enabled     bool
+	MaxAttempts int           // total attempts including the first; default 4
+	BaseDelay   time.Duration // doubled per retry; default 2 s
+}
+
+// Config is everything one run needs.
+type Config struct {
+	SessionID string
+	RunID     string
+	Session   *actor.PID // receives *Emit and *Finished
+	Queue     *actor.PID // answers *TakeMessages
+
+	// Resolve, when set, picks Provider, Model and the rest at the start of
+	// the run; otherwise the fields below are used as given.
+	Resolve   Resolver
+	Provider  llm.Provider
+	Model     string
+	MaxTokens int
+	Thinking  llm.ThinkingLevel
+	ToolStyle string // native | text
+	Cost      func(event.Usage) float64
+
+	SystemPrompt string
+	Tools        []tools.Tool
+	Policy       Policy
+	// Conversation is the history so far, the run's prompt included; the
+	// turn extends its own copy.
+	Conversation *conversation.Conversation
+	MaxSteps     int // default 50
+	StartStep    int // steps already taken (a resumed run)
+	Retry        Retry
+
+	Cwd         string
+	AllowedDirs []string
+	SpillDir    string
+	NewID       func(prefix string) string
+}
+
+func (c *Config) defaults() {
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 50
+	}
+	if c.Retry.MaxAttempts <= 0 {
+		c.Retry.MaxAttempts = 4
+	}
+	if c.Retry.BaseDelay <= 0 {
+		c.Retry.BaseDelay = 2 * time.Second
+	}
+	if c.ToolStyle == "" {
+		c.ToolStyle = StyleNative
+	}
+	if c.Conversation == nil {
+		c.Conversation = &conversation.Conversation{}
+	}
+}
+
+// Props builds the turn actor for one run.
+func Props(cfg Config) *actor.Props {
+	cfg.defaults()
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &turn{cfg: cfg}
+	}, actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
+		// A crashed tool-call actor is not restarted: its call failed.
+		return actor.StopDirective
+	})))
+}

@@ -1,0 +1,75 @@
+package turn
+
+import (
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/toolcall"
+)
+
+// Emit asks the session to append events, in order.
+type Emit struct {
+	RunID  string
+	Events []event.Draft
+}
+
+// Finished tells the session the run is over (its run.ended was emitted
+// just before).
+type Finished struct {
+	RunID      string
+	StopReason string
+}
+
+// Cancel aborts the run: the LLM request and running tools are cancelled,
+// partial output is kept, and the run ends with stop reason cancelled.
+type Cancel struct {
+	Reason string
+}
+
+// Decide resolves a pending permission request.
+type Decide struct {
+	ToolCallID string
+	Allow      bool
+	Always     bool // allow this category for the rest of the session
+	OptionID   string
+	Reason     string
+	By         string
+}
+
+// DecideResult answers Decide.
+type DecideResult struct {
+	Err error
+}
+
+// AbortRetry stops a pending automatic retry; the run ends with the error.
+type AbortRetry struct{}
+
+// TakeMessages asks the queue for steering (Steer) or follow-up messages.
+// The queue answers *Messages; an empty answer means none.
+type TakeMessages struct {
+	RunID string
+	Steer bool
+}
+
+// Messages answers TakeMessages: the queue has removed them and the turn
+// delivers each with prompt.delivered.
+type Messages struct {
+	IDs      []string
+	Contents [][]event.Block
+	Delivery string
+}
+
+// AllowCategory tells the session a client chose "always" for a category.
+type AllowCategory struct {
+	Category string
+}
+
+// internal messages
+type (
+	streamDone struct {
+		attempt int
+		resp    *llm.Response
+		err     error
+		parsed  toolcall.Result
+	}
+	retryNow struct{ attempt int }
+)

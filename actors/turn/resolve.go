@@ -1,0 +1,63 @@
+package turn
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/llm"
+)
+
+// Model is what a resolved model selection gives the turn.
+type Model struct {
+	Provider  llm.Provider
+	ID        string
+	MaxTokens int
+	Thinking  llm.ThinkingLevel
+	ToolStyle string // native | text (auto already decided)
+	Cost      func(event.Usage) float64
+}
+
+// Resolver picks the provider and model for a run. It may do I/O (reading
+// models.yml, asking llama-server's /props whether it supports tool calls),
+// so the turn calls it off its mailbox.
+type Resolver func(ctx context.Context) (Model, error)
+
+type resolved struct {
+	model Model
+	err   error
+}
+
+// resolve runs the resolver in a goroutine the turn owns (it ends on its
+// own or when the turn stops) and reports back.
+func (t *turn) resolve(ctx actor.Context) {
+	if t.cfg.Resolve == nil {
+		t.nextStep(ctx, "")
+		return
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	t.cancelStream = cancel
+	self, root, fn := ctx.Self(), ctx.ActorSystem().Root, t.cfg.Resolve
+	go func() {
+		m, err := fn(rctx)
+		root.Send(self, &resolved{model: m, err: err})
+	}()
+}
+
+func (t *turn) onResolved(ctx actor.Context, m *resolved) {
+	t.cancelStream = nil
+	if t.cancelled {
+		t.end(ctx, StopCancelled, t.cancelReason)
+		return
+	}
+	if m.err != nil {
+		t.end(ctx, StopError, m.err.Error())
+		return
+	}
+	t.cfg.Provider, t.cfg.Model, t.cfg.MaxTokens = m.model.Provider, m.model.ID, m.model.MaxTokens
+	t.cfg.Thinking, t.cfg.Cost = m.model.Thinking, m.model.Cost
+	if m.model.ToolStyle != "" {
+		t.cfg.ToolStyle = m.model.ToolStyle
+	}
+	t.nextStep(ctx, "")
+}

@@ -1,0 +1,265 @@
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/toolcall"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/conversation"
+	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// Stop reasons (canonical; ACP's names plus error).
+const (
+	StopEndTurn         = "end_turn"
+	StopMaxTokens       = "max_tokens"
+	StopMaxTurnRequests = "max_turn_requests"
+	StopRefusal         = "refusal"
+	StopCancelled       = "cancelled"
+	StopError           = "error"
+)
+
+// SkippedOutput is what the model is told of calls skipped for a steer.
+const SkippedOutput = "Skipped due to queued user message."
+
+type phase int
+
+const (
+	phaseIdle phase = iota
+	phaseResolving
+	phaseStreaming
+	phaseRetryWait
+	phaseTools
+	phaseApproval
+	phaseSteerCheck
+	phaseFollowUpCheck
+	phaseEnded
+)
+
+type call struct {
+	id, name, args, origin string
+	tool                   tools.Tool
+	parseErr               string
+}
+
+type turn struct {
+	cfg   Config
+	conv  *conversation.Conversation
+	phase phase
+
+	step           int
+	msgID          string
+	attempt        int
+	finalRequested bool
+	cancelStream   context.CancelFunc
+	usage          event.Usage
+
+	calls   []call
+	callIdx int
+	running *actor.PID
+	policy  Policy
+
+	cancelled    bool
+	cancelReason string
+	finish       llm.FinishReason
+}
+
+func (t *turn) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		t.conv = t.cfg.Conversation.Clone()
+		t.step = t.cfg.StartStep
+		t.policy = t.cfg.Policy
+		if t.policy.Allowed == nil {
+			t.policy.Allowed = map[string]bool{}
+		}
+		t.phase = phaseResolving
+		t.resolve(ctx)
+	case *resolved:
+		t.onResolved(ctx, m)
+	case *streamDone:
+		t.onStreamDone(ctx, m)
+	case *retryNow:
+		if t.phase == phaseRetryWait && m.attempt == t.attempt && !t.cancelled {
+			t.startStream(ctx)
+		}
+	case *AbortRetry:
+		if t.phase == phaseRetryWait {
+			t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: t.cfg.Retry.MaxAttempts, Error: "retry aborted"})
+			t.end(ctx, StopError, "retry aborted")
+		}
+	case *toolcall.Progress:
+		t.emit(ctx, event.ToolProgress, event.ToolProgressPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Output: m.Output})
+	case *toolcall.Done:
+		t.onToolDone(ctx, m)
+	case *actor.Terminated:
+		t.onTerminated(ctx, m.Who)
+	case *Decide:
+		ctx.Respond(&DecideResult{Err: t.decide(ctx, m)})
+	case *Messages:
+		t.onMessages(ctx, m)
+	case *Cancel:
+		t.cancel(ctx, m.Reason)
+	case *actor.Stopping:
+		if t.cancelStream != nil {
+			t.cancelStream()
+		}
+	}
+}
+
+// emit sends one event to the session and folds it into the turn's own
+// conversation, so the turn's view is exactly what a replay would rebuild.
+func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
+	d, err := event.NewDraft(kind, payload)
+	if err != nil {
+		ctx.Logger().Error("event not emitted", "kind", kind, "error", err)
+		return
+	}
+	ctx.Send(t.cfg.Session, &Emit{RunID: t.cfg.RunID, Events: []event.Draft{d}})
+	if err := t.conv.Apply(event.Event{Kind: kind, Payload: d.Payload}); err != nil {
+		ctx.Logger().Error("fold own event", "kind", kind, "error", err)
+	}
+}
+
+// nextStep starts one LLM call. Past MaxSteps the model is asked once,
+// without tools, for its final answer.
+func (t *turn) nextStep(ctx actor.Context, instruction string) {
+	if t.step >= t.cfg.MaxSteps {
+		if t.finalRequested {
+			t.end(ctx, StopMaxTurnRequests, "")
+			return
+		}
+		t.finalRequested = true
+		instruction = finalAnswerRequest
+	}
+	t.step++
+	t.msgID = t.cfg.NewID("msg")
+	t.attempt = 1
+	t.calls, t.callIdx = nil, 0
+	t.emit(ctx, event.StepStarted, event.StepStartedPayload{
+		RunID: t.cfg.RunID, Step: t.step, MaxSteps: t.cfg.MaxSteps, MessageCount: t.conv.Len(),
+		MessageID: t.msgID, ToolStyle: t.cfg.ToolStyle, Instruction: instruction,
+	})
+	t.startStream(ctx)
+}
+
+func (t *turn) end(ctx actor.Context, stop, errMsg string) {
+	if t.phase == phaseEnded {
+		return
+	}
+	t.phase = phaseEnded
+	t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
+	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, StopReason: stop})
+}
+
+func (t *turn) cancel(ctx actor.Context, reason string) {
+	if t.cancelled || t.phase == phaseEnded {
+		return
+	}
+	t.cancelled, t.cancelReason = true, reason
+	switch t.phase {
+	case phaseStreaming:
+		t.cancelStream() // streamDone follows and ends the run
+	case phaseResolving:
+		if t.cancelStream != nil {
+			t.cancelStream() // resolved follows and ends the run
+			return
+		}
+		t.end(ctx, StopCancelled, reason)
+	case phaseTools:
+		if t.running != nil {
+			ctx.Send(t.running, &toolcall.Cancel{}) // Done follows
+			return
+		}
+		t.end(ctx, StopCancelled, reason)
+	case phaseApproval:
+		c := t.calls[t.callIdx]
+		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "cancelled", Reason: reason})
+		t.completeCall(ctx, c, "cancelled", "Tool call cancelled: the run was aborted.", tools.Result{}, 0)
+		t.end(ctx, StopCancelled, reason)
+	default:
+		t.end(ctx, StopCancelled, reason)
+	}
+}
+
+func (t *turn) onMessages(ctx actor.Context, m *Messages) {
+	if t.cancelled || t.phase == phaseEnded {
+		return
+	}
+	steering := t.phase == phaseSteerCheck
+	if len(m.IDs) == 0 {
+		if steering {
+			t.runNextCall(ctx)
+			return
+		}
+		t.end(ctx, t.naturalStop(), "")
+		return
+	}
+	if steering {
+		for _, c := range t.calls[t.callIdx:] {
+			t.emitStarted(ctx, c, false)
+			t.completeCall(ctx, c, "skipped", SkippedOutput, tools.Result{}, 0)
+		}
+		t.callIdx = len(t.calls)
+	}
+	for i, id := range m.IDs {
+		// The turn's copy of the history has not seen this prompt queued.
+		t.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery})
+		t.emit(ctx, event.PromptDelivered, event.PromptDeliveredPayload{MessageID: id, RunID: t.cfg.RunID, Delivery: m.Delivery})
+	}
+	t.nextStep(ctx, "")
+}
+
+// fold applies an event to the turn's conversation without emitting it.
+func (t *turn) fold(ctx actor.Context, kind event.Kind, payload any) {
+	b, err := json.Marshal(payload)
+	if err == nil {
+		err = t.conv.Apply(event.Event{Kind: kind, Payload: b})
+	}
+	if err != nil {
+		ctx.Logger().Error("fold", "kind", kind, "error", err)
+	}
+}
+
+func (t *turn) naturalStop() string {
+	switch t.finish {
+	case llm.FinishLength:
+		return StopMaxTokens
+	case llm.FinishContentFilter:
+		return StopRefusal
+	}
+	return StopEndTurn
+}
+
+func (t *turn) askQueue(ctx actor.Context, steer bool) {
+	if steer {
+		t.phase = phaseSteerCheck
+	} else {
+		t.phase = phaseFollowUpCheck
+	}
+	if t.cfg.Queue == nil {
+		ctx.Send(ctx.Self(), &Messages{})
+		return
+	}
+	ctx.Request(t.cfg.Queue, &TakeMessages{RunID: t.cfg.RunID, Steer: steer})
+}
+
+func toolNames(ts []tools.Tool) string {
+	names := make([]string, len(ts))
+	for i, tl := range ts {
+		names[i] = tl.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprint(err)
+}
