@@ -20,6 +20,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"events", "SESSION [--from SEQ] [--follow]", "print a session's events from the store as NDJSON", runEvents},
+		{"run", "[flags] PROMPT", "run one prompt to the end and print the transcript (--json: events)", runRun},
 		{"append", "SESSION [--title T] [--cwd DIR]", "append canonical events read as NDJSON from stdin, acknowledging each once durable", runAppend},
 		{"version", "", "print the version", runVersion},
 		{"help", "", "show this help", runHelp},
