@@ -86,9 +86,12 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 		}
 		ctx.RequestWithCustomSender(s.queuePID, m.Op, sender)
 	case *CancelRun:
-		reply := &CancelRunReply{RunID: s.turnRun, Running: s.turnPID != nil, Queued: s.f.st.Queued}
-		if s.turnPID != nil {
+		reply := &CancelRunReply{RunID: s.turnRun, Running: s.turnRun != "", Queued: s.f.st.Queued}
+		switch {
+		case s.turnPID != nil:
 			ctx.Send(s.turnPID, &turn.Cancel{Reason: m.Reason})
+		case s.mcp.deferred != "":
+			s.cancelDeferred(ctx, m.Reason)
 		}
 		s.reply(ctx, sender, reply)
 	case *Decide:
@@ -179,7 +182,7 @@ func (s *session) startRun(ctx actor.Context, runID string) {
 		return
 	}
 	s.commit(ctx, []event.Draft{d}, nil, nil)
-	s.spawnTurn(ctx, runID, 0)
+	s.startTurn(ctx, runID, 0)
 }
 
 func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
@@ -202,6 +205,7 @@ func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
 	if eng.Tools != nil {
 		cfg.Tools = eng.Tools(st)
 	}
+	cfg.Tools = append(cfg.Tools, s.mcp.tools...)
 	if eng.SystemPrompt != nil {
 		cfg.SystemPrompt = eng.SystemPrompt(st)
 	}
@@ -251,6 +255,18 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	ctx.Logger().Warn("run interrupted by a restart", "session", s.cfg.ID, "run", runID, "policy", policy, "tool_calls", len(cut))
 	s.commit(ctx, drafts, nil, nil)
 	if policy != CrashStop {
-		s.spawnTurn(ctx, runID, steps)
+		s.startTurn(ctx, runID, steps)
+	}
+}
+
+// cancelDeferred ends a run whose turn never started.
+func (s *session) cancelDeferred(ctx actor.Context, reason string) {
+	run := s.mcp.deferred
+	s.mcp.deferred, s.turnRun = "", ""
+	if d, err := event.NewDraft(event.RunEnded, event.RunEndedPayload{RunID: run, StopReason: turn.StopCancelled, Error: reason}); err == nil {
+		s.commit(ctx, []event.Draft{d}, nil, nil)
+	}
+	if s.queuePID != nil {
+		ctx.Send(s.queuePID, &queue.RunEnded{RunID: run})
 	}
 }

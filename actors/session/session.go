@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/mcp"
 	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/storewriter"
 	"github.com/troupehq/troupe/actors/turn"
@@ -84,6 +85,7 @@ type session struct {
 	turnPID  *actor.PID
 	turnRun  string
 	stopping bool // children are being stopped with the session
+	mcp      mcpState
 }
 
 func (s *session) Receive(ctx actor.Context) {
@@ -99,6 +101,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.onCommitted(ctx, m)
 	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *queue.Emit, *queue.StartRun, *queue.CancelRun:
 		s.onEngineMessage(ctx, m)
+	case *mcp.ToolsReply:
+		s.onMCPTools(ctx, m)
 	case *storewriter.StatusSet:
 		if m.Err != nil {
 			ctx.Logger().Warn("status not recorded", "session", s.cfg.ID, "error", m.Err)
@@ -183,6 +187,7 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 		s.sendAppend(ctx, nil) // record the session live again
 	}
 	if !s.failed {
+		s.startMCP(ctx)
 		s.closeInterrupted(ctx)
 		s.ensureQueue(ctx)
 	}
@@ -213,6 +218,7 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 	switch m := req.(type) {
 	case *Create:
 		s.create(ctx, sender, m)
+		s.startMCP(ctx)
 		s.ensureQueue(ctx)
 	case *Append:
 		s.append(ctx, sender, m.Events)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/troupehq/troupe/persistence"
@@ -16,6 +17,7 @@ type State struct {
 	Title          string
 	Cwd            string
 	AdditionalDirs []string
+	MCPServers     json.RawMessage
 	Settings       event.Settings
 	ParentID       string
 	ForkedFromSeq  int64
@@ -45,7 +47,7 @@ func (s *State) apply(e event.Event, p any) {
 	case *event.CreatedPayload:
 		s.Created = true
 		s.CreatedAt = e.RecordedAt
-		s.Cwd, s.Title, s.AdditionalDirs = p.Cwd, p.Title, p.AdditionalDirs
+		s.Cwd, s.Title, s.AdditionalDirs, s.MCPServers = p.Cwd, p.Title, p.AdditionalDirs, p.MCPServers
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
 		s.Settings = mergeSettings(s.Settings, p.Settings)
 	case *event.Settings:

@@ -1,0 +1,58 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// A session created with an MCP server offers its tools to the model under
+// category mcp, and the model's call reaches the server.
+func TestMCPServerToolReachesTheModel(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "troupe-mcptest")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/troupehq/troupe/testkit/cmd/troupe-mcptest").CombinedOutput(); err != nil {
+		t.Fatalf("build mcp test server: %v\n%s", err, out)
+	}
+	p, err := llmserver.NewProvider(llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.ToolCall("m1", "t__echo", `{"text":"hi"}`)),
+		llmserver.Steps(llmserver.Text("the server echoed")),
+	}}, llmserver.WithTest(t))
+	testkit.NoError(t, err)
+	rt := testkit.Boot(t, runtime.Options{Engine: testkit.Engine(p, turn.StyleNative)})
+	servers, _ := json.Marshal([]map[string]any{{"name": "t", "command": bin, "args": []string{}, "env": []any{}}})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "m", event.CreatedPayload{Cwd: t.TempDir(), MCPServers: servers}))
+	c := testkit.NewCollector(t, rt.System)
+	_, err = rt.Sessions.Subscribe(ctx, "m", 1, false, c.PID())
+	testkit.NoError(t, err)
+
+	run := testkit.Prompt(t, rt, "m", "echo hi")
+	testkit.Equal(t, testkit.WaitRunEnded(t, c, run, 30*time.Second).StopReason, turn.StopEndTurn)
+	var started event.ToolStartedPayload
+	testkit.NoError(t, c.WaitKind(t, event.ToolStarted, time.Second).Decode(&started))
+	testkit.Equal(t, started.Category, "mcp")
+	var done event.ToolCompletedPayload
+	testkit.NoError(t, c.WaitKind(t, event.ToolCompleted, time.Second).Decode(&done))
+	testkit.Equal(t, done.Status, "success")
+	if !strings.Contains(done.Output, "echo:hi") {
+		t.Fatalf("mcp output %q", done.Output)
+	}
+	req := p.Requests()[0]
+	var names []string
+	for _, d := range req.Tools {
+		names = append(names, d.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "t__echo") {
+		t.Fatalf("tools offered: %v", names)
+	}
+}
