@@ -5,6 +5,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/compaction"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 
@@ -25,6 +26,9 @@ type Engine struct {
 	DenyUnapproved bool
 	MaxSteps       int
 	Retry          turn.Retry
+	// Compaction tunes automatic and manual compaction; zero fields take
+	// the defaults. The session's auto_compaction setting turns it off.
+	Compaction compaction.Settings
 	// SpillDir keeps the full output of truncated tool results.
 	SpillDir string
 	// NewID makes message and run ids.

@@ -49,6 +49,21 @@ type AbortRetry struct{}
 // ChangeSettings records new settings; the reply is *Appended.
 type ChangeSettings struct{ Settings event.Settings }
 
+// Compact summarises the older conversation now; the reply, once done, is
+// *CompactReply. It is refused while a run is in progress.
+type Compact struct{ Instructions string }
+
+// CompactReply answers Compact.
+type CompactReply struct {
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	Err              error
+}
+
+// ErrBusy refuses what cannot happen while a run is in progress.
+var ErrBusy = errors.New("a run is in progress")
+
 // RecordBash records a user-run shell command for the model's next prompt;
 // the reply is *Appended.
 type RecordBash struct{ Bash event.BashExecutedPayload }
@@ -60,6 +75,7 @@ func (*Decide) isRequest()         {}
 func (*AbortRetry) isRequest()     {}
 func (*ChangeSettings) isRequest() {}
 func (*RecordBash) isRequest()     {}
+func (*Compact) isRequest()        {}
 
 // handleEngine serves the engine's requests; ok is false for others.
 func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request) bool {
@@ -103,6 +119,8 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 		}
 	case *ChangeSettings:
 		s.changeSettings(ctx, sender, m.Settings)
+	case *Compact:
+		s.compact(ctx, sender, m.Instructions)
 	case *RecordBash:
 		d, err := event.NewDraft(event.BashExecuted, m.Bash)
 		if err != nil {
@@ -155,7 +173,14 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 			if s.queuePID != nil {
 				ctx.Send(s.queuePID, &queue.RunEnded{RunID: m.RunID})
 			}
+			if next := s.pendingStart; next != "" {
+				s.pendingStart = ""
+				s.startRun(ctx, next)
+			}
 		}
+	case *turn.Compacted:
+		s.reply(ctx, s.compactTo, &CompactReply{Summary: m.Summary, FirstKeptEntryID: m.FirstKeptEntryID, TokensBefore: m.TokensBefore, Err: m.Err})
+		s.compactTo = nil
 	case *turn.AllowCategory:
 		// Recorded by the permission_resolved event the turn emitted.
 	case *queue.Emit:
@@ -173,8 +198,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 }
 
 func (s *session) startRun(ctx actor.Context, runID string) {
-	if s.turnPID != nil {
-		ctx.Logger().Error("run asked to start while another runs", "session", s.cfg.ID, "run", runID, "running", s.turnRun)
+	if s.turnRun != "" {
+		// A manual compaction holds the turn slot; the run starts after it.
+		s.pendingStart = runID
 		return
 	}
 	d, err := event.NewDraft(event.RunStarted, event.RunStartedPayload{RunID: runID})
@@ -186,6 +212,24 @@ func (s *session) startRun(ctx actor.Context, runID string) {
 }
 
 func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
+	s.turnPID = ctx.Spawn(turn.Props(s.turnConfig(ctx, runID, startStep)))
+	s.turnRun = runID
+}
+
+// compact runs a manual compaction as a turn of its own.
+func (s *session) compact(ctx actor.Context, sender *actor.PID, instructions string) {
+	if s.turnRun != "" || s.cfg.Engine == nil {
+		s.reply(ctx, sender, &CompactReply{Err: ErrBusy})
+		return
+	}
+	cfg := s.turnConfig(ctx, s.cfg.Engine.NewID("compact"), 0)
+	cfg.CompactOnly, cfg.Instructions = true, instructions
+	s.compactTo = sender
+	s.turnPID = ctx.Spawn(turn.Props(cfg))
+	s.turnRun = cfg.RunID
+}
+
+func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) turn.Config {
 	eng := s.cfg.Engine
 	st := s.f.st
 	allowed := map[string]bool{}
@@ -209,8 +253,9 @@ func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
 	if eng.SystemPrompt != nil {
 		cfg.SystemPrompt = eng.SystemPrompt(st)
 	}
-	s.turnPID = ctx.Spawn(turn.Props(cfg))
-	s.turnRun = runID
+	cfg.Compaction = eng.Compaction
+	cfg.Compaction.Enabled = boolOr(st.Settings.AutoCompaction, true)
+	return cfg
 }
 
 func (s *session) ensureQueue(ctx actor.Context) {

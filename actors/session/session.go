@@ -86,6 +86,9 @@ type session struct {
 	turnRun  string
 	stopping bool // children are being stopped with the session
 	mcp      mcpState
+
+	pendingStart string     // a run the queue started while a compaction ran
+	compactTo    *actor.PID // who asked for the running manual compaction
 }
 
 func (s *session) Receive(ctx actor.Context) {
@@ -99,7 +102,7 @@ func (s *session) Receive(ctx actor.Context) {
 		s.finishRecovery(ctx, m)
 	case *storewriter.Committed:
 		s.onCommitted(ctx, m)
-	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *queue.Emit, *queue.StartRun, *queue.CancelRun:
+	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *turn.Compacted, *queue.Emit, *queue.StartRun, *queue.CancelRun:
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
 		s.onMCPTools(ctx, m)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/compaction"
 	"github.com/troupehq/troupe/runtime/conversation"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"
@@ -49,6 +50,15 @@ type Config struct {
 	MaxSteps     int // default 50
 	StartStep    int // steps already taken (a resumed run)
 	Retry        Retry
+
+	// ContextWindow and Compaction drive automatic compaction (the model's
+	// window from Resolve wins).
+	ContextWindow int
+	Compaction    compaction.Settings
+	// CompactOnly makes this turn a manual compaction: no prompt, no run
+	// events, just compaction.started/ended and a *Compacted to the session.
+	CompactOnly  bool
+	Instructions string
 
 	Cwd         string
 	AllowedDirs []string

@@ -16,6 +16,8 @@ type Model struct {
 	Thinking  llm.ThinkingLevel
 	ToolStyle string // native | text (auto already decided)
 	Cost      func(event.Usage) float64
+	// ContextWindow enables automatic compaction; 0 disables it.
+	ContextWindow int
 }
 
 // Resolver picks the provider and model for a run. It may do I/O (reading
@@ -32,7 +34,7 @@ type resolved struct {
 // own or when the turn stops) and reports back.
 func (t *turn) resolve(ctx actor.Context) {
 	if t.cfg.Resolve == nil {
-		t.nextStep(ctx, "")
+		t.begin(ctx)
 		return
 	}
 	rctx, cancel := context.WithCancel(context.Background())
@@ -56,8 +58,23 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 	}
 	t.cfg.Provider, t.cfg.Model, t.cfg.MaxTokens = m.model.Provider, m.model.ID, m.model.MaxTokens
 	t.cfg.Thinking, t.cfg.Cost = m.model.Thinking, m.model.Cost
+	if m.model.ContextWindow > 0 {
+		t.cfg.ContextWindow = m.model.ContextWindow
+	}
 	if m.model.ToolStyle != "" {
 		t.cfg.ToolStyle = m.model.ToolStyle
 	}
-	t.nextStep(ctx, "")
+	t.begin(ctx)
+}
+
+// begin starts the run proper, or the manual compaction it exists for.
+func (t *turn) begin(ctx actor.Context) {
+	if !t.cfg.CompactOnly {
+		t.nextStep(ctx, "")
+		return
+	}
+	if !t.startCompaction(ctx, CompactManual, t.cfg.Instructions, thenFinish) {
+		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Err: errString("nothing to compact")})
+		t.end(ctx, StopEndTurn, "")
+	}
 }

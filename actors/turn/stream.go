@@ -149,7 +149,15 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 	t.runNextCall(ctx)
 }
 
+var emptyParse toolcall.Result
+
 func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
+	if llm.IsContextOverflow(m.err) && !t.overflowCompacted {
+		t.overflowCompacted = true
+		if t.startCompaction(ctx, CompactOverflow, "", thenRetryStream) {
+			return
+		}
+	}
 	retry := t.cfg.Retry
 	if retry.Enabled && llm.IsRetryable(m.err) && t.attempt < retry.MaxAttempts {
 		delay := retry.BaseDelay << (t.attempt - 1)
@@ -205,6 +213,10 @@ func (t *turn) completeMessage(ctx actor.Context, resp *llm.Response, parsed too
 		}
 	}
 	t.usage.Add(u)
+	if usage != nil && usage.PromptTokens > 0 {
+		t.lastContext = usage.PromptTokens + usage.CompletionTokens
+		t.lastContextLen = t.conv.Len() // the prompt plus this reply
+	}
 	t.emit(ctx, event.StepEnded, event.StepEndedPayload{RunID: t.cfg.RunID, Step: t.step, MessageID: t.msgID, FinishReason: string(finish), Usage: u})
 	return calls
 }

@@ -38,6 +38,7 @@ const (
 	phaseApproval
 	phaseSteerCheck
 	phaseFollowUpCheck
+	phaseCompacting
 	phaseEnded
 )
 
@@ -67,6 +68,15 @@ type turn struct {
 	cancelled    bool
 	cancelReason string
 	finish       llm.FinishReason
+
+	// compaction
+	lastContext        int // prompt+completion tokens of the last step
+	lastContextLen     int // messages the last step's prompt covered
+	afterCompact       afterCompaction
+	compactReason      string
+	compacted          bool // this step already compacted
+	overflowCompacted  bool
+	pendingInstruction string
 }
 
 func (t *turn) Receive(ctx actor.Context) {
@@ -82,6 +92,8 @@ func (t *turn) Receive(ctx actor.Context) {
 		t.resolve(ctx)
 	case *resolved:
 		t.onResolved(ctx, m)
+	case *compactionDone:
+		t.onCompactionDone(ctx, m)
 	case *streamDone:
 		t.onStreamDone(ctx, m)
 	case *retryNow:
@@ -129,6 +141,13 @@ func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 // nextStep starts one LLM call. Past MaxSteps the model is asked once,
 // without tools, for its final answer.
 func (t *turn) nextStep(ctx actor.Context, instruction string) {
+	if !t.compacted && t.needsCompaction() {
+		t.pendingInstruction = instruction
+		if t.startCompaction(ctx, CompactThreshold, "", thenStep) {
+			return
+		}
+	}
+	t.compacted = false
 	if t.step >= t.cfg.MaxSteps {
 		if t.finalRequested {
 			t.end(ctx, StopMaxTurnRequests, "")
@@ -153,7 +172,9 @@ func (t *turn) end(ctx actor.Context, stop, errMsg string) {
 		return
 	}
 	t.phase = phaseEnded
-	t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
+	if !t.cfg.CompactOnly {
+		t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
+	}
 	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, StopReason: stop})
 }
 
@@ -163,8 +184,8 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 	}
 	t.cancelled, t.cancelReason = true, reason
 	switch t.phase {
-	case phaseStreaming:
-		t.cancelStream() // streamDone follows and ends the run
+	case phaseStreaming, phaseCompacting:
+		t.cancelStream() // streamDone or compactionDone follows and ends the run
 	case phaseResolving:
 		if t.cancelStream != nil {
 			t.cancelStream() // resolved follows and ends the run

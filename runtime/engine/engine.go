@@ -127,8 +127,9 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, err
 	model := res.Model
 	return turn.Model{
 		Provider: client, ID: model.ID, MaxTokens: model.MaxOutputTokens,
-		Thinking:  llm.ThinkingLevel(model.ClampThinking(thinking)),
-		ToolStyle: e.toolStyle(ctx, client, res),
+		Thinking:      llm.ThinkingLevel(model.ClampThinking(thinking)),
+		ToolStyle:     e.toolStyle(ctx, client, res),
+		ContextWindow: model.ContextWindow,
 		Cost: func(u event.Usage) float64 {
 			return model.Cost(modelconfig.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)}).Total
 		},
