@@ -52,6 +52,7 @@ type runTracker struct {
 
 type openTool struct {
 	id, name string
+	pgid     int
 }
 
 func (r *runTracker) apply(e event.Event, payload any) {
@@ -82,6 +83,12 @@ func (r *runTracker) apply(e event.Event, payload any) {
 	case *event.ToolStartedPayload:
 		r.open = append(r.open, openTool{id: p.ToolCallID, name: p.Name})
 		r.toolCats[p.ToolCallID] = p.Category
+	case *event.ToolProcessPayload:
+		for i := range r.open {
+			if r.open[i].id == p.ToolCallID {
+				r.open[i].pgid = p.Pgid
+			}
+		}
 	case *event.ToolCompletedPayload:
 		for i, o := range r.open {
 			if o.id == p.ToolCallID {

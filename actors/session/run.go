@@ -289,6 +289,9 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	}
 	var cut []string
 	for _, o := range r.open {
+		if o.pgid > 0 {
+			killGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
+		}
 		cut = append(cut, o.id)
 		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: "interrupted", Output: InterruptedOutput})
 	}

@@ -32,6 +32,12 @@ type Done struct {
 	Cancelled  bool
 }
 
+// Process tells the parent the call started a process group.
+type Process struct {
+	ToolCallID string
+	Pgid       int
+}
+
 // Cancel stops the call; Done follows with Cancelled set.
 type Cancel struct{}
 
@@ -84,6 +90,9 @@ func (t *toolCall) start(ctx actor.Context) {
 	go func() {
 		began := time.Now()
 		done := &Done{ToolCallID: id}
+		call.OnStart = func(pgid int) {
+			root.Send(parent, &Process{ToolCallID: id, Pgid: pgid})
+		}
 		progress := func(partial string) {
 			if forward {
 				root.Send(parent, &Progress{ToolCallID: id, Output: partial})

@@ -45,7 +45,9 @@ const (
 type call struct {
 	id, name, args, origin string
 	tool                   tools.Tool
+	category               string
 	parseErr               string
+	toolErr                string // the tool panicked before it could run
 }
 
 type turn struct {
@@ -62,8 +64,11 @@ type turn struct {
 
 	calls   []call
 	callIdx int
-	running *actor.PID
-	policy  Policy
+	// begun and answered count the step's calls that got tool.started and
+	// tool.completed; both go in call order.
+	begun, answered int
+	running         *actor.PID
+	policy          Policy
 
 	cancelled    bool
 	cancelReason string
@@ -107,6 +112,8 @@ func (t *turn) Receive(ctx actor.Context) {
 		}
 	case *toolcall.Progress:
 		t.emit(ctx, event.ToolProgress, event.ToolProgressPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Output: m.Output})
+	case *toolcall.Process:
+		t.emit(ctx, event.ToolProcess, event.ToolProcessPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Pgid: m.Pgid})
 	case *toolcall.Done:
 		t.onToolDone(ctx, m)
 	case *actor.Terminated:
@@ -159,7 +166,7 @@ func (t *turn) nextStep(ctx actor.Context, instruction string) {
 	t.step++
 	t.msgID = t.cfg.NewID("msg")
 	t.attempt = 1
-	t.calls, t.callIdx = nil, 0
+	t.calls, t.callIdx, t.begun, t.answered = nil, 0, 0, 0
 	t.emit(ctx, event.StepStarted, event.StepStartedPayload{
 		RunID: t.cfg.RunID, Step: t.step, MaxSteps: t.cfg.MaxSteps, MessageCount: t.conv.Len(),
 		MessageID: t.msgID, ToolStyle: t.cfg.ToolStyle, Instruction: instruction,
@@ -172,10 +179,27 @@ func (t *turn) end(ctx actor.Context, stop, errMsg string) {
 		return
 	}
 	t.phase = phaseEnded
+	t.closeCalls(ctx)
 	if !t.cfg.CompactOnly {
 		t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
 	}
 	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, StopReason: stop})
+}
+
+// cancelledOutput is what the model is told of calls a cancel cut short or
+// kept from running.
+const cancelledOutput = "Tool call cancelled: the run was aborted."
+
+// closeCalls answers every call of the step that has no result yet, so the
+// history never holds a tool call without its result (servers reject it).
+func (t *turn) closeCalls(ctx actor.Context) {
+	for i := t.answered; i < len(t.calls); i++ {
+		c := t.calls[i]
+		if i >= t.begun {
+			t.emitStarted(ctx, c, false)
+		}
+		t.completeCall(ctx, c, "cancelled", cancelledOutput, tools.Result{}, 0)
+	}
 }
 
 func (t *turn) cancel(ctx actor.Context, reason string) {
@@ -201,7 +225,7 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 	case phaseApproval:
 		c := t.calls[t.callIdx]
 		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "cancelled", Reason: reason})
-		t.completeCall(ctx, c, "cancelled", "Tool call cancelled: the run was aborted.", tools.Result{}, 0)
+		t.completeCall(ctx, c, "cancelled", cancelledOutput, tools.Result{}, 0)
 		t.end(ctx, StopCancelled, reason)
 	default:
 		t.end(ctx, StopCancelled, reason)

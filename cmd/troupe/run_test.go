@@ -46,7 +46,8 @@ func TestRunSurvivesSIGKILLMidToolLoop(t *testing.T) {
 	bin := testkit.BuildTroupe(t)
 	home, work := t.TempDir(), t.TempDir()
 	side := filepath.Join(work, "side.txt")
-	replies := []llmserver.Reply{bashStep(1, side, "true"), bashStep(2, side, "true"), bashStep(3, side, "sleep 5")}
+	pidFile := filepath.Join(work, "pid3")
+	replies := []llmserver.Reply{bashStep(1, side, "true"), bashStep(2, side, "true"), bashStep(3, side, "sleep 30 & echo $! > "+pidFile+"; wait")}
 	replies = append(replies, bashStep(4, side, "true"), bashStep(5, side, "true"), llmserver.Steps(llmserver.Text("all five done")))
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: replies})
 	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
@@ -57,9 +58,11 @@ func TestRunSurvivesSIGKILLMidToolLoop(t *testing.T) {
 		var s event.ToolStartedPayload
 		return e.Kind == event.ToolStarted && e.Decode(&s) == nil && s.ToolCallID == "call-3"
 	})
-	testkit.Eventually(t, 10*time.Second, "step 3 wrote its line", func() bool {
-		b, _ := os.ReadFile(side)
-		return strings.Contains(string(b), "step-3")
+	var sleeper int
+	testkit.Eventually(t, 10*time.Second, "step 3 started its sleep", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		_, err := fmt.Sscan(string(b), &sleeper)
+		return err == nil
 	})
 	p.Kill()
 	p.Wait(t, 10*time.Second)
@@ -85,6 +88,12 @@ func TestRunSurvivesSIGKILLMidToolLoop(t *testing.T) {
 	b, err := os.ReadFile(side)
 	testkit.NoError(t, err)
 	testkit.Equal(t, strings.TrimSpace(string(b)), "step-1\nstep-2\nstep-3\nstep-4\nstep-5")
+
+	// The cut-off call's process group died with troupe or on recovery:
+	// nothing of it runs on while the model is told it was interrupted.
+	if alive(sleeper) {
+		t.Fatalf("the interrupted tool's child %d is still running", sleeper)
+	}
 
 	reqs, err := srv.WaitChatRequests(context.Background(), 6)
 	testkit.NoError(t, err)
@@ -116,4 +125,14 @@ func TestRunTranscriptAndConfigErrors(t *testing.T) {
 	if !strings.Contains(p.Stderr(), "no provider selected") {
 		t.Fatalf("stderr: %s", p.Stderr())
 	}
+}
+
+// alive reports whether pid runs (a zombie waiting for init counts as gone).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b))
+	return len(fields) > 2 && fields[2] != "Z"
 }

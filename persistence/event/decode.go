@@ -28,6 +28,7 @@ var payloadOf = map[Kind]func() any{
 	ToolPermissionResolved:  func() any { return &PermissionResolvedPayload{} },
 	ToolProgress:            func() any { return &ToolProgressPayload{} },
 	ToolCompleted:           func() any { return &ToolCompletedPayload{} },
+	ToolProcess:             func() any { return &ToolProcessPayload{} },
 	RetryStarted:            func() any { return &RetryPayload{} },
 	RetryEnded:              func() any { return &RetryPayload{} },
 	CompactionStarted:       func() any { return &CompactionPayload{} },

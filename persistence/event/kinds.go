@@ -33,6 +33,9 @@ const (
 	ToolPermissionResolved  Kind = "tool.permission_resolved"
 	ToolProgress            Kind = "tool.progress"
 	ToolCompleted           Kind = "tool.completed"
+	// ToolProcess records the process group a call started, so that after
+	// a crash the runtime can kill what is left of it. Not projected.
+	ToolProcess Kind = "tool.process"
 
 	RetryStarted Kind = "retry.started"
 	RetryEnded   Kind = "retry.ended"
@@ -50,7 +53,7 @@ var known = map[Kind]bool{
 	RunStarted: true, RunEnded: true, RunInterrupted: true, StepStarted: true, StepEnded: true,
 	MessageDelta: true, MessageCompleted: true,
 	ToolStarted: true, ToolPermissionRequested: true, ToolPermissionResolved: true,
-	ToolProgress: true, ToolCompleted: true,
+	ToolProgress: true, ToolCompleted: true, ToolProcess: true,
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, AttentionChanged: true,

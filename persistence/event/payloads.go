@@ -215,6 +215,13 @@ type ToolProgressPayload struct {
 	Output     string `json:"output"`
 }
 
+// ToolProcessPayload: the call runs a process group (its leader's pid).
+type ToolProcessPayload struct {
+	RunID      string `json:"run_id"`
+	ToolCallID string `json:"tool_call_id"`
+	Pgid       int    `json:"pgid"`
+}
+
 // ToolCompletedPayload ends a tool call.
 type ToolCompletedPayload struct {
 	RunID          string            `json:"run_id"`

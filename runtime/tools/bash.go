@@ -95,7 +95,7 @@ func (b Bash) Run(ctx context.Context, call Call, progress func(string)) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	return runShell(ctx, shell, args.Command, cwd, call.SpillDir, timeout, progress)
+	return runShell(ctx, shell, args.Command, cwd, call.SpillDir, timeout, progress, call.OnStart)
 }
 
 // findShell prefers bash, which models assume, and falls back to sh.
@@ -119,7 +119,7 @@ type exitInfo struct {
 }
 
 func runShell(ctx context.Context, shell, command, cwd, spillDir string,
-	timeout time.Duration, progress func(string)) (Result, error) {
+	timeout time.Duration, progress func(string), onStart func(int)) (Result, error) {
 	sink := &outputSink{spillDir: spillDir}
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = cwd
@@ -129,6 +129,9 @@ func runShell(ctx context.Context, shell, command, cwd, spillDir string,
 	isolateProcess(cmd)
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("bash: start %s: %w", shell, err)
+	}
+	if onStart != nil {
+		onStart(cmd.Process.Pid) // a session leader: its pid is its group
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()

@@ -46,6 +46,10 @@ type Call struct {
 	// SpillDir receives files holding output too long to return inline;
 	// empty means the system temporary directory.
 	SpillDir string
+	// OnStart, when set, is told the process group of a process the call
+	// started, so the runtime can record it and kill what is left of the
+	// group after a crash of its own.
+	OnStart func(pgid int)
 }
 
 // Result is what the model (and the client) see of a finished call.
