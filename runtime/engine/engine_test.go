@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestAutoToolStyleAsksLlamaServer(t *testing.T) {
+	for _, supports := range []bool{true, false} {
+		srv := llmserver.New(t, llmserver.Script{Model: "tiny", SupportsToolCalls: supports})
+		e, err := engine.New(engine.Options{Home: t.TempDir(), Env: env(map[string]string{"OPENAI_BASE_URL": srv.URL() + "/v1"}),
+			Selection: modelconfig.Selection{Provider: "openai", Model: "tiny"}})
+		testkit.NoError(t, err)
+		testkit.NoError(t, e.Check())
+		m, err := e.Session().Resolve(context.Background(), session.State{})
+		testkit.NoError(t, err)
+		want := turn.StyleText
+		if supports {
+			want = turn.StyleNative
+		}
+		testkit.Equal(t, m.ToolStyle, want)
+		testkit.Equal(t, m.ContextWindow, modelconfig.DefaultContextWindow)
+	}
+}
+
+func TestModelsFileAndSessionSettings(t *testing.T) {
+	home := t.TempDir()
+	yml := `default: {provider: local, model: small}
+providers:
+  local:
+    base_url: http://127.0.0.1:9/v1
+    models:
+      - {id: small, context_window: 4096, tool_style: text, cost: {input: 1, output: 2}}
+      - {id: big, context_window: 65536, tool_style: native, thinking: true}
+`
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o644))
+	e, err := engine.New(engine.Options{Home: home, Env: env(nil)})
+	testkit.NoError(t, err)
+	testkit.NoError(t, e.Check())
+	ctx := context.Background()
+	m, err := e.Session().Resolve(ctx, session.State{})
+	testkit.NoError(t, err)
+	testkit.Equal(t, m.ID, "small")
+	testkit.Equal(t, m.ToolStyle, turn.StyleText)
+	testkit.Equal(t, m.ContextWindow, 4096)
+	testkit.Equal(t, m.Cost(event.Usage{Input: 1_000_000, Output: 1_000_000}), 3.0)
+
+	big, level := "big", "high"
+	m, err = e.Session().Resolve(ctx, session.State{Settings: event.Settings{Model: &big, ThinkingLevel: &level}})
+	testkit.NoError(t, err)
+	testkit.Equal(t, m.ID, "big")
+	testkit.Equal(t, string(m.Thinking), "high")
+}
+
+func TestBrokenModelsFileIsAnErrorUpFront(t *testing.T) {
+	home := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte("providers:\n  a:\n    base_urll: x\n"), 0o644))
+	_, err := engine.New(engine.Options{Home: home, Env: env(nil)})
+	if err == nil || !strings.Contains(err.Error(), "base_urll") {
+		t.Fatalf("error %v", err)
+	}
+}
