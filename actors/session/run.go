@@ -3,12 +3,17 @@ package session
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 )
+
+// turnTokens are process-wide so that no two turns, across restarts of a
+// session, share one.
+var turnTokens atomic.Uint64
 
 // ErrNoEngine answers prompts to a session hosted without an engine.
 var ErrNoEngine = errors.New("this session has no engine to run prompts")
@@ -163,11 +168,11 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	switch m := msg.(type) {
 	case *turn.Emit:
-		if m.RunID == s.turnRun {
+		if m.Token == s.turnToken {
 			s.commit(ctx, m.Events, nil, nil)
 		}
 	case *turn.Finished:
-		if m.RunID == s.turnRun && s.turnPID != nil {
+		if m.Token == s.turnToken && s.turnPID != nil {
 			ctx.Stop(s.turnPID)
 			s.turnPID, s.turnRun = nil, ""
 			if s.queuePID != nil {
@@ -179,6 +184,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 			}
 		}
 	case *turn.Compacted:
+		if m.Token != s.turnToken {
+			return true
+		}
 		s.reply(ctx, s.compactTo, &CompactReply{Summary: m.Summary, FirstKeptEntryID: m.FirstKeptEntryID, TokensBefore: m.TokensBefore, Err: m.Err})
 		s.compactTo = nil
 	case *turn.AllowCategory:
@@ -238,8 +246,9 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 	}
 	retry := eng.Retry
 	retry.Enabled = boolOr(st.Settings.AutoRetry, retry.Enabled)
+	s.turnToken = turnTokens.Add(1)
 	cfg := turn.Config{
-		SessionID: s.cfg.ID, RunID: runID, Session: ctx.Self(), Queue: s.queuePID,
+		SessionID: s.cfg.ID, RunID: runID, Token: s.turnToken, Session: ctx.Self(), Queue: s.queuePID,
 		Resolve:      func(rctx context.Context) (turn.Model, error) { return eng.Resolve(rctx, st) },
 		Policy:       turn.Policy{Mode: s.approvalMode(), Allowed: allowed, DenyUnapproved: eng.DenyUnapproved},
 		Conversation: s.f.conv.Clone(),

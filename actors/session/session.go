@@ -81,11 +81,12 @@ type session struct {
 	subs    map[string]*actor.PID
 	handled uint64
 
-	queuePID *actor.PID
-	turnPID  *actor.PID
-	turnRun  string
-	stopping bool // children are being stopped with the session
-	mcp      mcpState
+	queuePID  *actor.PID
+	turnPID   *actor.PID
+	turnRun   string
+	turnToken uint64 // of the current turn; stale messages carry another
+	stopping  bool   // children are being stopped with the session
+	mcp       mcpState
 
 	pendingStart string     // a run the queue started while a compaction ran
 	compactTo    *actor.PID // who asked for the running manual compaction
@@ -117,6 +118,10 @@ func (s *session) Receive(ctx actor.Context) {
 		s.maybeIdle(ctx)
 	case *Passivate:
 		s.passivate(ctx)
+	case *actor.Restarting:
+		// The children are stopped for the restart; the new incarnation
+		// rebuilds them from the log, so this one must not.
+		s.stopping = true
 	case *actor.Stopping:
 		s.stopping = true
 		if s.cancelLoad != nil {

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -41,6 +42,10 @@ func (t *turn) runNextCall(ctx actor.Context) {
 	}
 	c := &t.calls[t.callIdx]
 	c.tool = t.lookup(c.name)
+	needs := false
+	if c.tool != nil {
+		needs = t.inspect(ctx, c)
+	}
 	switch {
 	case c.parseErr != "":
 		t.emitStarted(ctx, *c, false)
@@ -50,7 +55,11 @@ func (t *turn) runNextCall(ctx actor.Context) {
 		t.emitStarted(ctx, *c, false)
 		t.completeCall(ctx, *c, "error", fmt.Sprintf("Error: unknown tool %q; available tools: %s", c.name, toolNames(t.cfg.Tools)), tools.Result{}, 0)
 		t.afterCall(ctx)
-	case t.policy.needsApproval(c.tool, t.toolCall(*c)):
+	case c.toolErr != "":
+		t.emitStarted(ctx, *c, false)
+		t.completeCall(ctx, *c, "error", "Error: "+c.toolErr, tools.Result{}, 0)
+		t.afterCall(ctx)
+	case needs:
 		t.requestApproval(ctx, *c)
 	default:
 		t.emitStarted(ctx, *c, false)
@@ -58,13 +67,25 @@ func (t *turn) runNextCall(ctx actor.Context) {
 	}
 }
 
+// inspect asks the tool for its category and the policy whether the call
+// needs approval. Both run tool code (Category, Touches) on the turn's
+// mailbox, so a panic there fails this call instead of the turn.
+func (t *turn) inspect(ctx actor.Context, c *call) (needs bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			ctx.Logger().Error("tool panicked", "tool", c.name, "tool_call", c.id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.toolErr = fmt.Sprintf("tool %s crashed: %v", c.name, r)
+			needs = false
+		}
+	}()
+	c.category = string(c.tool.Category())
+	return t.policy.needsApproval(c.tool, t.toolCall(*c))
+}
+
 func (t *turn) emitStarted(ctx actor.Context, c call, awaiting bool) {
-	cat := ""
-	if c.tool != nil {
-		cat = string(c.tool.Category())
-	}
+	t.begun++
 	t.emit(ctx, event.ToolStarted, event.ToolStartedPayload{
-		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: cat, Arguments: c.args,
+		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category, Arguments: c.args,
 		Origin: c.origin, MessageID: t.msgID, AwaitingApproval: awaiting,
 	})
 }
@@ -72,7 +93,7 @@ func (t *turn) emitStarted(ctx actor.Context, c call, awaiting bool) {
 func (t *turn) requestApproval(ctx actor.Context, c call) {
 	t.emitStarted(ctx, c, true)
 	t.emit(ctx, event.ToolPermissionRequested, event.PermissionRequestedPayload{
-		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: string(c.tool.Category()),
+		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category,
 		Arguments: c.args, Options: permissionOptions,
 	})
 	t.phase = phaseApproval
@@ -99,7 +120,7 @@ func (t *turn) decide(ctx actor.Context, d *Decide) error {
 	}
 	t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "allowed", OptionID: d.OptionID, ResolvedBy: d.By})
 	if d.Always {
-		cat := string(c.tool.Category())
+		cat := c.category
 		t.policy.Allowed[cat] = true
 		ctx.Send(t.cfg.Session, &AllowCategory{Category: cat})
 	}
@@ -148,6 +169,7 @@ func (t *turn) afterCall(ctx actor.Context) {
 }
 
 func (t *turn) completeCall(ctx actor.Context, c call, status, out string, r tools.Result, took time.Duration) {
+	t.answered++
 	meta := map[string]string{}
 	for k, v := range r.Metadata {
 		meta[k] = fmt.Sprint(v)

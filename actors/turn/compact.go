@@ -21,6 +21,7 @@ const (
 // Compacted reports a manual compaction to the session, before Finished.
 type Compacted struct {
 	RunID            string
+	Token            uint64
 	Summary          string
 	FirstKeptEntryID string
 	TokensBefore     int
@@ -118,7 +119,7 @@ func (t *turn) onCompactionDone(ctx actor.Context, m *compactionDone) {
 		if p.Error != "" {
 			err = errString(p.Error)
 		}
-		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Summary: p.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: m.cut.TokensBefore, Err: err})
+		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Token: t.cfg.Token, Summary: p.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: m.cut.TokensBefore, Err: err})
 		t.end(ctx, StopEndTurn, "")
 		return
 	}

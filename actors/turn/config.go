@@ -28,6 +28,7 @@ type Retry struct {
 type Config struct {
 	SessionID string
 	RunID     string
+	Token     uint64     // set by the session; echoed on every message to it
 	Session   *actor.PID // receives *Emit and *Finished
 	Queue     *actor.PID // answers *TakeMessages
 

@@ -6,9 +6,12 @@ import (
 	"github.com/troupehq/troupe/runtime/toolcall"
 )
 
-// Emit asks the session to append events, in order.
+// Emit asks the session to append events, in order. Token names the turn
+// that sent it: a message from a turn that has since been stopped (still in
+// the mailbox across a restart) must not reach the log.
 type Emit struct {
 	RunID  string
+	Token  uint64
 	Events []event.Draft
 }
 
@@ -16,6 +19,7 @@ type Emit struct {
 // just before).
 type Finished struct {
 	RunID      string
+	Token      uint64
 	StopReason string
 }
 

@@ -74,7 +74,7 @@ func (t *turn) begin(ctx actor.Context) {
 		return
 	}
 	if !t.startCompaction(ctx, CompactManual, t.cfg.Instructions, thenFinish) {
-		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Err: errString("nothing to compact")})
+		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Token: t.cfg.Token, Err: errString("nothing to compact")})
 		t.end(ctx, StopEndTurn, "")
 	}
 }

@@ -52,7 +52,7 @@ func (t *turn) startStream(ctx actor.Context) {
 	req := t.request()
 	s := &streamer{
 		root: ctx.ActorSystem().Root, session: t.cfg.Session,
-		runID: t.cfg.RunID, msgID: t.msgID, toolIDs: map[int]string{}, toolNames: map[int]string{},
+		runID: t.cfg.RunID, token: t.cfg.Token, msgID: t.msgID, toolIDs: map[int]string{}, toolNames: map[int]string{},
 	}
 	self, provider, attempt := ctx.Self(), t.cfg.Provider, t.attempt
 	go func() {
@@ -68,6 +68,7 @@ type streamer struct {
 	root      *actor.RootContext
 	session   *actor.PID
 	runID     string
+	token     uint64
 	msgID     string
 	filter    toolcall.Filter
 	parsed    toolcall.Result
@@ -114,7 +115,7 @@ func (s *streamer) send(channel, text, toolID, toolName string) {
 		return
 	}
 	s.index++
-	s.root.Send(s.session, &Emit{RunID: s.runID, Events: []event.Draft{{Kind: event.MessageDelta, Payload: b}}})
+	s.root.Send(s.session, &Emit{RunID: s.runID, Token: s.token, Events: []event.Draft{{Kind: event.MessageDelta, Payload: b}}})
 }
 
 func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {

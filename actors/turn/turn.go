@@ -73,6 +73,7 @@ type turn struct {
 	cancelled    bool
 	cancelReason string
 	finish       llm.FinishReason
+	retryOpen    bool // retry.started was emitted and its retry.ended not yet
 
 	// compaction
 	lastContext        int // prompt+completion tokens of the last step
@@ -139,7 +140,13 @@ func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 		ctx.Logger().Error("event not emitted", "kind", kind, "error", err)
 		return
 	}
-	ctx.Send(t.cfg.Session, &Emit{RunID: t.cfg.RunID, Events: []event.Draft{d}})
+	ctx.Send(t.cfg.Session, &Emit{RunID: t.cfg.RunID, Token: t.cfg.Token, Events: []event.Draft{d}})
+	switch kind {
+	case event.RetryStarted:
+		t.retryOpen = true
+	case event.RetryEnded:
+		t.retryOpen = false
+	}
 	if err := t.conv.Apply(event.Event{Kind: kind, Payload: d.Payload}); err != nil {
 		ctx.Logger().Error("fold own event", "kind", kind, "error", err)
 	}
@@ -180,10 +187,18 @@ func (t *turn) end(ctx actor.Context, stop, errMsg string) {
 	}
 	t.phase = phaseEnded
 	t.closeCalls(ctx)
+	if t.retryOpen {
+		// A cancel during a retry's wait or its attempt ends the retry too.
+		why := errMsg
+		if why == "" {
+			why = stop
+		}
+		t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: t.cfg.Retry.MaxAttempts, Error: why})
+	}
 	if !t.cfg.CompactOnly {
 		t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
 	}
-	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, StopReason: stop})
+	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, Token: t.cfg.Token, StopReason: stop})
 }
 
 // cancelledOutput is what the model is told of calls a cancel cut short or
