@@ -136,3 +136,31 @@ func alive(pid int) bool {
 	fields := strings.Fields(string(b))
 	return len(fields) > 2 && fields[2] != "Z"
 }
+
+func TestRunResumeLatestContinuesTheConversation(t *testing.T) {
+	bin := testkit.BuildTroupe(t)
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("Nice to meet you, Ada.")),
+		llmserver.Steps(llmserver.Text("You are Ada.")),
+	}})
+	home, work := t.TempDir(), t.TempDir()
+	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
+	base := []string{"run", "--home", home, "--provider", "openai", "--model", "tiny", "--cwd", work}
+	p := testkit.Start(t, bin, env, append(base, "I am Ada")...)
+	first, _ := p.ReadLine(30 * time.Second)
+	testkit.Equal(t, p.Wait(t, 30*time.Second), 0)
+
+	p = testkit.Start(t, bin, env, append(base, "--resume", "latest", "who am I?")...)
+	second, _ := p.ReadLine(30 * time.Second)
+	testkit.Equal(t, p.Wait(t, 30*time.Second), 0)
+	testkit.Equal(t, second, first) // "session <id>": the same session
+
+	reqs, err := srv.WaitChatRequests(context.Background(), 2)
+	testkit.NoError(t, err)
+	body := string(reqs[1].Body)
+	if !strings.Contains(body, "I am Ada") || !strings.Contains(body, "Nice to meet you, Ada.") {
+		t.Fatalf("second request lacks the first exchange: %s", body)
+	}
+	id := strings.TrimPrefix(first, "session ")
+	testkit.Equal(t, reqs[1].Header.Get("X-Session-ID"), id)
+}

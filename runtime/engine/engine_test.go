@@ -12,6 +12,7 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/runtime/tools"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
@@ -74,4 +75,29 @@ func TestBrokenModelsFileIsAnErrorUpFront(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "base_urll") {
 		t.Fatalf("error %v", err)
 	}
+}
+
+func TestSkillsAreOfferedAndActivated(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "skills", "release")
+	testkit.NoError(t, os.MkdirAll(dir, 0o755))
+	testkit.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: release\ndescription: Cut a release\n---\nRun the release checklist.\n"), 0o644))
+	e, err := engine.New(engine.Options{Home: home, Env: env(nil)})
+	testkit.NoError(t, err)
+	se := e.Session()
+	if !strings.Contains(se.SystemPrompt(session.State{Cwd: "/w"}), "release") {
+		t.Fatal("the skills catalog is not in the system prompt")
+	}
+	for _, tl := range se.Tools(session.State{}) {
+		if tl.Name() != "activate_skill" {
+			continue
+		}
+		res, err := tl.Run(context.Background(), tools.Call{Args: []byte(`{"name":"release"}`)}, nil)
+		testkit.NoError(t, err)
+		if !strings.Contains(res.Output, "release checklist") {
+			t.Fatalf("activate_skill returned %q", res.Output)
+		}
+		return
+	}
+	t.Fatal("activate_skill is not offered")
 }
