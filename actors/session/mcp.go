@@ -22,7 +22,7 @@ type mcpState struct {
 // startMCP spawns one actor per configured server and asks each for its
 // tools; replies come back as *mcp.ToolsReply.
 func (s *session) startMCP(ctx actor.Context) {
-	if s.cfg.Engine == nil || len(s.mcp.pids) > 0 || len(s.f.st.MCPServers) == 0 {
+	if s.cfg.Engine == nil || len(s.mcp.pids) > 0 || len(s.f.st.MCPServers) == 0 || s.recovering {
 		return
 	}
 	servers, err := mcp.ParseServers(s.f.st.MCPServers)

@@ -54,6 +54,10 @@ type AbortRetry struct{}
 // ChangeSettings records new settings; the reply is *Appended.
 type ChangeSettings struct{ Settings event.Settings }
 
+// ImportHistory adds messages to the conversation (a host's earlier
+// history); the reply is *Appended.
+type ImportHistory struct{ History event.HistoryImportedPayload }
+
 // Compact summarises the older conversation now; the reply, once done, is
 // *CompactReply. It is refused while a run is in progress.
 type Compact struct{ Instructions string }
@@ -81,6 +85,7 @@ func (*AbortRetry) isRequest()     {}
 func (*ChangeSettings) isRequest() {}
 func (*RecordBash) isRequest()     {}
 func (*Compact) isRequest()        {}
+func (*ImportHistory) isRequest()  {}
 
 // handleEngine serves the engine's requests; ok is false for others.
 func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request) bool {
@@ -126,6 +131,13 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 		s.changeSettings(ctx, sender, m.Settings)
 	case *Compact:
 		s.compact(ctx, sender, m.Instructions)
+	case *ImportHistory:
+		d, err := event.NewDraft(event.HistoryImported, m.History)
+		if err != nil {
+			s.reply(ctx, sender, &Appended{Err: err})
+			return true
+		}
+		s.commit(ctx, []event.Draft{d}, sender, nil)
 	case *RecordBash:
 		d, err := event.NewDraft(event.BashExecuted, m.Bash)
 		if err != nil {
@@ -268,7 +280,7 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 }
 
 func (s *session) ensureQueue(ctx actor.Context) {
-	if s.cfg.Engine == nil || s.queuePID != nil || !s.f.st.Created {
+	if s.cfg.Engine == nil || s.queuePID != nil || !s.f.st.Created || s.recovering {
 		return
 	}
 	s.queuePID = ctx.Spawn(queue.Props(queue.Config{

@@ -14,6 +14,7 @@ import (
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/conversation"
 )
 
 // Config is what a session actor needs.
@@ -167,6 +168,9 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: err}
 	}
+	if err := foldParent(ctx, store, id, &f.conv, 0); err != nil {
+		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
+	}
 	err = store.Load(ctx, id, 1, func(e event.Event) error {
 		if err := f.apply(e, false); err != nil {
 			return fmt.Errorf("fold seq %d: %w", e.Seq, err)
@@ -177,6 +181,36 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
 	return &recovered{fold: f, failed: meta.Status == persistence.StatusFailed}
+}
+
+// maxForkDepth stops a corrupt log whose fork breadcrumbs loop.
+const maxForkDepth = 64
+
+// foldParent starts a forked session's conversation from its parent's, up
+// to the fork point (recursively, for forks of forks).
+func foldParent(ctx context.Context, store *persistence.Store, id string, conv *conversation.Conversation, depth int) error {
+	var created event.CreatedPayload
+	found := false
+	err := store.LoadRange(ctx, id, 1, 1, func(e event.Event) error {
+		found = e.Kind == event.SessionCreated
+		return e.Decode(&created)
+	})
+	if err != nil || !found || created.ParentSessionID == "" || created.ForkedFromSeq <= 0 {
+		return err
+	}
+	if depth >= maxForkDepth {
+		return fmt.Errorf("fork chain of %s is deeper than %d", id, maxForkDepth)
+	}
+	parent := created.ParentSessionID
+	if err := foldParent(ctx, store, parent, conv, depth+1); err != nil {
+		return err
+	}
+	return store.LoadRange(ctx, parent, 1, created.ForkedFromSeq, func(e event.Event) error {
+		if e.Kind == event.MessageDelta {
+			return nil
+		}
+		return conv.Apply(e)
+	})
 }
 
 func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
@@ -264,6 +298,12 @@ func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
 	}
 	s.missing = false
 	s.append(ctx, sender, []event.Draft{d})
+	if m.Created.ParentSessionID != "" {
+		// A fork's history is its parent's: read it once the created event
+		// is committed, serving nothing else meanwhile.
+		s.recovering = true
+		ctx.Request(s.cfg.Writer, &storewriter.Drain{})
+	}
 }
 
 // append validates a client's drafts, then commits them like the engine's.

@@ -34,6 +34,7 @@ var payloadOf = map[Kind]func() any{
 	CompactionStarted:       func() any { return &CompactionPayload{} },
 	CompactionEnded:         func() any { return &CompactionPayload{} },
 	BashExecuted:            func() any { return &BashExecutedPayload{} },
+	HistoryImported:         func() any { return &HistoryImportedPayload{} },
 	AttentionChanged:        func() any { return &AttentionPayload{} },
 }
 

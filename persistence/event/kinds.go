@@ -43,7 +43,10 @@ const (
 	CompactionStarted Kind = "compaction.started"
 	CompactionEnded   Kind = "compaction.ended"
 
-	BashExecuted     Kind = "bash.executed"
+	BashExecuted Kind = "bash.executed"
+	// HistoryImported adds messages to the conversation that no run of this
+	// session produced (a host's earlier history, an imported session file).
+	HistoryImported  Kind = "history.imported"
 	AttentionChanged Kind = "attention.changed"
 )
 
@@ -56,7 +59,7 @@ var known = map[Kind]bool{
 	ToolProgress: true, ToolCompleted: true, ToolProcess: true,
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
-	BashExecuted: true, AttentionChanged: true,
+	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
 }
 
 // Known reports whether k is a canonical kind.

@@ -267,6 +267,22 @@ type BashExecutedPayload struct {
 	FullOutputPath string `json:"full_output_path,omitempty"`
 }
 
+// HistoryMessage is one imported message.
+type HistoryMessage struct {
+	Role       string     `json:"role"` // user | assistant | tool
+	Content    string     `json:"content"`
+	Thinking   string     `json:"thinking,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	ToolName   string     `json:"tool_name,omitempty"`
+}
+
+// HistoryImportedPayload carries imported messages, oldest first.
+type HistoryImportedPayload struct {
+	Source   string           `json:"source,omitempty"` // e.g. init_history, a session file path
+	Messages []HistoryMessage `json:"messages"`
+}
+
 // AttentionPayload is the full flag set.
 type AttentionPayload struct {
 	Flags []string `json:"flags"`

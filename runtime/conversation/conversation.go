@@ -83,6 +83,11 @@ func (c *Conversation) ApplyDecoded(e event.Event, payload any) {
 	case *event.BashExecutedPayload:
 		c.flushText()
 		c.add(fmt.Sprintf("bash-%d", e.Seq), llm.Message{Role: llm.RoleUser, Content: BashMessage(p)})
+	case *event.HistoryImportedPayload:
+		c.flushText()
+		for i, h := range p.Messages {
+			c.add(fmt.Sprintf("import-%d-%d", e.Seq, i), importedMessage(h))
+		}
 	case *event.CompactionPayload:
 		if e.Kind == event.CompactionEnded && p.Summary != "" && !p.Aborted && p.Error == "" {
 			c.compact(p.Summary, p.FirstKeptEntryID)
@@ -278,4 +283,12 @@ func (c *Conversation) Len() int {
 		n++
 	}
 	return n
+}
+
+func importedMessage(h event.HistoryMessage) llm.Message {
+	m := llm.Message{Role: llm.Role(h.Role), Content: h.Content, Thinking: h.Thinking, ToolCallID: h.ToolCallID}
+	for _, tc := range h.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	return m
 }
