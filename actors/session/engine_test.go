@@ -41,6 +41,16 @@ func newRig(t *testing.T, style string, script llmserver.Script, tune func(*sess
 	r.c = testkit.NewCollector(t, rt.System)
 	_, err = rt.Sessions.Subscribe(context.Background(), r.id, 1, false, r.c.PID())
 	testkit.NoError(t, err)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, e := range r.c.Events() {
+			if e.Kind != event.MessageDelta {
+				t.Logf("%d %s %s", e.Seq, e.Kind, e.Payload)
+			}
+		}
+	})
 	return r
 }
 

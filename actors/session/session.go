@@ -342,7 +342,11 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
-	if to != nil {
+	if to != nil && len(evs) == 0 && s.f.st.LastSeq <= s.committed {
+		// Nothing new and everything before is durable: no commit is coming
+		// to answer a waiter, so answer now.
+		s.reply(ctx, to, s.appendedReply(reply, first, s.f.st.LastSeq))
+	} else if to != nil {
 		s.waiters = append(s.waiters, waiter{first: first, last: s.f.st.LastSeq, to: to, reply: reply})
 	}
 	if len(evs) > 0 || s.metaDirty {
@@ -387,11 +391,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 	k := 0
 	for k < len(s.waiters) && s.waiters[k].last <= s.committed {
 		w := s.waiters[k]
-		if w.reply != nil {
-			s.reply(ctx, w.to, w.reply)
-		} else {
-			s.reply(ctx, w.to, &Appended{FirstSeq: w.first, LastSeq: w.last})
-		}
+		s.reply(ctx, w.to, s.appendedReply(w.reply, w.first, w.last))
 		k++
 	}
 	s.waiters = s.waiters[k:]
@@ -465,4 +465,13 @@ func (s *session) childStopped(ctx actor.Context, who *actor.PID) {
 			s.closeInterrupted(ctx)
 		}
 	}
+}
+
+// appendedReply is the answer to a commit: the caller's own reply, or
+// *Appended with the seqs.
+func (s *session) appendedReply(reply any, first, last int64) any {
+	if reply != nil {
+		return reply
+	}
+	return &Appended{FirstSeq: first, LastSeq: last}
 }
