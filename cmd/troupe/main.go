@@ -7,24 +7,48 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 )
 
 // command is one subcommand: a name, a one-line summary and its entry point.
+// match, when set, also recognises the command in flag form (existing
+// hosts start `troupe --mode rpc ...`): it returns the args left for run.
 type command struct {
 	name    string
 	args    string
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	match   func(args []string) (rest []string, ok bool)
 }
 
+// registry holds every command; each registers itself from its own file.
+var registry []command
+
+func register(c command) { registry = append(registry, c) }
+
 func commands() []command {
-	return []command{
-		{"events", "SESSION [--from SEQ] [--follow]", "print a session's events from the store as NDJSON", runEvents},
-		{"run", "[flags] PROMPT", "run one prompt to the end and print the transcript (--json: events)", runRun},
-		{"append", "SESSION [--title T] [--cwd DIR]", "append canonical events read as NDJSON from stdin, acknowledging each once durable", runAppend},
-		{"version", "", "print the version", runVersion},
-		{"help", "", "show this help", runHelp},
+	out := append([]command(nil), registry...)
+	sort.SliceStable(out, func(i, j int) bool { return order(out[i].name) < order(out[j].name) })
+	return out
+}
+
+// order keeps help's list stable: everyday commands first.
+func order(name string) string {
+	switch name {
+	case "version":
+		return "y"
+	case "help":
+		return "z"
 	}
+	return name
+}
+
+func init() {
+	register(command{name: "events", args: "SESSION [--from SEQ] [--follow]", summary: "print a session's events from the store as NDJSON", run: runEvents})
+	register(command{name: "run", args: "[flags] PROMPT", summary: "run one prompt to the end and print the transcript (--json: events)", run: runRun})
+	register(command{name: "append", args: "SESSION [--title T] [--cwd DIR]", summary: "append canonical events read as NDJSON from stdin, acknowledging each once durable", run: runAppend})
+	register(command{name: "version", summary: "print the version", run: runVersion})
+	register(command{name: "help", summary: "show this help", run: runHelp})
 }
 
 func main() {
@@ -45,6 +69,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	for _, c := range commands() {
+		if c.match == nil {
+			continue
+		}
+		if rest, ok := c.match(args); ok {
+			return c.run(rest, stdin, stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "troupe: unknown command %q\n\n", args[0])
