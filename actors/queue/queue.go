@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"fmt"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
@@ -77,13 +79,20 @@ func (q *queue) Receive(ctx actor.Context) {
 // emit folds the events into the queue's own state (it is their only
 // writer, so its view is exact) and hands them to the session.
 func (q *queue) emit(ctx actor.Context, reply any, replyTo *actor.PID, kind event.Kind, payload any) {
+	if d, ok := q.fold(ctx, kind, payload); ok {
+		ctx.Send(q.cfg.Session, &Emit{Events: []event.Draft{d}, Reply: reply, ReplyTo: replyTo})
+	}
+}
+
+// fold makes the draft and applies it to the queue's state.
+func (q *queue) fold(ctx actor.Context, kind event.Kind, payload any) (event.Draft, bool) {
 	d, err := event.NewDraft(kind, payload)
 	if err != nil {
 		ctx.Logger().Error("queue event not emitted", "kind", kind, "error", err)
-		return
+		return event.Draft{}, false
 	}
 	_ = q.state.Apply(event.Event{Kind: kind, Payload: d.Payload})
-	ctx.Send(q.cfg.Session, &Emit{Events: []event.Draft{d}, Reply: reply, ReplyTo: replyTo})
+	return d, true
 }
 
 func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
@@ -91,10 +100,14 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	if e.Delivery == "" {
 		e.Delivery = DeliveryPrompt
 	}
-	q.emit(ctx, nil, nil, event.PromptQueued, event.PromptQueuedPayload{
+	d, ok := q.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{
 		MessageID: e.MessageID, Content: e.Content, Delivery: e.Delivery,
 		Position: m.Position, AfterMessageID: m.After, Client: e.Client,
 	})
+	if !ok {
+		ctx.Respond(&Enqueued{MessageID: e.MessageID, Err: fmt.Errorf("queue %s: invalid prompt", e.MessageID)})
+		return
+	}
 	pos := q.state.index(e.MessageID)
 	if q.state.Running != "" {
 		pos++ // the running prompt is ahead of everything queued
@@ -103,8 +116,11 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 		pos = 0
 	}
 	reply := &Enqueued{MessageID: e.MessageID, Position: pos, Depth: q.state.Pending()}
-	// The durable ack: the session answers after the prompt.queued commit.
-	ctx.Send(q.cfg.Session, &Emit{Reply: reply, ReplyTo: ctx.Sender()})
+	// The durable ack travels with the event: the session answers once
+	// prompt.queued is committed. (A separate, empty Emit could reach the
+	// session after that commit was acknowledged, and nothing would ever
+	// answer it.)
+	ctx.Send(q.cfg.Session, &Emit{Events: []event.Draft{d}, Reply: reply, ReplyTo: ctx.Sender()})
 	q.schedule(ctx)
 }
 
@@ -187,6 +203,12 @@ func (q *queue) update(ctx actor.Context, m *UpdatePrompt) {
 }
 
 func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
+	if m.TargetID == "" {
+		// Nothing running has an empty id either: without this an amend
+		// naming no target "amends" the idle session's empty run.
+		ctx.Respond(&Result{Reason: "target_not_found"})
+		return
+	}
 	if i := q.state.index(m.TargetID); i >= 0 {
 		q.emit(ctx, &Result{OK: true, Reason: "ok", MessageID: m.TargetID}, ctx.Sender(), event.PromptUpdated, event.PromptChangedPayload{MessageID: m.TargetID, Content: m.Content})
 		if m.ReplaceQueue {
@@ -196,7 +218,12 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 	}
 	if m.TargetID != q.state.Running {
 		if m.OnTargetCompleted == "send_anyway" {
-			q.enqueue(ctx, &Enqueue{Entry: Entry{MessageID: m.NewID, Content: m.Content, Delivery: DeliveryFollowUp, Client: m.Client}})
+			// Sent as a regular follow-up; the answer is still a Result
+			// (as QueueOp promises), naming the id that was sent.
+			q.emit(ctx, &Result{OK: true, Reason: "target_completed", MessageID: m.NewID}, ctx.Sender(), event.PromptQueued, event.PromptQueuedPayload{
+				MessageID: m.NewID, Content: m.Content, Delivery: DeliveryFollowUp, Client: m.Client,
+			})
+			q.schedule(ctx)
 			return
 		}
 		ctx.Respond(&Result{Reason: "target_completed"})
