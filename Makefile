@@ -1,8 +1,6 @@
 GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
-# Benchmarks whose figures README.md reports.
-BENCH_PKGS = ./persistence/ ./actors/session/ ./runtime/llm/openai/
 
 .PHONY: build test bench lint run
 
@@ -14,8 +12,12 @@ build:
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
 
+# The figures README.md reports: store, session and engine throughput,
+# chunk latency, and the LLM client's parser.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s $(BENCH_PKGS)
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
+	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
+	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

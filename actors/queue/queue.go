@@ -179,27 +179,24 @@ func (q *queue) take(ctx actor.Context, m *turn.TakeMessages) *turn.Messages {
 }
 
 func (q *queue) cancelPrompt(ctx actor.Context, m *CancelPrompt) {
-	if m.MessageID == q.state.Running {
-		ctx.Respond(&Result{Reason: "already_running"})
-		return
-	}
-	if q.state.index(m.MessageID) < 0 {
-		ctx.Respond(&Result{Reason: "not_found"})
-		return
-	}
-	q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), event.PromptCancelled, event.PromptChangedPayload{MessageID: m.MessageID, Reason: "cancelled"})
+	q.changeQueued(ctx, m.MessageID, event.PromptCancelled, event.PromptChangedPayload{MessageID: m.MessageID, Reason: "cancelled"})
 }
 
 func (q *queue) update(ctx actor.Context, m *UpdatePrompt) {
-	if m.MessageID == q.state.Running {
+	q.changeQueued(ctx, m.MessageID, event.PromptUpdated, event.PromptChangedPayload{MessageID: m.MessageID, Content: m.Content})
+}
+
+// changeQueued applies a cancel or update to a waiting entry, answering
+// with the hydra reasons when it is running or unknown.
+func (q *queue) changeQueued(ctx actor.Context, id string, kind event.Kind, p event.PromptChangedPayload) {
+	switch {
+	case id == q.state.Running:
 		ctx.Respond(&Result{Reason: "already_running"})
-		return
-	}
-	if q.state.index(m.MessageID) < 0 {
+	case q.state.index(id) < 0:
 		ctx.Respond(&Result{Reason: "not_found"})
-		return
+	default:
+		q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), kind, p)
 	}
-	q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), event.PromptUpdated, event.PromptChangedPayload{MessageID: m.MessageID, Content: m.Content})
 }
 
 func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {

@@ -36,23 +36,3 @@ func BenchmarkSessionAppend(b *testing.B) {
 	})
 	b.ReportMetric(float64(appended.Load())/b.Elapsed().Seconds(), "appends/s")
 }
-
-// BenchmarkSubscriberLatency measures the time from an append request to a
-// live subscriber holding the committed event.
-func BenchmarkSubscriberLatency(b *testing.B) {
-	rt := testkit.Boot(b, runtime.Options{})
-	ctx := context.Background()
-	testkit.NoError(b, rt.Sessions.Create(ctx, "lat", event.CreatedPayload{}))
-	c := testkit.NewCollector(b, rt.System)
-	_, err := rt.Sessions.Subscribe(ctx, "lat", 0, true, c.PID())
-	testkit.NoError(b, err)
-	d := delta(b, "tok")
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_, last, err := rt.Sessions.Append(ctx, "lat", d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c.WaitSeq(b, last, 5e9)
-	}
-}

@@ -44,7 +44,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: troupe append SESSION [--title T] [--cwd DIR] < events.ndjson")
 		return 2
 	}
-	log, err := runtime.NewLogger(runtime.LogOptions{Level: common.logLevel, Format: common.logFormat})
+	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe append: %v\n", err)
 		return 2

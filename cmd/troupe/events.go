@@ -34,7 +34,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: troupe events SESSION [--from SEQ] [--follow]")
 		return 2
 	}
-	log, err := runtime.NewLogger(runtime.LogOptions{Level: common.logLevel, Format: common.logFormat})
+	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 2

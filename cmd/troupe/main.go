@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sort"
+
+	"github.com/troupehq/troupe/runtime"
 )
 
 // command is one subcommand: a name, a one-line summary and its entry point.
@@ -110,6 +113,11 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "data home (default $TROUPE_HOME or ~/.troupe)")
 	fs.StringVar(&c.logLevel, "log-level", "", "log level: debug, info, warn, error (default $TROUPE_LOG or warn)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+}
+
+// logger builds the command's logger from the flags.
+func (c *commonFlags) logger() (*slog.Logger, error) {
+	return runtime.NewLogger(runtime.LogOptions{Level: c.logLevel, Format: c.logFormat})
 }
 
 // parse parses flags and positional args in any order, since people type

@@ -55,7 +55,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if f.yolo {
 		f.mode = turn.ModeYolo
 	}
-	log, err := runtime.NewLogger(runtime.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := f.common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return 2
