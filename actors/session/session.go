@@ -86,7 +86,8 @@ type session struct {
 	turnPID   *actor.PID
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
-	stopping  bool   // children are being stopped with the session
+	stopping  bool
+	idle      idleClock // children are being stopped with the session
 	mcp       mcpState
 
 	pendingStart string     // a run the queue started while a compaction ran
@@ -115,21 +116,24 @@ func (s *session) Receive(ctx actor.Context) {
 	case *actor.Terminated:
 		delete(s.subs, m.Who.Id)
 		s.childStopped(ctx, m.Who)
-	case *actor.ReceiveTimeout:
-		s.maybeIdle(ctx)
+	case *idleCheck:
+		s.onIdleCheck(ctx)
 	case *Passivate:
 		s.passivate(ctx)
 	case *actor.Restarting:
 		// The children are stopped for the restart; the new incarnation
 		// rebuilds them from the log, so this one must not.
 		s.stopping = true
+		s.stopIdle()
 	case *actor.Stopping:
 		s.stopping = true
+		s.stopIdle()
 		if s.cancelLoad != nil {
 			s.cancelLoad()
 		}
 		s.recordCold(ctx)
 	case Request:
+		s.touch()
 		if s.recovering {
 			s.buffered = append(s.buffered, pendingRequest{sender: ctx.Sender(), msg: m})
 			return
@@ -233,15 +237,14 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 		s.closeInterrupted(ctx)
 		s.ensureQueue(ctx)
 	}
-	if s.cfg.IdleTimeout > 0 {
-		ctx.SetReceiveTimeout(s.cfg.IdleTimeout)
-	}
+	s.touch()
+	s.armIdle(ctx, s.cfg.IdleTimeout)
 	buffered := s.buffered
 	s.buffered = nil
 	for _, p := range buffered {
 		s.handle(ctx, p.sender, p.msg)
 	}
-	s.maybeIdle(ctx)
+	s.requestPassivation(ctx, false)
 }
 
 func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
@@ -410,14 +413,14 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 	s.startRecovery(ctx)
 }
 
-func (s *session) maybeIdle(ctx actor.Context) {
-	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnPID != nil || s.f.st.Queued > 0 {
+// requestPassivation asks the parent to stop this session when it has no
+// work and no subscriber: after idling (idle), or at once when there is
+// nothing to serve (no such session, or a failed one).
+func (s *session) requestPassivation(ctx actor.Context, idle bool) {
+	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnRun != "" || s.f.st.Queued > 0 {
 		return
 	}
-	if s.cfg.IdleTimeout <= 0 && !s.missing && !s.failed {
-		return
-	}
-	if _, isTimeout := ctx.Message().(*actor.ReceiveTimeout); !isTimeout && !s.missing && !s.failed {
+	if !idle && !s.missing && !s.failed {
 		return
 	}
 	if ctx.Parent() != nil {
