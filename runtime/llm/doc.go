@@ -3,8 +3,11 @@
 // streaming reply is made of, the assembled reply, and the classified error
 // every provider returns.
 //
-// It owns only types and the rules for classifying failures. It must not
-// touch the network, the session log or any actor: providers (such as
+// It owns the types and the rules every provider must apply alike: how
+// failures are classified (including the error bodies OpenAI-compatible
+// servers share) and how chunks are assembled into a Response (Assembler),
+// so that a provider and a fake of it cannot drift apart. It must not touch
+// the network, the session log or any actor: providers (such as
 // runtime/llm/openai) implement Provider on top of these types, and the
 // engine decides what to do with a Chunk or an *Error.
 package llm

@@ -16,9 +16,6 @@ import (
 // maxGlobResults bounds how many paths glob returns.
 const maxGlobResults = 1000
 
-// errWalkStop ends a directory walk early once enough was found.
-var errWalkStop = errors.New("stop walking")
-
 // Glob finds files whose path matches a pattern.
 type Glob struct{}
 
@@ -106,28 +103,26 @@ func globWalk(ctx context.Context, root, pattern string) (matches []string, more
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	// rel is the path pattern is matched against. filepath.Rel cannot fail
+	// on a path found below root; were it to, a file would not match and a
+	// directory would be entered.
+	rel := func(path string) (string, bool) {
+		r, err := filepath.Rel(root, path)
+		return filepath.ToSlash(r), err == nil
+	}
+	enter := func(path string, d fs.DirEntry) bool {
+		r, ok := rel(path)
+		if !ok {
+			return true
 		}
-		if err != nil {
-			return nil // unreadable entries are skipped, as find does
+		if skippedDirs[d.Name()] && !strings.Contains(pattern, d.Name()) {
+			return false
 		}
-		rel, relErr := filepath.Rel(root, path)
-		if relErr != nil || rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skippedDirs[d.Name()] && !strings.Contains(pattern, d.Name()) {
-				return filepath.SkipDir
-			}
-			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !doublestar.MatchUnvalidated(pattern, rel) {
+		return maxDepth < 0 || strings.Count(r, "/")+1 < maxDepth
+	}
+	visit := func(path string, _ fs.DirEntry) error {
+		r, ok := rel(path)
+		if !ok || !doublestar.MatchUnvalidated(pattern, r) {
 			return nil
 		}
 		if len(matches) == maxGlobResults {
@@ -136,10 +131,8 @@ func globWalk(ctx context.Context, root, pattern string) (matches []string, more
 		}
 		matches = append(matches, path)
 		return nil
-	})
-	if errors.Is(err, errWalkStop) {
-		err = nil
 	}
+	err = walkTree(ctx, root, enter, visit)
 	return matches, more, err
 }
 

@@ -135,19 +135,8 @@ type grepSearch struct {
 }
 
 func (s *grepSearch) walk(root, glob string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if s.ctx.Err() != nil {
-			return s.ctx.Err()
-		}
-		if err != nil {
-			return nil // unreadable entries are skipped, as grep -s does
-		}
-		if d.IsDir() {
-			if p != root && skippedDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	enter := func(_ string, d fs.DirEntry) bool { return !skippedDirs[d.Name()] }
+	visit := func(p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() {
 			return nil // links are not followed, to avoid loops and duplicates
 		}
@@ -155,7 +144,8 @@ func (s *grepSearch) walk(root, glob string) error {
 			return nil
 		}
 		return s.file(p)
-	})
+	}
+	return walkTree(s.ctx, root, enter, visit)
 }
 
 // globSelects applies ripgrep's rule: a glob without a slash matches the

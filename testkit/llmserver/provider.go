@@ -70,7 +70,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, sink func(llm.Ch
 	pb := &playback{
 		ctx:  ctx,
 		plan: pl,
-		asm:  assembly{sink: sink, id: completionID(n), model: model},
+		asm:  llm.Assembler{Sink: sink, ID: completionID(n), Model: model},
 	}
 	if req.Stream {
 		err = pb.stream()
@@ -80,7 +80,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, sink func(llm.Ch
 	if err != nil {
 		return nil, fmt.Errorf("chat completions: %w", err)
 	}
-	return pb.asm.response(), nil
+	return pb.asm.Response(), nil
 }
 
 // take hands out replies as Server.takeReply does, after the 503s that

@@ -11,7 +11,7 @@ import (
 type playback struct {
 	ctx  context.Context
 	plan plan
-	asm  assembly
+	asm  llm.Assembler
 }
 
 // stream plays the reply as the openai client reads it from the SSE that
@@ -46,29 +46,29 @@ func (pb *playback) stream() error {
 		var err error
 		switch a.kind {
 		case actContent:
-			err = pb.asm.text(llm.ChunkText, a.text)
+			err = pb.asm.Text(llm.ChunkText, a.text)
 		case actTokens:
 			if err := pb.tokens(a.text, a.count); err != nil {
 				return err
 			}
 		case actReasoning:
-			err = pb.asm.text(llm.ChunkThinking, a.text)
+			err = pb.asm.Text(llm.ChunkThinking, a.text)
 		case actToolStart:
-			err = pb.asm.toolCall(a.tool, a.id, a.name, "")
+			err = pb.asm.ToolCall(a.tool, a.id, a.name, "")
 		case actToolArgs:
-			err = pb.asm.toolCall(a.tool, "", "", a.text)
+			err = pb.asm.ToolCall(a.tool, "", "", a.text)
 		case actFinish:
 			finished = true
 			err = pb.finish()
 		case actKeepAlive:
 		}
 		if err != nil {
-			return sinkError(err)
+			return err
 		}
 	}
 	if !finished {
 		if err := pb.finish(); err != nil {
-			return sinkError(err)
+			return err
 		}
 	}
 	// The client looks at ctx once more when it reads [DONE].
@@ -90,8 +90,8 @@ func (pb *playback) tokens(text string, n int) error {
 		if canceled(done) {
 			return pb.ctx.Err()
 		}
-		if err := pb.asm.text(llm.ChunkText, text); err != nil {
-			return sinkError(err)
+		if err := pb.asm.Text(llm.ChunkText, text); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -100,9 +100,9 @@ func (pb *playback) tokens(text string, n int) error {
 // finish is the finish chunk and, when the reply reports usage, the usage
 // the client reads from it or from the chunk after it.
 func (pb *playback) finish() error {
-	pb.asm.finish = llm.FinishReason(pb.plan.finish)
+	pb.asm.Finish = llm.FinishReason(pb.plan.finish)
 	if u := pb.plan.usage; u != nil {
-		return pb.asm.setUsage(llmUsage(*u))
+		return pb.asm.SetUsage(llmUsage(*u))
 	}
 	return nil
 }
@@ -148,24 +148,18 @@ func (pb *playback) complete() error {
 	if err := pb.ctx.Err(); err != nil {
 		return err
 	}
-	if err := pb.asm.text(llm.ChunkThinking, reasoning.String()); err != nil {
-		return sinkError(err)
+	if err := pb.asm.Text(llm.ChunkThinking, reasoning.String()); err != nil {
+		return err
 	}
-	if err := pb.asm.text(llm.ChunkText, content.String()); err != nil {
-		return sinkError(err)
+	if err := pb.asm.Text(llm.ChunkText, content.String()); err != nil {
+		return err
 	}
 	for i, c := range calls {
-		if err := pb.asm.toolCall(i, c.ID, c.Function.Name, c.Function.Arguments); err != nil {
-			return sinkError(err)
+		if err := pb.asm.ToolCall(i, c.ID, c.Function.Name, c.Function.Arguments); err != nil {
+			return err
 		}
 	}
-	pb.asm.finish = llm.FinishReason(pb.plan.finish)
-	if u := pb.plan.usage; u != nil {
-		if err := pb.asm.setUsage(llmUsage(*u)); err != nil {
-			return sinkError(err)
-		}
-	}
-	return nil
+	return pb.finish()
 }
 
 // llmUsage is what the client reads from Usage.wire.

@@ -43,11 +43,11 @@ func BenchmarkStreamDeltas(b *testing.B) {
 		return nil
 	}
 	for b.Loop() {
-		a := &assembler{sink: sink}
+		a := &llm.Assembler{Sink: sink}
 		if err := decodeStream(context.Background(), bytes.NewReader(stream), a, 0); err != nil {
 			b.Fatal(err)
 		}
-		_ = a.response()
+		_ = a.Response()
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "deltas/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/delta")

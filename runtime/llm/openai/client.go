@@ -133,7 +133,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, sink func(llm.Chun
 		return nil, fmt.Errorf("chat completions: %w", err)
 	}
 	defer resp.Body.Close()
-	a := &assembler{sink: sink}
+	a := &llm.Assembler{Sink: sink}
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		err = decodeStream(ctx, resp.Body, a, c.cfg.MaxLineBytes)
 		if err == nil {
@@ -145,7 +145,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request, sink func(llm.Chun
 	if err != nil {
 		return nil, fmt.Errorf("chat completions: %w", err)
 	}
-	return a.response(), nil
+	return a.Response(), nil
 }
 
 func (c *Client) setHeaders(hreq *http.Request, extra map[string]string) {

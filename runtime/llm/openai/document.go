@@ -3,8 +3,8 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
+	"net/http"
 
 	"github.com/troupehq/troupe/runtime/llm"
 )
@@ -51,7 +51,7 @@ type wireUsage struct {
 
 // decodeDocument reads a non-streamed chat.completion and passes its parts
 // through a, so a caller sees the same chunks, only all at once.
-func decodeDocument(ctx context.Context, body io.Reader, a *assembler) error {
+func decodeDocument(ctx context.Context, body io.Reader, a *llm.Assembler) error {
 	raw, err := io.ReadAll(io.LimitReader(body, maxDocument))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -65,27 +65,23 @@ func decodeDocument(ctx context.Context, body io.Reader, a *assembler) error {
 			Message: "bad chat completion: " + string(truncate(raw, 200)), Err: err}
 	}
 	if len(w.Error) > 0 && string(w.Error) != "null" {
-		return parseError(200, raw)
+		return llm.ParseErrorBody(http.StatusOK, raw)
 	}
 	if len(w.Choices) == 0 {
 		return &llm.Error{Type: llm.TypeInvalidResponse, Message: "chat completion has no choices"}
 	}
-	a.id, a.model = w.ID, w.Model
+	a.ID, a.Model = w.ID, w.Model
 	ch := w.Choices[0]
 	m := ch.Message
 	thinking := m.ReasoningContent
 	if thinking == "" {
 		thinking = m.Reasoning
 	}
-	if thinking != "" {
-		if err := a.text(llm.ChunkThinking, []byte(thinking)); err != nil {
-			return sinkError(err)
-		}
+	if err := a.Text(llm.ChunkThinking, thinking); err != nil {
+		return err
 	}
-	if text := contentText(m.Content); text != "" {
-		if err := a.text(llm.ChunkText, []byte(text)); err != nil {
-			return sinkError(err)
-		}
+	if err := a.Text(llm.ChunkText, contentText(m.Content)); err != nil {
+		return err
 	}
 	for i, tc := range m.ToolCalls {
 		index := i
@@ -93,12 +89,12 @@ func decodeDocument(ctx context.Context, body io.Reader, a *assembler) error {
 			index = *tc.Index
 		}
 		args := argumentsText(tc.Function.Arguments)
-		if err := a.toolCall(index, []byte(tc.ID), []byte(tc.Function.Name), args); err != nil {
-			return sinkError(err)
+		if err := a.ToolCall(index, tc.ID, tc.Function.Name, args); err != nil {
+			return err
 		}
 	}
 	if ch.FinishReason != nil {
-		a.finish = llm.FinishReason(*ch.FinishReason)
+		a.Finish = llm.FinishReason(*ch.FinishReason)
 	}
 	if w.Usage != nil {
 		u := llm.Usage{
@@ -109,9 +105,7 @@ func decodeDocument(ctx context.Context, body io.Reader, a *assembler) error {
 		if w.Usage.PromptTokensDetails != nil {
 			u.CachedTokens = w.Usage.PromptTokensDetails.CachedTokens
 		}
-		if err := a.setUsage(u); err != nil {
-			return sinkError(err)
-		}
+		return a.SetUsage(u)
 	}
 	return nil
 }
@@ -142,15 +136,13 @@ func contentText(raw json.RawMessage) string {
 	return string(out)
 }
 
-func argumentsText(raw json.RawMessage) []byte {
+func argumentsText(raw json.RawMessage) string {
 	var s string
 	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return []byte(s)
+		return s
 	}
 	if string(raw) == "null" {
-		return nil
+		return ""
 	}
-	return raw
+	return string(raw)
 }
-
-func sinkError(err error) error { return fmt.Errorf("sink: %w", err) }

@@ -12,7 +12,7 @@ import (
 // decodeStream reads an event stream of chat.completion.chunk frames into a.
 // It returns at [DONE], at an error frame, or when the body ends; a body
 // that ends before [DONE] is complete only if a finish reason was seen.
-func decodeStream(ctx context.Context, body io.Reader, a *assembler, maxLine int) error {
+func decodeStream(ctx context.Context, body io.Reader, a *llm.Assembler, maxLine int) error {
 	sse := newSSEReader(body, maxLine)
 	var (
 		s      scanner
@@ -53,7 +53,7 @@ func decodeStream(ctx context.Context, body io.Reader, a *assembler, maxLine int
 				Message: "bad event-stream frame: " + string(truncate(data, 200)), Err: err}
 		}
 		if f.hasError {
-			return streamError(data)
+			return llm.ParseErrorFrame(data)
 		}
 		if err := applyFrame(a, &f); err != nil {
 			return err
@@ -62,43 +62,32 @@ func decodeStream(ctx context.Context, body io.Reader, a *assembler, maxLine int
 	}
 }
 
-// streamError classifies an error frame. The request was accepted before
-// it came, so it was not malformed: unless the server says otherwise (a
-// code, a context overflow) it is treated as a server failure worth a retry.
-func streamError(data []byte) error {
-	e := parseError(0, data)
-	if e.Status == 0 && !e.ContextOverflow {
-		e.Retryable = true
+// applyFrame adds one frame to a. The id and model kept are the first ones
+// seen; the finish reason and usage, the last.
+func applyFrame(a *llm.Assembler, f *frame) error {
+	if a.ID == "" && len(f.id) > 0 {
+		a.ID = string(f.id)
 	}
-	return e
-}
-
-func applyFrame(a *assembler, f *frame) error {
-	if a.id == "" && len(f.id) > 0 {
-		a.id = string(f.id)
-	}
-	if a.model == "" && len(f.model) > 0 {
-		a.model = string(f.model)
+	if a.Model == "" && len(f.model) > 0 {
+		a.Model = string(f.model)
 	}
 	for i := range f.parts {
 		p := &f.parts[i]
 		var err error
 		if p.kind == llm.ChunkToolCall {
-			err = a.toolCall(p.index, p.id, p.name, p.text)
+			err = a.ToolCallBytes(p.index, p.id, p.name, p.text)
 		} else {
-			err = a.text(p.kind, p.text)
+			err = a.TextBytes(p.kind, p.text)
 		}
 		if err != nil {
-			return sinkError(err)
+			return err
 		}
 	}
 	if f.hasFinish {
-		a.finish = llm.FinishReason(f.finish)
+		a.Finish = llm.FinishReason(f.finish)
 	}
 	if f.hasUsage {
-		if err := a.setUsage(f.usage); err != nil {
-			return sinkError(err)
-		}
+		return a.SetUsage(f.usage)
 	}
 	return nil
 }
