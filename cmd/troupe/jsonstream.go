@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/transports/jsonstream"
+	"github.com/troupehq/troupe/transports/stdio"
+)
+
+func init() {
+	register(command{
+		name: "json-stream", args: "[flags]", summary: "speak the aionrs JSON stream protocol on stdin/stdout (also --json-stream)",
+		run: runJSONStream, match: matchJSONStreamFlag("--json-stream"),
+	})
+}
+
+// matchJSONStreamFlag recognises a flag-form command anywhere in the args and
+// removes it, since hosts put it among their other flags.
+func matchJSONStreamFlag(flag string) func([]string) ([]string, bool) {
+	return func(args []string) ([]string, bool) {
+		i := slices.Index(args, flag)
+		if i < 0 {
+			return nil, false
+		}
+		return slices.Delete(slices.Clone(args), i, i+1), true
+	}
+}
+
+type jsonStreamFlags struct {
+	common                            commonFlags
+	provider, model, baseURL, apiKey  string
+	systemPrompt, workspace, thinking string
+	sessionID, resume                 string
+	maxTokens, maxTurns, maxLine      int
+	autoApprove                       bool
+}
+
+func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f jsonStreamFlags
+	fs := newFlagSet("json-stream", stderr)
+	f.common.register(fs)
+	for _, n := range []string{"provider", "p"} {
+		fs.StringVar(&f.provider, n, "", "provider name from models.yml, or openai")
+	}
+	for _, n := range []string{"model", "m"} {
+		fs.StringVar(&f.model, n, "", "model id")
+	}
+	for _, n := range []string{"base-url", "b"} {
+		fs.StringVar(&f.baseURL, n, "", "override the provider's base URL")
+	}
+	for _, n := range []string{"api-key", "k"} {
+		fs.StringVar(&f.apiKey, n, "", "override the provider's API key")
+	}
+	for _, n := range []string{"workspace", "project-dir"} {
+		fs.StringVar(&f.workspace, n, "", "working directory for file operations (default: current)")
+	}
+	fs.StringVar(&f.systemPrompt, "system-prompt", "", "system prompt (default: troupe's)")
+	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	fs.StringVar(&f.sessionID, "session-id", "", "start a new session with this id (fails if it exists)")
+	fs.StringVar(&f.resume, "resume", "", "resume a session: an id, or latest (newest of the workspace)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
+	fs.IntVar(&f.maxTurns, "max-turns", 20, "LLM calls per message before asking for a final answer")
+	fs.IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes")
+	fs.BoolVar(&f.autoApprove, "auto-approve", false, "start in yolo mode: run every tool without asking")
+	out := json.NewEncoder(stdout)
+	// Before the writer actor exists nothing else writes stdout, so a
+	// fatal configuration error goes out directly, as the spec asks.
+	configError := func(err error) int {
+		_ = out.Encode(jsonstream.NewError("", jsonstream.CodeConfig, err.Error(), false))
+		fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
+		return 2
+	}
+	pos, err := parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return configError(err)
+	}
+	if len(pos) > 0 {
+		return configError(fmt.Errorf("unexpected arguments %q", pos))
+	}
+	if f.sessionID != "" && f.resume != "" {
+		return configError(errors.New("--session-id and --resume are mutually exclusive"))
+	}
+	log, err := runtime.NewLogger(runtime.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	if err != nil {
+		return configError(err)
+	}
+	home, err := runtime.ResolveHome(f.common.home)
+	if err != nil {
+		return configError(err)
+	}
+	if f.workspace == "" {
+		f.workspace, _ = os.Getwd()
+	}
+	// Sessions are listed by their directory, so --resume latest must see
+	// the same spelling as the session that was created.
+	if abs, err := filepath.Abs(f.workspace); err == nil {
+		f.workspace = abs
+	}
+	mode := turn.ModeDefault
+	if f.autoApprove {
+		mode = turn.ModeYolo
+	}
+	eng, err := engine.New(engine.Options{
+		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
+		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
+	})
+	if err == nil {
+		err = eng.Check()
+	}
+	if err != nil {
+		return configError(err)
+	}
+	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session()})
+	if err != nil {
+		return configError(err)
+	}
+	ctx, stopSignals := runtime.NotifyShutdown(context.Background(), log)
+	defer stopSignals()
+	code := serveJSONStream(ctx, rt, f, stdin, stdout, configError)
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// serveJSONStream runs the conversation until EOF, SIGTERM or a fatal error.
+func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer, configError func(error) int) int {
+	bg := context.Background()
+	id, err := jsonStreamSession(bg, rt, f)
+	if err != nil {
+		return configError(err)
+	}
+	// What was committed before the session wakes was shown by an earlier
+	// process; waking may continue a run a crash interrupted, from here.
+	meta, err := rt.Store.Session(bg, id)
+	if err != nil {
+		return configError(err)
+	}
+	if f.autoApprove && f.resume != "" {
+		yolo := turn.ModeYolo
+		if _, err := rt.Sessions.Do(bg, id, &session.ChangeSettings{Settings: event.Settings{ApprovalMode: &yolo}}); err != nil {
+			return configError(err)
+		}
+	}
+	st, err := rt.Sessions.State(bg, id)
+	if err != nil {
+		return configError(err)
+	}
+	mode := turn.ModeDefault
+	if f.autoApprove {
+		mode = turn.ModeYolo
+	}
+	if st.Settings.ApprovalMode != nil && *st.Settings.ApprovalMode != "" {
+		mode = *st.Settings.ApprovalMode
+	}
+	writer := rt.System.Root.Spawn(stdio.WriterProps(stdout))
+	done := make(chan int, 1)
+	pid := rt.System.Root.Spawn(jsonstream.Props(jsonstream.Config{
+		SessionID: id, Registry: rt.Registry(), From: meta.LastSeq + 1, Mode: mode,
+		Input: stdin, MaxLine: f.maxLine, Writer: writer, Done: done,
+	}))
+	defer func() {
+		rt.System.Root.Stop(pid)
+		rt.System.Root.Stop(writer)
+	}()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	// SIGTERM: abort the running response and write its end, but not for
+	// ever: a session that does not answer must not keep the process.
+	rt.System.Root.Send(pid, &jsonstream.Terminate{})
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(20 * time.Second):
+		return 1
+	}
+}
+
+// jsonStreamSession picks or creates the session: --session-id must be
+// new, --resume must exist (latest: the workspace's newest).
+func jsonStreamSession(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags) (string, error) {
+	switch {
+	case f.resume == "latest":
+		list, err := rt.Store.Sessions(ctx, f.workspace)
+		if err != nil {
+			return "", err
+		}
+		if len(list) == 0 {
+			return "", fmt.Errorf("no session to resume in %s", f.workspace)
+		}
+		return list[0].ID, nil
+	case f.resume != "":
+		if _, err := rt.Store.Session(ctx, f.resume); err != nil {
+			return "", fmt.Errorf("resume %s: %w", f.resume, err)
+		}
+		return f.resume, nil
+	}
+	id := f.sessionID
+	if id == "" {
+		id = sessions.NewID()
+	} else if _, err := rt.Store.Session(ctx, id); err == nil {
+		return "", fmt.Errorf("session %s already exists", id)
+	} else if !errors.Is(err, persistence.ErrSessionNotFound) {
+		return "", err
+	}
+	policy := session.CrashResume
+	settings := event.Settings{CrashPolicy: &policy}
+	if f.autoApprove {
+		yolo := turn.ModeYolo
+		settings.ApprovalMode = &yolo
+	}
+	err := rt.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: f.workspace, OriginTransport: "json-stream", OriginClient: "aionrs", Settings: settings})
+	if err != nil {
+		return "", fmt.Errorf("create session %s: %w", id, err)
+	}
+	return id, nil
+}

@@ -1,0 +1,125 @@
+package jsonstream
+
+import (
+	"strings"
+
+	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// client names this transport in the events it causes.
+const client = "aionrs"
+
+func (t *transport) onLine(ctx actor.Context, line []byte) {
+	c, derr := Decode(line)
+	if derr != nil {
+		t.write(ctx, derr.Event())
+		return
+	}
+	if t.closing {
+		return
+	}
+	switch c.Type {
+	case CmdMessage:
+		t.message(ctx, c)
+	case CmdStop:
+		t.stop(ctx)
+	case CmdToolApprove, CmdToolDeny:
+		t.decide(ctx, c)
+	case CmdInitHistory:
+		t.initHistory(ctx, c)
+	case CmdSetMode:
+		t.setMode(ctx, c)
+	case CmdPing:
+		t.write(ctx, Pong{Type: "pong"})
+	}
+}
+
+func (t *transport) message(ctx actor.Context, c Command) {
+	if t.pending[c.MsgID] || t.proj.IsOpen(c.MsgID) {
+		t.write(ctx, NewError(c.MsgID, CodeProtocol, "a message with msg_id "+c.MsgID+" is already in progress", false))
+		return
+	}
+	text := c.Input
+	if len(c.Files) > 0 {
+		// As aionrs does: the model is told of the files by path and reads
+		// them with its tools.
+		text += "\n\n[Attached files]\n" + strings.Join(c.Files, "\n")
+	}
+	t.prompted = true
+	t.pending[c.MsgID] = true
+	t.request(ctx, c.MsgID, &session.Prompt{MessageID: c.MsgID, Content: []event.Block{{Type: "text", Text: text}}, Client: client}, func(res any) {
+		q, ok := res.(*queue.Enqueued)
+		if ok && q.Err == nil {
+			return // stream_start comes with run.started
+		}
+		delete(t.pending, c.MsgID)
+		msg := "unexpected reply to a message"
+		if ok {
+			msg = q.Err.Error()
+		}
+		t.write(ctx, NewError(c.MsgID, CodeProtocol, msg, false))
+		if t.closing {
+			t.maybeFinish(ctx)
+		}
+	})
+}
+
+// stop aborts the running response; its stream_end follows from run.ended.
+// Messages queued behind it still run, as they would after a normal end.
+func (t *transport) stop(ctx actor.Context) {
+	t.request(ctx, "", &session.CancelRun{Reason: "stopped by the client"}, func(res any) {
+		if r, ok := res.(*session.CancelRunReply); ok && !r.Running {
+			t.write(ctx, NewInfo("", "nothing to stop"))
+		}
+	})
+}
+
+func (t *transport) decide(ctx actor.Context, c Command) {
+	d := turn.Decide{ToolCallID: c.CallID, Allow: c.Type == CmdToolApprove, Always: c.Always, Reason: c.Reason, By: client}
+	if d.Allow {
+		d.OptionID = "allow_once"
+		if c.Always {
+			d.OptionID = "allow_always"
+		}
+	} else {
+		d.OptionID = "reject_once"
+	}
+	t.request(ctx, "", &session.Decide{Decide: d}, func(res any) {
+		if r, ok := res.(*turn.DecideResult); ok && r.Err != nil {
+			t.write(ctx, NewError("", CodeProtocol, c.Type+": "+r.Err.Error(), false))
+		}
+	})
+}
+
+func (t *transport) initHistory(ctx actor.Context, c Command) {
+	if t.prompted {
+		t.write(ctx, NewError("", CodeProtocol, "init_history must come before the first message", false))
+		return
+	}
+	h := event.HistoryImportedPayload{Source: "init_history", Messages: []event.HistoryMessage{{Role: "user", Content: c.Text}}}
+	t.request(ctx, "", &session.ImportHistory{History: h}, func(res any) {
+		if a, ok := res.(*session.Appended); ok && a.Err != nil {
+			t.write(ctx, NewError("", CodeInternal, "init_history: "+a.Err.Error(), false))
+		}
+	})
+}
+
+// setMode records the mode; config_changed is projected from the event.
+func (t *transport) setMode(ctx actor.Context, c Command) {
+	mode := c.Mode
+	if t.proj.Open() {
+		// The running response keeps the policy it started with (the
+		// engine fixes it per run); say so rather than pretend.
+		t.write(ctx, NewInfo(t.proj.current(), "mode "+mode+" applies from the next message"))
+	}
+	t.request(ctx, "", &session.ChangeSettings{Settings: event.Settings{ApprovalMode: &mode}}, func(res any) {
+		if a, ok := res.(*session.Appended); ok && a.Err != nil {
+			t.write(ctx, NewError("", CodeInternal, "set_mode: "+a.Err.Error(), false))
+		}
+	})
+}
