@@ -228,6 +228,7 @@ func TestQueuedPromptsRunInOrderAndCanBeEdited(t *testing.T) {
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	second := testkit.Prompt(t, r.rt, r.id, "second")
 	third := testkit.Prompt(t, r.rt, r.id, "third")
+	r.c.WaitKind(t, event.MessageDelta, 10*time.Second) // the first run holds the first reply
 	ctx := context.Background()
 	res, err := r.rt.Sessions.Do(ctx, r.id, &session.QueueOp{Op: &queue.UpdatePrompt{MessageID: second, Content: []event.Block{{Type: "text", Text: "second, edited"}}}})
 	testkit.NoError(t, err)

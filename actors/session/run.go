@@ -170,6 +170,9 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 		return
 	}
 	s.commit(ctx, []event.Draft{d}, sender, nil)
+	if s.turnPID != nil && set.ApprovalMode != nil {
+		ctx.Send(s.turnPID, &turn.SetMode{Mode: *set.ApprovalMode})
+	}
 	if s.queuePID != nil && (set.SteeringMode != nil || set.FollowUpMode != nil) {
 		ctx.Send(s.queuePID, &queue.SetModes{Steering: deref(set.SteeringMode, ""), FollowUp: deref(set.FollowUpMode, "")})
 	}

@@ -32,6 +32,34 @@ func (t *turn) toolCall(c call) tools.Call {
 	return tools.Call{Cwd: t.cfg.Cwd, AllowedDirs: t.cfg.AllowedDirs, Args: []byte(c.args), SpillDir: t.cfg.SpillDir}
 }
 
+// prepareCalls looks at every call of the step before any runs: each that
+// needs approval is announced now, so a client can decide them all, in any
+// order, while the calls still run one at a time, in order.
+func (t *turn) prepareCalls(ctx actor.Context) {
+	for i := range t.calls {
+		c := &t.calls[i]
+		c.tool = t.lookup(c.name)
+		if c.tool == nil || c.parseErr != "" || !t.inspect(ctx, c) || c.toolErr != "" {
+			continue
+		}
+		c.approval = approvalPending
+		t.emitStarted(ctx, c, true)
+		t.emit(ctx, event.ToolPermissionRequested, event.PermissionRequestedPayload{
+			RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category,
+			Arguments: c.args, Options: permissionOptions,
+		})
+	}
+	if !t.policy.DenyUnapproved {
+		return
+	}
+	for i := range t.calls {
+		if t.calls[i].approval == approvalPending {
+			t.record(ctx, &t.calls[i], &Decide{ToolCallID: t.calls[i].id,
+				Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: "mode"})
+		}
+	}
+}
+
 // runNextCall executes the step's calls one at a time, in order, so that a
 // steer can skip the rest at each boundary.
 func (t *turn) runNextCall(ctx actor.Context) {
@@ -41,30 +69,27 @@ func (t *turn) runNextCall(ctx actor.Context) {
 		return
 	}
 	c := &t.calls[t.callIdx]
-	c.tool = t.lookup(c.name)
-	needs := false
-	if c.tool != nil {
-		needs = t.inspect(ctx, c)
-	}
 	switch {
 	case c.parseErr != "":
-		t.emitStarted(ctx, *c, false)
-		t.completeCall(ctx, *c, "error", "Error: "+c.parseErr, tools.Result{}, 0)
-		t.afterCall(ctx)
+		t.failCall(ctx, c, "Error: "+c.parseErr)
 	case c.tool == nil:
-		t.emitStarted(ctx, *c, false)
-		t.completeCall(ctx, *c, "error", fmt.Sprintf("Error: unknown tool %q; available tools: %s", c.name, toolNames(t.cfg.Tools)), tools.Result{}, 0)
-		t.afterCall(ctx)
+		t.failCall(ctx, c, fmt.Sprintf("Error: unknown tool %q; available tools: %s", c.name, toolNames(t.cfg.Tools)))
 	case c.toolErr != "":
-		t.emitStarted(ctx, *c, false)
-		t.completeCall(ctx, *c, "error", "Error: "+c.toolErr, tools.Result{}, 0)
-		t.afterCall(ctx)
-	case needs:
-		t.requestApproval(ctx, *c)
+		t.failCall(ctx, c, "Error: "+c.toolErr)
+	case c.approval == approvalPending:
+		t.phase = phaseApproval // decide() goes on
+	case c.approval == approvalDenied:
+		t.failCall(ctx, c, c.denial)
 	default:
-		t.emitStarted(ctx, *c, false)
+		t.emitStarted(ctx, c, false)
 		t.spawnCall(ctx, *c)
 	}
+}
+
+func (t *turn) failCall(ctx actor.Context, c *call, out string) {
+	t.emitStarted(ctx, c, false)
+	t.completeCall(ctx, c, "error", out, tools.Result{}, 0)
+	t.afterCall(ctx)
 }
 
 // inspect asks the tool for its category and the policy whether the call
@@ -82,52 +107,78 @@ func (t *turn) inspect(ctx actor.Context, c *call) (needs bool) {
 	return t.policy.needsApproval(c.tool, t.toolCall(*c))
 }
 
-func (t *turn) emitStarted(ctx actor.Context, c call, awaiting bool) {
-	t.begun++
+// emitStarted writes tool.started once per call.
+func (t *turn) emitStarted(ctx actor.Context, c *call, awaiting bool) {
+	if c.started {
+		return
+	}
+	c.started = true
 	t.emit(ctx, event.ToolStarted, event.ToolStartedPayload{
 		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category, Arguments: c.args,
 		Origin: c.origin, MessageID: t.msgID, AwaitingApproval: awaiting,
 	})
 }
 
-func (t *turn) requestApproval(ctx actor.Context, c call) {
-	t.emitStarted(ctx, c, true)
-	t.emit(ctx, event.ToolPermissionRequested, event.PermissionRequestedPayload{
-		RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category,
-		Arguments: c.args, Options: permissionOptions,
+// decide applies a client's decision on any pending request of the step.
+func (t *turn) decide(ctx actor.Context, d *Decide) error {
+	for i := t.callIdx; i < len(t.calls); i++ {
+		c := &t.calls[i]
+		if c.id != d.ToolCallID || c.approval != approvalPending || t.phase == phaseEnded {
+			continue
+		}
+		t.record(ctx, c, d)
+		if d.Allow && d.Always {
+			t.allowAlways(ctx, c.category)
+		}
+		if t.phase == phaseApproval && i == t.callIdx {
+			t.runNextCall(ctx)
+		}
+		return nil
+	}
+	return fmt.Errorf("no permission request pending for tool call %s", d.ToolCallID)
+}
+
+// record records a decision; the call runs (or fails) when its turn comes.
+func (t *turn) record(ctx actor.Context, c *call, d *Decide) {
+	outcome := "allowed"
+	c.approval = approvalAllowed
+	if !d.Allow {
+		outcome, c.approval = "denied", approvalDenied
+		c.denial = "Permission denied by the user."
+		if d.Reason != "" {
+			c.denial = "Permission denied: " + d.Reason
+		}
+	}
+	t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{
+		RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: outcome, OptionID: d.OptionID, Reason: d.Reason, ResolvedBy: d.By,
 	})
-	t.phase = phaseApproval
-	if t.policy.DenyUnapproved {
-		_ = t.decide(ctx, &Decide{ToolCallID: c.id, Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: "mode"})
+}
+
+// allowAlways adds a category to the allow-list and lets the step's other
+// pending calls of it through, unless they still need asking (a write
+// outside the session's directories).
+func (t *turn) allowAlways(ctx actor.Context, category string) {
+	t.policy.Allowed[category] = true
+	ctx.Send(t.cfg.Session, &AllowCategory{Category: category})
+	t.reviewPending(ctx, "allow_list")
+}
+
+// reviewPending allows the pending calls the current policy no longer asks
+// about (after an allow-always, or a mode change).
+func (t *turn) reviewPending(ctx actor.Context, by string) {
+	for i := t.callIdx; i < len(t.calls); i++ {
+		c := &t.calls[i]
+		if c.approval == approvalPending && !t.policy.needsApproval(c.tool, t.toolCall(*c)) {
+			t.record(ctx, c, &Decide{ToolCallID: c.id, Allow: true, By: by})
+		}
+	}
+	if t.phase == phaseApproval && t.callIdx < len(t.calls) && t.calls[t.callIdx].approval != approvalPending {
+		t.runNextCall(ctx)
 	}
 }
 
-// decide applies a client's decision on the pending permission request.
-func (t *turn) decide(ctx actor.Context, d *Decide) error {
-	if t.phase != phaseApproval || t.callIdx >= len(t.calls) || t.calls[t.callIdx].id != d.ToolCallID {
-		return fmt.Errorf("no permission request pending for tool call %s", d.ToolCallID)
-	}
-	c := t.calls[t.callIdx]
-	if !d.Allow {
-		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "denied", OptionID: d.OptionID, Reason: d.Reason, ResolvedBy: d.By})
-		msg := "Permission denied by the user."
-		if d.Reason != "" {
-			msg = "Permission denied: " + d.Reason
-		}
-		t.completeCall(ctx, c, "error", msg, tools.Result{}, 0)
-		t.afterCall(ctx)
-		return nil
-	}
-	t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "allowed", OptionID: d.OptionID, ResolvedBy: d.By})
-	if d.Always {
-		cat := c.category
-		t.policy.Allowed[cat] = true
-		ctx.Send(t.cfg.Session, &AllowCategory{Category: cat})
-	}
-	t.phase = phaseTools
-	t.spawnCall(ctx, c)
-	return nil
-}
+// SetMode changes the approval mode of the running turn.
+type SetMode struct{ Mode string }
 
 func (t *turn) spawnCall(ctx actor.Context, c call) {
 	t.running = ctx.Spawn(toolcall.Props(c.id, c.tool, t.toolCall(c), true))
@@ -140,7 +191,7 @@ func (t *turn) onToolDone(ctx actor.Context, d *toolcall.Done) {
 	}
 	ctx.Stop(t.running)
 	t.running = nil
-	c := t.calls[t.callIdx]
+	c := &t.calls[t.callIdx]
 	status := "success"
 	out := d.Result.Output
 	switch {
@@ -168,8 +219,25 @@ func (t *turn) afterCall(ctx actor.Context) {
 	t.askQueue(ctx, true)
 }
 
-func (t *turn) completeCall(ctx actor.Context, c call, status, out string, r tools.Result, took time.Duration) {
-	t.answered++
+// closeCall ends a call that will not run (cancel, steer): its pending
+// request is resolved and it gets its one tool.completed.
+func (t *turn) closeCall(ctx actor.Context, c *call, status, out string) {
+	if c.answered {
+		return
+	}
+	if c.approval == approvalPending {
+		why := out
+		if t.cancelReason != "" {
+			why = t.cancelReason
+		}
+		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "cancelled", Reason: why})
+	}
+	t.emitStarted(ctx, c, false)
+	t.completeCall(ctx, c, status, out, tools.Result{}, 0)
+}
+
+func (t *turn) completeCall(ctx actor.Context, c *call, status, out string, r tools.Result, took time.Duration) {
+	c.answered = true
 	meta := map[string]string{}
 	for k, v := range r.Metadata {
 		meta[k] = fmt.Sprint(v)

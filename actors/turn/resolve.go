@@ -53,6 +53,7 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 		return
 	}
 	if m.err != nil {
+		t.errKind = ErrorConfig
 		t.end(ctx, StopError, m.err.Error())
 		return
 	}

@@ -147,10 +147,17 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 		return
 	}
 	t.calls, t.callIdx = calls, 0
+	t.prepareCalls(ctx)
 	t.runNextCall(ctx)
 }
 
 var emptyParse toolcall.Result
+
+// Error kinds of run.ended.
+const (
+	ErrorProvider = "provider"
+	ErrorConfig   = "config"
+)
 
 func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 	if llm.IsContextOverflow(m.err) && !t.overflowCompacted {
@@ -176,6 +183,7 @@ func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 		t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: retry.MaxAttempts, Error: m.err.Error()})
 	}
 	t.completeMessage(ctx, m.resp, m.parsed, nil)
+	t.errKind, t.errRetryable = ErrorProvider, llm.IsRetryable(m.err)
 	t.end(ctx, StopError, m.err.Error())
 }
 

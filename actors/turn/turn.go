@@ -48,7 +48,20 @@ type call struct {
 	category               string
 	parseErr               string
 	toolErr                string // the tool panicked before it could run
+	started                bool   // tool.started was written
+	answered               bool   // tool.completed was written
+	approval               approvalState
+	denial                 string // what the model is told of a denied call
 }
+
+type approvalState int
+
+const (
+	approvalNone approvalState = iota
+	approvalPending
+	approvalAllowed
+	approvalDenied
+)
 
 type turn struct {
 	cfg   Config
@@ -64,14 +77,15 @@ type turn struct {
 
 	calls   []call
 	callIdx int
-	// begun and answered count the step's calls that got tool.started and
+	// (the step's calls track their own tool.started and tool.completed)
 	// tool.completed; both go in call order.
-	begun, answered int
-	running         *actor.PID
-	policy          Policy
+	running *actor.PID
+	policy  Policy
 
 	cancelled    bool
 	cancelReason string
+	errKind      string // of the error that ends the run
+	errRetryable bool
 	finish       llm.FinishReason
 	retryOpen    bool // retry.started was emitted and its retry.ended not yet
 
@@ -123,6 +137,11 @@ func (t *turn) Receive(ctx actor.Context) {
 		ctx.Respond(&DecideResult{Err: t.decide(ctx, m)})
 	case *Messages:
 		t.onMessages(ctx, m)
+	case *SetMode:
+		t.policy.Mode = m.Mode
+		if t.phase != phaseEnded {
+			t.reviewPending(ctx, "mode")
+		}
 	case *Cancel:
 		t.cancel(ctx, m.Reason)
 	case *actor.Stopping:
@@ -173,7 +192,7 @@ func (t *turn) nextStep(ctx actor.Context, instruction string) {
 	t.step++
 	t.msgID = t.cfg.NewID("msg")
 	t.attempt = 1
-	t.calls, t.callIdx, t.begun, t.answered = nil, 0, 0, 0
+	t.calls, t.callIdx = nil, 0
 	t.emit(ctx, event.StepStarted, event.StepStartedPayload{
 		RunID: t.cfg.RunID, Step: t.step, MaxSteps: t.cfg.MaxSteps, MessageCount: t.conv.Len(),
 		MessageID: t.msgID, ToolStyle: t.cfg.ToolStyle, Instruction: instruction,
@@ -196,7 +215,8 @@ func (t *turn) end(ctx actor.Context, stop, errMsg string) {
 		t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: t.cfg.Retry.MaxAttempts, Error: why})
 	}
 	if !t.cfg.CompactOnly {
-		t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg})
+		t.emit(ctx, event.RunEnded, event.RunEndedPayload{RunID: t.cfg.RunID, StopReason: stop, Usage: t.usage, Error: errMsg,
+			ErrorKind: t.errKind, Retryable: t.errRetryable})
 	}
 	ctx.Send(t.cfg.Session, &Finished{RunID: t.cfg.RunID, Token: t.cfg.Token, StopReason: stop})
 }
@@ -208,12 +228,8 @@ const cancelledOutput = "Tool call cancelled: the run was aborted."
 // closeCalls answers every call of the step that has no result yet, so the
 // history never holds a tool call without its result (servers reject it).
 func (t *turn) closeCalls(ctx actor.Context) {
-	for i := t.answered; i < len(t.calls); i++ {
-		c := t.calls[i]
-		if i >= t.begun {
-			t.emitStarted(ctx, c, false)
-		}
-		t.completeCall(ctx, c, "cancelled", cancelledOutput, tools.Result{}, 0)
+	for i := range t.calls {
+		t.closeCall(ctx, &t.calls[i], "cancelled", cancelledOutput)
 	}
 }
 
@@ -238,10 +254,7 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 		}
 		t.end(ctx, StopCancelled, reason)
 	case phaseApproval:
-		c := t.calls[t.callIdx]
-		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "cancelled", Reason: reason})
-		t.completeCall(ctx, c, "cancelled", cancelledOutput, tools.Result{}, 0)
-		t.end(ctx, StopCancelled, reason)
+		t.end(ctx, StopCancelled, reason) // closeCalls resolves the pending requests
 	default:
 		t.end(ctx, StopCancelled, reason)
 	}
@@ -261,9 +274,8 @@ func (t *turn) onMessages(ctx actor.Context, m *Messages) {
 		return
 	}
 	if steering {
-		for _, c := range t.calls[t.callIdx:] {
-			t.emitStarted(ctx, c, false)
-			t.completeCall(ctx, c, "skipped", SkippedOutput, tools.Result{}, 0)
+		for i := t.callIdx; i < len(t.calls); i++ {
+			t.closeCall(ctx, &t.calls[i], "skipped", SkippedOutput)
 		}
 		t.callIdx = len(t.calls)
 	}

@@ -98,6 +98,12 @@ type RunEndedPayload struct {
 	StopReason string `json:"stop_reason"`
 	Usage      Usage  `json:"usage"`
 	Error      string `json:"error,omitempty"`
+	// ErrorKind says where an error came from: provider (the model's
+	// server), config (no usable model configuration), internal.
+	ErrorKind string `json:"error_kind,omitempty"`
+	// Retryable: the same request may succeed later (the engine's retries,
+	// if enabled, gave up on a transient error).
+	Retryable bool `json:"retryable,omitempty"`
 }
 
 // RunInterruptedPayload is written on recovery after a crash.

@@ -111,12 +111,9 @@ func (t *transport) initHistory(ctx actor.Context, c Command) {
 
 // setMode records the mode; config_changed is projected from the event.
 func (t *transport) setMode(ctx actor.Context, c Command) {
+	// A running response switches at once: its pending approvals are
+	// reviewed under the new mode.
 	mode := c.Mode
-	if t.proj.Open() {
-		// The running response keeps the policy it started with (the
-		// engine fixes it per run); say so rather than pretend.
-		t.write(ctx, NewInfo(t.proj.current(), "mode "+mode+" applies from the next message"))
-	}
 	t.request(ctx, "", &session.ChangeSettings{Settings: event.Settings{ApprovalMode: &mode}}, func(res any) {
 		if a, ok := res.(*session.Appended); ok && a.Err != nil {
 			t.write(ctx, NewError("", CodeInternal, "set_mode: "+a.Err.Error(), false))
