@@ -187,7 +187,7 @@ func (p *Projector) ended(m *event.RunEndedPayload) []any {
 	var out []any
 	switch m.StopReason {
 	case "error":
-		out = append(out, NewError(m.RunID, errorCode(r), m.Error, retryable(r, m.Error)))
+		out = append(out, NewError(m.RunID, errorCode(r, m), m.Error, retryable(r, m)))
 	case "max_tokens":
 		out = append(out, NewInfo(m.RunID, "the reply was cut at the token limit (--max-tokens or the model's)"))
 	case "max_turn_requests":
@@ -201,21 +201,28 @@ func (p *Projector) ended(m *event.RunEndedPayload) []any {
 	}})
 }
 
-// errorCode classifies a failed run. run.ended carries only the message,
-// so the class comes from how far the run got: a run that never reached
-// its first LLM call failed to resolve its provider or model.
-func errorCode(r *runView) string {
-	if r.stepped {
+// errorCode classifies a failed run by the kind run.ended records; logs
+// written before that field existed fall back to how far the run got (a
+// run that never reached its first LLM call failed to resolve its model).
+func errorCode(r *runView, m *event.RunEndedPayload) string {
+	switch m.ErrorKind {
+	case "provider":
 		return CodeProvider
+	case "config":
+		return CodeConfig
+	case "":
+		if r != nil && r.stepped {
+			return CodeProvider
+		}
+		return CodeConfig
 	}
-	return CodeConfig
+	return CodeInternal
 }
 
-// retryable is true when the engine retried the error as transient and
-// gave up: sending the message again later may work. An error the engine
-// did not retry is permanent (auto-retry is always on in this mode).
-func retryable(r *runView, msg string) bool {
-	return r.retried && msg == r.lastErr
+// retryable is what run.ended says, or for older logs whether the engine
+// retried the same error as transient and gave up.
+func retryable(r *runView, m *event.RunEndedPayload) bool {
+	return m.Retryable || (r != nil && r.retried && m.Error == r.lastErr)
 }
 
 func one(v any) []any { return []any{v} }
