@@ -66,6 +66,8 @@ func (q *queue) Receive(ctx actor.Context) {
 		}
 	case *turn.TakeMessages:
 		ctx.Respond(q.take(ctx, m))
+	case *turn.Returned:
+		q.giveBack(ctx, m.Messages)
 	case *RunEnded:
 		if q.state.Running == m.RunID {
 			q.state.Running = ""
@@ -242,4 +244,15 @@ func (q *queue) dropAfter(ctx actor.Context, i int) {
 	for _, e := range append([]Entry(nil), q.state.Entries[i+1:]...) {
 		q.emit(ctx, nil, nil, event.PromptCancelled, event.PromptChangedPayload{MessageID: e.MessageID, Reason: "replaced by an amend"})
 	}
+}
+
+// giveBack puts messages a turn could not deliver back at the head, in
+// their order. Taking them wrote no event, so the log already agrees.
+func (q *queue) giveBack(ctx actor.Context, m turn.Messages) {
+	back := make([]Entry, len(m.IDs))
+	for i, id := range m.IDs {
+		back[i] = Entry{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery}
+	}
+	q.state.Entries = append(back, q.state.Entries...)
+	q.schedule(ctx)
 }

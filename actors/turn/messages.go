@@ -62,6 +62,12 @@ type Messages struct {
 	Delivery string
 }
 
+// Returned gives the queue back messages it handed to a turn that ended
+// before delivering them (a cancel raced the answer), so none is lost.
+type Returned struct {
+	Messages Messages
+}
+
 // AllowCategory tells the session a client chose "always" for a category.
 type AllowCategory struct {
 	Category string

@@ -262,6 +262,9 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 
 func (t *turn) onMessages(ctx actor.Context, m *Messages) {
 	if t.cancelled || t.phase == phaseEnded {
+		if len(m.IDs) > 0 && t.cfg.Queue != nil {
+			ctx.Send(t.cfg.Queue, &Returned{Messages: *m})
+		}
 		return
 	}
 	steering := t.phase == phaseSteerCheck
