@@ -185,14 +185,21 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	case *turn.Emit:
 		if m.Token == s.turnToken {
 			s.commit(ctx, m.Events, nil, nil)
+			for _, d := range m.Events {
+				if d.Kind == event.RunEnded {
+					// Tell the queue now, in the same Receive that wrote the
+					// event: a client that saw run.ended and then acts on the
+					// queue must find the run over.
+					s.tellRunEnded(ctx, m.RunID)
+				}
+			}
 		}
 	case *turn.Finished:
 		if m.Token == s.turnToken && s.turnPID != nil {
 			ctx.Stop(s.turnPID)
 			s.turnPID, s.turnRun = nil, ""
-			if s.queuePID != nil {
-				ctx.Send(s.queuePID, &queue.RunEnded{RunID: m.RunID})
-			}
+			s.tellRunEnded(ctx, m.RunID)
+			s.runEndTold = ""
 			if next := s.pendingStart; next != "" {
 				s.pendingStart = ""
 				s.startRun(ctx, next)
@@ -222,7 +229,8 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 
 func (s *session) startRun(ctx actor.Context, runID string) {
 	if s.turnRun != "" {
-		// A manual compaction holds the turn slot; the run starts after it.
+		// A manual compaction, or a turn that has ended its run but not yet
+		// stopped, holds the slot; the run starts when it is free.
 		s.pendingStart = runID
 		return
 	}
@@ -341,4 +349,13 @@ func (s *session) cancelDeferred(ctx actor.Context, reason string) {
 	if s.queuePID != nil {
 		ctx.Send(s.queuePID, &queue.RunEnded{RunID: run})
 	}
+}
+
+// tellRunEnded tells the queue, once per run, that its run is over.
+func (s *session) tellRunEnded(ctx actor.Context, runID string) {
+	if s.queuePID == nil || s.runEndTold == runID {
+		return
+	}
+	s.runEndTold = runID
+	ctx.Send(s.queuePID, &queue.RunEnded{RunID: runID})
 }

@@ -90,7 +90,8 @@ type session struct {
 	idle      idleClock // children are being stopped with the session
 	mcp       mcpState
 
-	pendingStart string     // a run the queue started while a compaction ran
+	pendingStart string     // a run the queue started while a turn still held the slot
+	runEndTold   string     // the run whose end the queue has been told
 	compactTo    *actor.PID // who asked for the running manual compaction
 }
 
