@@ -53,10 +53,14 @@ func TestApprovals(t *testing.T) {
 	c := e.start()
 	c.expect("ready")
 	c.send(`{"type":"message","msg_id":"m1","input":"run things"}`)
+	// Both requests of the step come before either call runs; answering
+	// the second first shows they are independent (and keeps the
+	// transcript deterministic: c1 runs only once both answers are in).
 	c.expect("tool_request", "call_id", "c1")
-	c.send(`{"type":"tool_approve","call_id":"c1","scope":"once"}`)
 	c.expect("tool_request", "call_id", "c2")
 	c.send(`{"type":"tool_deny","call_id":"c2","reason":"not that one"}`)
+	c.expect("tool_cancelled", "call_id", "c2")
+	c.send(`{"type":"tool_approve","call_id":"c1","scope":"once"}`)
 	c.expect("tool_request", "call_id", "c3")
 	c.send(`{"type":"tool_approve","call_id":"c3","scope":"always"}`)
 	c.expect("stream_end")
