@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/transports/rpc"
+)
+
+func init() {
+	register(command{
+		name: "rpc", args: "[--provider P] [--model M] [--no-session]",
+		summary: "the indusagi RPC protocol on stdin/stdout (also: --mode rpc)",
+		run:     runRPC, match: matchModeRPC,
+	})
+}
+
+// matchModeRPC recognises `--mode rpc` or `--mode=rpc` anywhere in the
+// args, as indusagi hosts start the agent, and removes it.
+func matchModeRPC(args []string) ([]string, bool) {
+	for i, a := range args {
+		switch {
+		case a == "--mode" || a == "-mode":
+			if i+1 < len(args) && args[i+1] == "rpc" {
+				return append(append([]string(nil), args[:i]...), args[i+2:]...), true
+			}
+		case a == "--mode=rpc" || a == "-mode=rpc":
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		}
+	}
+	return nil, false
+}
+
+type rpcFlags struct {
+	common                           commonFlags
+	provider, model, baseURL, apiKey string
+	thinking, sessionDir, session    string
+	approval, cwd                    string
+	maxTokens, maxTurns, maxLine     int
+	noSession, noRetry               bool
+	ignored                          [5]bool
+}
+
+func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f rpcFlags
+	fs := newFlagSet("rpc", stderr)
+	f.common.register(fs)
+	fs.StringVar(&f.provider, "provider", "", "provider name from models.yml, or openai")
+	fs.StringVar(&f.model, "model", "", "model id (or provider/model)")
+	fs.StringVar(&f.baseURL, "base-url", "", "override the provider's base URL")
+	fs.StringVar(&f.apiKey, "api-key", "", "override the provider's API key")
+	fs.StringVar(&f.thinking, "thinking", "", "default thinking level: off, minimal, low, medium, high, xhigh")
+	fs.StringVar(&f.sessionDir, "session-dir", "", "keep sessions in DIR/troupe.db instead of the home's store")
+	fs.StringVar(&f.session, "session", "", "continue this session")
+	fs.StringVar(&f.approval, "approval-mode", turn.ModeYolo, "approval mode: yolo, auto_edit or default; the protocol cannot ask, so calls needing approval are denied")
+	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
+	fs.IntVar(&f.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
+	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
+	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
+	fs.BoolVar(&f.noRetry, "no-retry", false, "do not retry transient provider errors")
+	// pi's switches for features troupe does not have; accepted so that
+	// existing launch lines work.
+	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
+		fs.BoolVar(&f.ignored[i], name, false, "accepted for compatibility; no effect")
+	}
+	if _, err := parse(fs, args); err != nil {
+		return exitCode(err)
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
+		return code
+	}
+	log, err := runtime.NewLogger(runtime.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	if err != nil {
+		return fail(2, err)
+	}
+	home, err := runtime.ResolveHome(f.common.home)
+	if err != nil {
+		return fail(1, err)
+	}
+	sel := modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens}
+	eng, err := engine.New(engine.Options{
+		Home: home, Thinking: f.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.maxTurns, AutoRetry: !f.noRetry, Selection: sel,
+	})
+	if err == nil {
+		err = eng.Check()
+	}
+	if err != nil {
+		return fail(2, err)
+	}
+	models, err := modelconfig.Load(filepath.Join(home, modelconfig.FileName))
+	if err != nil {
+		return fail(2, err)
+	}
+	storeHome := home
+	switch {
+	case f.noSession:
+		if storeHome, err = os.MkdirTemp("", "troupe-rpc-"); err != nil {
+			return fail(1, err)
+		}
+		defer os.RemoveAll(storeHome)
+	case f.sessionDir != "":
+		storeHome = f.sessionDir
+	}
+	rt, err := runtime.Boot(runtime.Options{Home: storeHome, Logger: log, Engine: eng.Session()})
+	if err != nil {
+		return fail(1, err)
+	}
+	cwd := f.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
+	defer stop()
+	code := rpc.Serve(ctx, rt.System, rpc.Config{
+		In: stdin, Out: stdout, MaxLine: f.maxLine,
+		Sessions: rt.Sessions, Store: rt.Store, Models: models, Selection: sel,
+		Thinking: f.thinking, Cwd: cwd, SpillDir: filepath.Join(home, "spill"),
+		SessionID: f.session, NoSession: f.noSession, Log: log,
+	})
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}

@@ -1,0 +1,143 @@
+package rpc
+
+import (
+	"path/filepath"
+)
+
+// answer serves the commands answered from the fold alone.
+func (c *conn) answer(cmd Command) *Response {
+	f := c.cur.fold
+	switch cmd.Type {
+	case "get_state":
+		return OK(cmd.ID, cmd.Type, c.state())
+	case "get_messages":
+		return OK(cmd.ID, cmd.Type, map[string]any{"messages": nonNil(f.view)})
+	case "get_fork_messages":
+		forks := f.forks
+		if forks == nil {
+			forks = []forkPoint{}
+		}
+		return OK(cmd.ID, cmd.Type, map[string]any{"messages": forks})
+	case "get_last_assistant_text":
+		return OK(cmd.ID, cmd.Type, map[string]any{"text": f.lastText})
+	case "get_session_stats":
+		return OK(cmd.ID, cmd.Type, c.stats())
+	case "get_available_models":
+		var out []*modelJSON
+		for _, r := range c.models.available() {
+			if o, err := c.models.object(r.Provider, r.Model.ID); err == nil {
+				out = append(out, o)
+			}
+		}
+		if out == nil {
+			out = []*modelJSON{}
+		}
+		return OK(cmd.ID, cmd.Type, map[string]any{"models": out})
+	case "get_commands":
+		// troupe has no extension commands or prompt templates to list.
+		return OK(cmd.ID, cmd.Type, map[string]any{"commands": []any{}})
+	}
+	return Fail(cmd.ID, cmd.Type, "Unknown command: "+cmd.Type)
+}
+
+func nonNil(v []any) []any {
+	if v == nil {
+		return []any{}
+	}
+	return v
+}
+
+// sessionFile is the locator switch_session accepts back: the store and
+// the session id. There is no per-session file; the store holds them all.
+// With --no-session there is none, as in pi.
+func (c *conn) sessionFile() *string {
+	if c.cfg.NoSession {
+		return nil
+	}
+	s := c.cfg.Store.Path() + "#" + c.cur.id
+	return &s
+}
+
+type stateJSON struct {
+	Model                 *modelJSON `json:"model"`
+	ThinkingLevel         string     `json:"thinkingLevel"`
+	IsStreaming           bool       `json:"isStreaming"`
+	IsCompacting          bool       `json:"isCompacting"`
+	SteeringMode          string     `json:"steeringMode"`
+	FollowUpMode          string     `json:"followUpMode"`
+	SessionFile           *string    `json:"sessionFile,omitempty"`
+	SessionID             string     `json:"sessionId"`
+	SessionName           string     `json:"sessionName,omitempty"`
+	AutoCompactionEnabled bool       `json:"autoCompactionEnabled"`
+	MessageCount          int        `json:"messageCount"`
+	PendingMessageCount   int        `json:"pendingMessageCount"`
+}
+
+func (c *conn) state() stateJSON {
+	f := c.cur.fold
+	p, id := c.models.current(f.settings)
+	model, _ := c.models.object(p, id)
+	level, _ := c.models.thinking(f.settings, c.cfg.Thinking)
+	return stateJSON{
+		Model: model, ThinkingLevel: string(level), IsStreaming: c.streaming(), IsCompacting: f.compactng,
+		SteeringMode: deref(f.settings.SteeringMode, "one-at-a-time"), FollowUpMode: deref(f.settings.FollowUpMode, "one-at-a-time"),
+		SessionFile: c.sessionFile(), SessionID: c.cur.id, SessionName: f.title,
+		AutoCompactionEnabled: f.settings.AutoCompaction == nil || *f.settings.AutoCompaction,
+		MessageCount:          len(f.view), PendingMessageCount: f.queued,
+	}
+}
+
+type tokensJSON struct {
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead"`
+	CacheWrite int64 `json:"cacheWrite"`
+	Total      int64 `json:"total"`
+}
+
+type statsJSON struct {
+	SessionFile       *string    `json:"sessionFile,omitempty"`
+	SessionID         string     `json:"sessionId"`
+	UserMessages      int        `json:"userMessages"`
+	AssistantMessages int        `json:"assistantMessages"`
+	ToolCalls         int        `json:"toolCalls"`
+	ToolResults       int        `json:"toolResults"`
+	TotalMessages     int        `json:"totalMessages"`
+	Tokens            tokensJSON `json:"tokens"`
+	Cost              float64    `json:"cost"`
+}
+
+func (c *conn) stats() statsJSON {
+	f := c.cur.fold
+	u := f.usage
+	p, id := c.models.current(f.settings)
+	cost := u.Cost
+	if cost == 0 {
+		cost = c.models.price(p, id, u).Total
+	}
+	return statsJSON{
+		SessionFile: c.sessionFile(), SessionID: c.cur.id,
+		UserMessages: f.stats.User, AssistantMessages: f.stats.Assistant, ToolCalls: f.stats.ToolCalls, ToolResults: f.stats.ToolResults,
+		TotalMessages: f.stats.User + f.stats.Assistant + f.stats.ToolResults,
+		Tokens:        tokensJSON{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.Input + u.Output + u.CacheRead + u.CacheWrite},
+		Cost:          cost,
+	}
+}
+
+func deref(p *string, def string) string {
+	if p == nil || *p == "" {
+		return def
+	}
+	return *p
+}
+
+// sessionIDOf reads a session id out of what a host passes back: an id, or
+// the sessionFile locator ("<store>#<id>").
+func sessionIDOf(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '#' {
+			return s[i+1:]
+		}
+	}
+	return filepath.Base(s)
+}

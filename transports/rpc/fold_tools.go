@@ -1,0 +1,159 @@
+package rpc
+
+import (
+	"fmt"
+
+	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/conversation"
+)
+
+func (f *fold) toolStarted(id, name, args string) {
+	if f.started[id] {
+		return
+	}
+	// Tools run after the step's message ended; a message still held is
+	// waiting for a finish reason that did not come.
+	if f.held != nil {
+		f.held.StopReason = "toolUse"
+		f.settle("")
+	}
+	f.started[id] = true
+	f.out(toolEvent{Type: "tool_execution_start", ToolCallID: id, ToolName: name, Args: argsJSON(args)})
+}
+
+func (f *fold) toolProgress(p *event.ToolProgressPayload) {
+	if !f.live() {
+		return
+	}
+	c := f.calls[p.ToolCallID]
+	f.out(toolEvent{
+		Type: "tool_execution_update", ToolCallID: p.ToolCallID, ToolName: c.Name, Args: argsJSON(c.Arguments),
+		PartialResult: &toolResultJSON{
+			Content: []any{textBlock{Type: "text", Text: p.Output}},
+			Details: map[string]any{"truncation": nil, "fullOutputPath": nil},
+		},
+	})
+}
+
+func (f *fold) toolCompleted(p *event.ToolCompletedPayload, ts int64) {
+	if !f.started[p.ToolCallID] {
+		// Calls skipped for a steer or closed by a cancel never started;
+		// the protocol still shows a start for each end.
+		f.toolStarted(p.ToolCallID, p.Name, f.calls[p.ToolCallID].Arguments)
+	}
+	details := map[string]any{"status": p.Status, "fullOutputPath": nil}
+	if p.FullOutputPath != "" {
+		details["fullOutputPath"] = p.FullOutputPath
+	}
+	for k, v := range p.Metadata {
+		details[k] = v
+	}
+	text := conversation.ResultText(p)
+	content := []any{textBlock{Type: "text", Text: text}}
+	isErr := p.Status != "success"
+	f.out(toolEvent{
+		Type: "tool_execution_end", ToolCallID: p.ToolCallID, ToolName: p.Name,
+		Result: &toolResultJSON{Content: content, Details: details}, IsError: &isErr,
+	})
+	m := &toolResultMessage{Role: "toolResult", ToolCallID: p.ToolCallID, ToolName: p.Name, Content: content,
+		Details: details, IsError: isErr, Timestamp: ts, entryID: "result-" + p.ToolCallID}
+	f.out(messageEvent{Type: "message_start", Message: m})
+	f.out(messageEvent{Type: "message_end", Message: m})
+	f.addMessage(m)
+	f.turnResults = append(f.turnResults, m)
+}
+
+func (f *fold) retry(kind event.Kind, p *event.RetryPayload) {
+	if kind == event.RetryStarted {
+		f.out(retryStartEvent{Type: "auto_retry_start", Attempt: p.Attempt, MaxAttempts: p.MaxAttempts, DelayMs: p.DelayMS, ErrorMessage: p.Error})
+		return
+	}
+	ev := retryEndEvent{Type: "auto_retry_end", Success: p.Success, Attempt: p.Attempt}
+	if !p.Success {
+		ev.FinalError = p.Error
+	}
+	f.out(ev)
+}
+
+func (f *fold) compaction(kind event.Kind, p *event.CompactionPayload, ts int64) {
+	// Manual compaction answers the compact command; only automatic
+	// compaction is an event in this protocol.
+	auto := p.Reason != turn.CompactManual
+	if kind == event.CompactionStarted {
+		f.compactng = true
+		if auto {
+			f.out(compactionStartEvent{Type: "auto_compaction_start", Reason: p.Reason})
+		}
+		return
+	}
+	f.compactng = false
+	ok := p.Summary != "" && !p.Aborted && p.Error == ""
+	if ok {
+		f.compact(p, ts)
+	}
+	if !auto {
+		return
+	}
+	ev := compactionEndEvent{Type: "auto_compaction_end", Aborted: p.Aborted, WillRetry: ok && p.Reason == turn.CompactOverflow, ErrorMessage: p.Error}
+	if ok {
+		ev.Result = compactResult(p.Summary, p.FirstKeptEntryID, p.TokensBefore)
+	}
+	f.out(ev)
+}
+
+func compactResult(summary, firstKept string, tokensBefore int64) *compactResultJSON {
+	return &compactResultJSON{Summary: summary, FirstKeptEntryID: firstKept, TokensBefore: tokensBefore, Details: map[string]any{}}
+}
+
+// compact replaces the messages before the first kept entry by the
+// summary, as the model's history does.
+func (f *fold) compact(p *event.CompactionPayload, ts int64) {
+	kept := f.view
+	for i, m := range f.view {
+		if entryOf(m) == p.FirstKeptEntryID {
+			kept = f.view[i:]
+			break
+		}
+	}
+	next := []any{&summaryMessage{Role: "compactionSummary", Summary: p.Summary, TokensBefore: p.TokensBefore, Timestamp: ts}}
+	f.view = append(next, kept...)
+}
+
+func (f *fold) bash(e event.Event, p *event.BashExecutedPayload, ts int64) {
+	m := &bashMessage{Role: "bashExecution", Command: p.Command, Output: p.Output, ExitCode: p.ExitCode,
+		Cancelled: p.Cancelled, Truncated: p.Truncated, Timestamp: ts, entryID: fmt.Sprintf("bash-%d", e.Seq)}
+	if p.FullOutputPath != "" {
+		path := p.FullOutputPath
+		m.FullOutputPath = &path
+	}
+	f.view = append(f.view, m)
+}
+
+func (f *fold) imported(e event.Event, p *event.HistoryImportedPayload, ts int64) {
+	provider, model := f.models.current(f.settings)
+	for i, h := range p.Messages {
+		id := fmt.Sprintf("import-%d-%d", e.Seq, i)
+		switch h.Role {
+		case "user":
+			u := &userMessage{Role: "user", Content: h.Content, Timestamp: ts, Attachments: []any{}, entryID: id, text: h.Content}
+			f.forks = append(f.forks, forkPoint{EntryID: id, Text: h.Content, session: e.SessionID, seq: e.Seq - 1})
+			f.addMessage(u)
+		case "assistant":
+			m := &assistantMessage{Role: "assistant", API: api, Provider: provider, Model: model, StopReason: "stop", Timestamp: ts, entryID: id, text: h.Content, Content: []any{}}
+			if h.Thinking != "" {
+				m.Content = append(m.Content, thinkingBlock{Type: "thinking", Thinking: h.Thinking})
+			}
+			if h.Content != "" {
+				m.Content = append(m.Content, textBlock{Type: "text", Text: h.Content})
+			}
+			for _, c := range h.ToolCalls {
+				m.Content = append(m.Content, toolCallBlock{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: argsJSON(c.Arguments)})
+			}
+			f.addMessage(m)
+		case "tool":
+			f.addMessage(&toolResultMessage{Role: "toolResult", ToolCallID: h.ToolCallID, ToolName: h.ToolName,
+				Content: []any{textBlock{Type: "text", Text: h.Content}}, Details: map[string]any{}, Timestamp: ts, entryID: id})
+		}
+	}
+}

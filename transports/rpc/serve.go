@@ -1,0 +1,75 @@
+package rpc
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/transports/stdio"
+)
+
+// Config is what one connection needs.
+type Config struct {
+	In      io.Reader
+	Out     io.Writer
+	MaxLine int // 0: stdio.DefaultMaxLine
+
+	Sessions *sessions.Client
+	Store    *persistence.Store
+	// Models and Selection are the models.yml and flags the engine uses;
+	// they answer get_available_models, set_model and the Model objects.
+	Models    modelconfig.Config
+	Selection modelconfig.Selection
+	Env       func(string) string
+	Thinking  string // the default thinking level
+	Cwd       string
+	SpillDir  string
+	// SessionID continues that session; empty starts a new one, created in
+	// the store when first needed.
+	SessionID string
+	// NoSession: the store is thrown away at exit, so no sessionFile is
+	// reported.
+	NoSession bool
+	Log       *slog.Logger
+}
+
+// ExitTerminated is the status after SIGTERM, as pi exits.
+const ExitTerminated = 143
+
+// Serve runs one connection until stdin ends (0) or ctx is cancelled (the
+// first SIGTERM: the running work is aborted, ExitTerminated). Everything
+// owed to stdout is written before it returns.
+func Serve(ctx context.Context, sys *actor.ActorSystem, cfg Config) int {
+	if cfg.Env == nil {
+		cfg.Env = os.Getenv
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	done := make(chan int, 1)
+	writer := sys.Root.Spawn(stdio.WriterProps(cfg.Out))
+	conn := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newConn(cfg, writer, done) }))
+	defer func() {
+		sys.Root.Stop(conn)
+		sys.Root.Stop(writer)
+	}()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	sys.Root.Send(conn, &terminate{})
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(15 * time.Second):
+		cfg.Log.Warn("rpc connection did not settle after SIGTERM")
+		return ExitTerminated
+	}
+}
