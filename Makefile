@@ -13,11 +13,13 @@ test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
 
 # The figures README.md reports: store, session and engine throughput,
-# chunk latency, and the LLM client's parser.
+# chunk latency, the LLM client's parser, and the RPC mode's start-up,
+# memory and forwarding rate.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
