@@ -49,9 +49,9 @@ func (s *State) apply(e event.Event, p any) {
 		s.CreatedAt = e.RecordedAt
 		s.Cwd, s.Title, s.AdditionalDirs, s.MCPServers = p.Cwd, p.Title, p.AdditionalDirs, p.MCPServers
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
-		s.Settings = mergeSettings(s.Settings, p.Settings)
+		s.Settings = s.Settings.Merge(p.Settings)
 	case *event.Settings:
-		s.Settings = mergeSettings(s.Settings, *p)
+		s.Settings = s.Settings.Merge(*p)
 		if p.Title != nil {
 			s.Title = *p.Title
 		}
@@ -84,29 +84,6 @@ func (s *State) apply(e event.Event, p any) {
 // beyond last_seq.
 func metaChanging(k event.Kind) bool {
 	return k == event.SessionCreated || k == event.SessionSettingsChanged || k == event.RunEnded
-}
-
-func mergeSettings(base, upd event.Settings) event.Settings {
-	set := func(dst **string, src *string) {
-		if src != nil {
-			*dst = src
-		}
-	}
-	set(&base.Provider, upd.Provider)
-	set(&base.Model, upd.Model)
-	set(&base.ThinkingLevel, upd.ThinkingLevel)
-	set(&base.ApprovalMode, upd.ApprovalMode)
-	set(&base.SteeringMode, upd.SteeringMode)
-	set(&base.FollowUpMode, upd.FollowUpMode)
-	set(&base.Title, upd.Title)
-	set(&base.CrashPolicy, upd.CrashPolicy)
-	if upd.AutoCompaction != nil {
-		base.AutoCompaction = upd.AutoCompaction
-	}
-	if upd.AutoRetry != nil {
-		base.AutoRetry = upd.AutoRetry
-	}
-	return base
 }
 
 // Meta is the snapshot row for this state.

@@ -40,33 +40,26 @@ func matchModeRPC(args []string) ([]string, bool) {
 }
 
 type rpcFlags struct {
-	common                           commonFlags
-	provider, model, baseURL, apiKey string
-	thinking, sessionDir, session    string
-	approval, cwd                    string
-	maxTokens, maxTurns, maxLine     int
-	noSession, noRetry               bool
-	ignored                          [5]bool
+	common              commonFlags
+	models              modelFlags
+	sessionDir, session string
+	approval, cwd       string
+	maxLine             int
+	noSession           bool
+	ignored             [5]bool
 }
 
 func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f rpcFlags
 	fs := newFlagSet("rpc", stderr)
 	f.common.register(fs)
-	fs.StringVar(&f.provider, "provider", "", "provider name from models.yml, or openai")
-	fs.StringVar(&f.model, "model", "", "model id (or provider/model)")
-	fs.StringVar(&f.baseURL, "base-url", "", "override the provider's base URL")
-	fs.StringVar(&f.apiKey, "api-key", "", "override the provider's API key")
-	fs.StringVar(&f.thinking, "thinking", "", "default thinking level: off, minimal, low, medium, high, xhigh")
+	f.models.register(fs)
 	fs.StringVar(&f.sessionDir, "session-dir", "", "keep sessions in DIR/troupe.db instead of the home's store")
 	fs.StringVar(&f.session, "session", "", "continue this session")
 	fs.StringVar(&f.approval, "approval-mode", turn.ModeYolo, "approval mode: yolo, auto_edit or default; the protocol cannot ask, so calls needing approval are denied")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
-	fs.IntVar(&f.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
-	fs.BoolVar(&f.noRetry, "no-retry", false, "do not retry transient provider errors")
 	// pi's switches for features troupe does not have; accepted so that
 	// existing launch lines work.
 	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
@@ -87,9 +80,9 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	sel := modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens}
+	sel := f.models.selection()
 	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.maxTurns, AutoRetry: !f.noRetry, Selection: sel,
+		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry, Selection: sel,
 	})
 	if err == nil {
 		err = eng.Check()
@@ -124,7 +117,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := rpc.Serve(ctx, rt.System, rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,
 		Sessions: rt.Sessions, Store: rt.Store, Models: models, Selection: sel,
-		Thinking: f.thinking, Cwd: cwd, SpillDir: filepath.Join(home, "spill"),
+		Thinking: f.models.thinking, Cwd: cwd, SpillDir: filepath.Join(home, "spill"),
 		SessionID: f.session, NoSession: f.noSession, Log: log,
 	})
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

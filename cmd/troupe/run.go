@@ -17,37 +17,28 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/engine"
-	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
 type runFlags struct {
-	common                            commonFlags
-	provider, model, baseURL, apiKey  string
-	thinking, sessionID, resume, mode string
-	cwd, crashPolicy                  string
-	maxTokens, maxTurns               int
-	yolo, json, noRetry               bool
+	common                  commonFlags
+	models                  modelFlags
+	sessionID, resume, mode string
+	cwd, crashPolicy        string
+	yolo, json              bool
 }
 
 func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var f runFlags
 	fs := newFlagSet("run", stderr)
 	f.common.register(fs)
-	fs.StringVar(&f.provider, "provider", "", "provider name from models.yml, or openai")
-	fs.StringVar(&f.model, "model", "", "model id (or provider/model)")
-	fs.StringVar(&f.baseURL, "base-url", "", "override the provider's base URL")
-	fs.StringVar(&f.apiKey, "api-key", "", "override the provider's API key")
-	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.models.register(fs)
 	fs.StringVar(&f.sessionID, "session", "", "continue this session (created if it does not exist)")
 	fs.StringVar(&f.resume, "resume", "", "continue a session: an id, or latest (newest in this directory)")
 	fs.StringVar(&f.mode, "mode", turn.ModeDefault, "approval mode: default, auto_edit or yolo; calls needing approval are denied")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of a new session (default: current)")
 	fs.StringVar(&f.crashPolicy, "crash-policy", session.CrashResume, "after a crash: resume the interrupted run, or stop it")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
-	fs.IntVar(&f.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
 	fs.BoolVar(&f.yolo, "yolo", false, "run every tool call without approval (same as --mode yolo)")
 	fs.BoolVar(&f.json, "json", false, "print canonical events as NDJSON instead of a transcript")
-	fs.BoolVar(&f.noRetry, "no-retry", false, "do not retry transient provider errors")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -66,8 +57,8 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.thinking, Mode: f.mode, DenyUnapproved: true, MaxSteps: f.maxTurns, AutoRetry: !f.noRetry,
-		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
+		Home: home, Thinking: f.models.thinking, Mode: f.mode, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry,
+		Selection: f.models.selection(),
 	})
 	if err == nil {
 		err = eng.Check()

@@ -47,6 +47,31 @@ type Settings struct {
 	CrashPolicy    *string `json:"crash_policy,omitempty"` // resume | stop
 }
 
+// Merge returns s with every field upd sets replacing s's: the fold of a
+// settings_changed event.
+func (s Settings) Merge(upd Settings) Settings {
+	set := func(dst **string, src *string) {
+		if src != nil {
+			*dst = src
+		}
+	}
+	set(&s.Provider, upd.Provider)
+	set(&s.Model, upd.Model)
+	set(&s.ThinkingLevel, upd.ThinkingLevel)
+	set(&s.ApprovalMode, upd.ApprovalMode)
+	set(&s.SteeringMode, upd.SteeringMode)
+	set(&s.FollowUpMode, upd.FollowUpMode)
+	set(&s.Title, upd.Title)
+	set(&s.CrashPolicy, upd.CrashPolicy)
+	if upd.AutoCompaction != nil {
+		s.AutoCompaction = upd.AutoCompaction
+	}
+	if upd.AutoRetry != nil {
+		s.AutoRetry = upd.AutoRetry
+	}
+	return s
+}
+
 // CreatedPayload opens every log (seq 1).
 type CreatedPayload struct {
 	Cwd             string          `json:"cwd,omitempty"`

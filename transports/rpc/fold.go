@@ -107,12 +107,12 @@ func (f *fold) Apply(e event.Event) {
 	ts := e.RecordedAt.UnixMilli()
 	switch p := p.(type) {
 	case *event.CreatedPayload:
-		f.settings = mergeSettings(f.settings, p.Settings)
+		f.settings = f.settings.Merge(p.Settings)
 		if e.SessionID == f.sessionID {
 			f.cwd, f.title = p.Cwd, p.Title
 		}
 	case *event.Settings:
-		f.settings = mergeSettings(f.settings, *p)
+		f.settings = f.settings.Merge(*p)
 		if p.Title != nil {
 			f.title = *p.Title
 		}
@@ -436,27 +436,4 @@ func (f *fold) endRun(p *event.RunEndedPayload) {
 	if f.onRunEnded != nil {
 		f.onRunEnded(p.RunID)
 	}
-}
-
-func mergeSettings(base, upd event.Settings) event.Settings {
-	set := func(dst **string, src *string) {
-		if src != nil {
-			*dst = src
-		}
-	}
-	set(&base.Provider, upd.Provider)
-	set(&base.Model, upd.Model)
-	set(&base.ThinkingLevel, upd.ThinkingLevel)
-	set(&base.ApprovalMode, upd.ApprovalMode)
-	set(&base.SteeringMode, upd.SteeringMode)
-	set(&base.FollowUpMode, upd.FollowUpMode)
-	set(&base.Title, upd.Title)
-	set(&base.CrashPolicy, upd.CrashPolicy)
-	if upd.AutoCompaction != nil {
-		base.AutoCompaction = upd.AutoCompaction
-	}
-	if upd.AutoRetry != nil {
-		base.AutoRetry = upd.AutoRetry
-	}
-	return base
 }

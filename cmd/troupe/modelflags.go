@@ -1,0 +1,30 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/troupehq/troupe/runtime/modelconfig"
+)
+
+// modelFlags are the model and loop flags that `run` and `--mode rpc`
+// share (existing hosts pass them unchanged to either).
+type modelFlags struct {
+	provider, model, baseURL, apiKey, thinking string
+	maxTokens, maxTurns                        int
+	noRetry                                    bool
+}
+
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.provider, "provider", "", "provider name from models.yml, or openai")
+	fs.StringVar(&m.model, "model", "", "model id (or provider/model)")
+	fs.StringVar(&m.baseURL, "base-url", "", "override the provider's base URL")
+	fs.StringVar(&m.apiKey, "api-key", "", "override the provider's API key")
+	fs.StringVar(&m.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	fs.IntVar(&m.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
+	fs.IntVar(&m.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
+	fs.BoolVar(&m.noRetry, "no-retry", false, "do not retry transient provider errors")
+}
+
+func (m *modelFlags) selection() modelconfig.Selection {
+	return modelconfig.Selection{Provider: m.provider, Model: m.model, BaseURL: m.baseURL, APIKey: m.apiKey, MaxTokens: m.maxTokens}
+}
