@@ -20,7 +20,6 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"
 	"github.com/troupehq/troupe/testkit"
@@ -33,19 +32,11 @@ const waitLong = 15 * time.Second
 // a test can hold a request until it has queued what it needs.
 func newGatedRig(t *testing.T, style string, script llmserver.Script, tune func(*session.Engine)) (*engineRig, *gatedProvider) {
 	t.Helper()
-	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
-	testkit.NoError(t, err)
-	g := &gatedProvider{inner: p, gates: map[int]*gate{}}
-	eng := testkit.Engine(g, style)
-	if tune != nil {
-		tune(eng)
-	}
-	rt := testkit.Boot(t, runtime.Options{Engine: eng})
-	r := &engineRig{rt: rt, llm: p, id: "e", cwd: t.TempDir()}
-	testkit.NoError(t, rt.Sessions.Create(context.Background(), r.id, event.CreatedPayload{Cwd: r.cwd}))
-	r.c = testkit.NewCollector(t, rt.System)
-	_, err = rt.Sessions.Subscribe(context.Background(), r.id, 1, false, r.c.PID())
-	testkit.NoError(t, err)
+	var g *gatedProvider
+	r := newRigWith(t, style, script, tune, func(p *llmserver.Provider) llm.Provider {
+		g = &gatedProvider{inner: p, gates: map[int]*gate{}}
+		return g
+	})
 	return r, g
 }
 

@@ -29,9 +29,19 @@ type engineRig struct {
 
 func newRig(t *testing.T, style string, script llmserver.Script, tune func(*session.Engine)) *engineRig {
 	t.Helper()
+	return newRigWith(t, style, script, tune, nil)
+}
+
+// newRigWith is newRig with the scripted provider wrapped (nil: as is).
+func newRigWith(t *testing.T, style string, script llmserver.Script, tune func(*session.Engine), wrap func(*llmserver.Provider) llm.Provider) *engineRig {
+	t.Helper()
 	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	eng := testkit.Engine(p, style)
+	var provider llm.Provider = p
+	if wrap != nil {
+		provider = wrap(p)
+	}
+	eng := testkit.Engine(provider, style)
 	if tune != nil {
 		tune(eng)
 	}
