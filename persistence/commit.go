@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,31 +25,69 @@ type Batch struct {
 	Metas    []SessionMeta
 	Events   []event.Event
 	Statuses []StatusChange
+	// Claims take these sessions' leases before anything is written.
+	Claims []string
+	// Releases give these sessions' leases up after the writes.
+	Releases []string
+	// Renew refreshes the heartbeat of every lease this process holds.
+	Renew bool
 }
 
 // Empty reports whether the batch writes nothing.
 func (b *Batch) Empty() bool {
-	return len(b.Metas) == 0 && len(b.Events) == 0 && len(b.Statuses) == 0
+	return len(b.Metas) == 0 && len(b.Events) == 0 && len(b.Statuses) == 0 &&
+		len(b.Claims) == 0 && len(b.Releases) == 0 && !b.Renew
+}
+
+// Outcome is what a committed batch did about leases.
+type Outcome struct {
+	// Refused holds, by session, the live holder of each claim not granted.
+	Refused map[string]Holder
+	// Lost names the sessions whose writes were skipped: another process
+	// holds their lease now.
+	Lost map[string]bool
 }
 
 // rowsPerInsert bounds one multi-row INSERT; one statement per row would
 // spend most of a batch in cgo calls.
 const rowsPerInsert = 128
 
-// Commit writes the batch in one transaction: all of it or none of it. Only
-// the store writer actor calls it.
-func (s *Store) Commit(ctx context.Context, b Batch) error {
+// Commit writes the batch in one transaction: all of it or none of it, but
+// for the writes of sessions whose lease this process does not hold, which
+// it skips and reports in Outcome.Lost. Only the store writer actor calls
+// it.
+func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
+	var out Outcome
 	// Prepare before BEGIN: the writer pool has one connection, which the
 	// transaction holds until it ends.
 	if err := s.prepareInserts(len(b.Events)); err != nil {
-		return err
+		return out, err
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("commit batch: %w", err)
+		return out, fmt.Errorf("commit batch: %w", err)
 	}
 	defer tx.Rollback()
-	now := time.Now().UnixNano()
+	now := time.Now()
+	if err := s.claimAll(ctx, tx, b.Claims, now, &out); err != nil {
+		return out, err
+	}
+	if err := s.fence(tx, &b, &out); err != nil {
+		return out, err
+	}
+	if err := s.write(ctx, tx, b, now.UnixNano()); err != nil {
+		return out, err
+	}
+	if err := s.leaseUpkeep(tx, b, now.UnixNano()); err != nil {
+		return out, err
+	}
+	if err := tx.Commit(); err != nil {
+		return out, fmt.Errorf("commit batch: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error {
 	for _, m := range b.Metas {
 		if err := upsertMeta(ctx, tx, m, now); err != nil {
 			return err
@@ -65,23 +104,104 @@ func (s *Store) Commit(ctx context.Context, b Batch) error {
 		}
 	}
 	for id, seq := range last {
-		if _, err := tx.ExecContext(ctx,
-			"UPDATE sessions SET last_seq = max(last_seq, ?), updated_at = ? WHERE id = ?", seq, now, id); err != nil {
+		if _, err := tx.Stmt(s.stmts.lastSeq).ExecContext(ctx, seq, now, id); err != nil {
 			return fmt.Errorf("commit batch: session %s last seq: %w", id, err)
 		}
 	}
 	for _, st := range b.Statuses {
-		if _, err := tx.ExecContext(ctx,
-			// Only a new failure replaces a failed status: the actor of a
-			// failed session still records itself cold as it is stopped.
-			`UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
-			 WHERE id = ? AND (status != 'failed' OR ? = 'failed')`,
-			st.Status, st.Reason, now, st.SessionID, st.Status); err != nil {
+		if _, err := tx.Stmt(s.stmts.status).ExecContext(ctx, st.Status, st.Reason, now, st.SessionID, st.Status); err != nil {
 			return fmt.Errorf("commit batch: session %s status: %w", st.SessionID, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit batch: %w", err)
+	return nil
+}
+
+func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now time.Time, out *Outcome) error {
+	if s.owner.ID == "" {
+		return nil
+	}
+	for _, id := range claims {
+		h, err := s.claim(ctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			if out.Refused == nil {
+				out.Refused = map[string]Holder{}
+			}
+			out.Refused[id] = *h
+		}
+	}
+	return nil
+}
+
+// fence drops from b the writes of sessions this process holds no lease
+// on. The transaction holds SQLite's write lock, so no lease can change
+// hands between this check and the writes.
+func (s *Store) fence(tx *sql.Tx, b *Batch, out *Outcome) error {
+	if s.owner.ID == "" {
+		return nil
+	}
+	held := map[string]bool{}
+	check := func(id string) (bool, error) {
+		ok, seen := held[id]
+		if seen {
+			return ok, nil
+		}
+		ok, err := s.holds(tx, id)
+		if err != nil {
+			return false, err
+		}
+		held[id] = ok
+		if !ok {
+			if out.Lost == nil {
+				out.Lost = map[string]bool{}
+			}
+			out.Lost[id] = true
+		}
+		return ok, nil
+	}
+	for _, m := range b.Metas {
+		if _, err := check(m.ID); err != nil {
+			return err
+		}
+	}
+	for i := range b.Events {
+		// Events of one session come in runs: check where the id changes.
+		if i > 0 && b.Events[i].SessionID == b.Events[i-1].SessionID {
+			continue
+		}
+		if _, err := check(b.Events[i].SessionID); err != nil {
+			return err
+		}
+	}
+	for _, st := range b.Statuses {
+		if _, err := check(st.SessionID); err != nil {
+			return err
+		}
+	}
+	if len(out.Lost) == 0 {
+		return nil
+	}
+	b.Metas = slices.DeleteFunc(slices.Clone(b.Metas), func(m SessionMeta) bool { return out.Lost[m.ID] })
+	b.Events = slices.DeleteFunc(slices.Clone(b.Events), func(e event.Event) bool { return out.Lost[e.SessionID] })
+	b.Statuses = slices.DeleteFunc(slices.Clone(b.Statuses), func(st StatusChange) bool { return out.Lost[st.SessionID] })
+	return nil
+}
+
+func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
+	if s.owner.ID == "" {
+		return nil
+	}
+	for _, id := range b.Releases {
+		if _, err := tx.Stmt(s.stmts.release).Exec(id, s.owner.ID); err != nil {
+			return fmt.Errorf("release lease of %s: %w", id, err)
+		}
+	}
+	if b.Renew {
+		if _, err := tx.Stmt(s.stmts.renew).Exec(now, s.owner.ID); err != nil {
+			return fmt.Errorf("renew leases: %w", err)
+		}
 	}
 	return nil
 }
@@ -119,7 +239,16 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event)
 	for _, e := range evs {
 		args = append(args, e.SessionID, e.Seq, e.RecordedAt.UnixNano(), string(e.Kind), []byte(e.Payload))
 	}
-	if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
+	var err error
+	if stmt != nil {
+		_, err = tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+	} else {
+		// A fenced batch has fewer rows than were prepared for; rare
+		// enough to run unprepared (preparing now would wait on the
+		// connection this transaction holds).
+		_, err = tx.ExecContext(ctx, insertSQL(len(evs)), args...)
+	}
+	if err != nil {
 		return fmt.Errorf("commit batch: insert %d events of %s from seq %d: %w",
 			len(evs), evs[0].SessionID, evs[0].Seq, err)
 	}
@@ -147,12 +276,15 @@ func (s *Store) insertStmt(n int) error {
 	if _, ok := s.insert[n]; ok {
 		return nil
 	}
-	q := "INSERT INTO events (session_id, seq, recorded_at, kind, payload) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?),", n), ",")
-	st, err := s.writer.Prepare(q)
+	st, err := s.writer.Prepare(insertSQL(n))
 	if err != nil {
 		return fmt.Errorf("prepare insert of %d events: %w", n, err)
 	}
 	s.insert[n] = st
 	return nil
+}
+
+func insertSQL(n int) string {
+	return "INSERT INTO events (session_id, seq, recorded_at, kind, payload) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?),", n), ",")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 )
@@ -23,6 +24,13 @@ type Options struct {
 	Synchronous string
 	// Readers caps the reader pool; 0 means 4.
 	Readers int
+	// Owner is the process identity the store writes as: with one, every
+	// session written needs its lease (see lease.go). The zero Owner
+	// writes without leases, for tools and tests of the store alone.
+	Owner Owner
+	// LeaseTTL is how long a lease outlives its last heartbeat; 0 means
+	// DefaultLeaseTTL.
+	LeaseTTL time.Duration
 }
 
 // Store is an open event store.
@@ -31,8 +39,12 @@ type Store struct {
 	writer *sql.DB
 	reader *sql.DB
 
+	owner    Owner
+	leaseTTL time.Duration
+
 	stmtMu sync.Mutex
 	insert map[int]*sql.Stmt // multi-row event inserts by row count
+	stmts  writerStmts
 }
 
 // Open opens (creating if needed) the store at path and migrates it.
@@ -71,25 +83,39 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	return &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}}, nil
+	s := &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}, owner: opts.Owner, leaseTTL: opts.LeaseTTL}
+	if s.leaseTTL <= 0 {
+		s.leaseTTL = DefaultLeaseTTL
+	}
+	if err := s.stmts.prepare(w); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
 }
 
 func dsn(path string, params url.Values) string {
 	return "file:" + path + "?" + params.Encode()
 }
 
+// LeaseTTL is how long a lease outlives its last heartbeat.
+func (s *Store) LeaseTTL() time.Duration { return s.leaseTTL }
+
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes both pools. Callers stop the writer actor first.
+// Close releases this process's leases and closes both pools. Callers stop
+// the writer actor first.
 func (s *Store) Close() error {
+	released := s.releaseAll()
 	s.stmtMu.Lock()
 	for _, st := range s.insert {
 		st.Close()
 	}
 	s.insert = map[int]*sql.Stmt{}
 	s.stmtMu.Unlock()
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	s.stmts.close()
+	return errors.Join(released, s.reader.Close(), s.writer.Close())
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"

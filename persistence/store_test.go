@@ -38,7 +38,7 @@ func TestCommitAndLoad(t *testing.T) {
 	ctx := context.Background()
 	meta := SessionMeta{ID: "s1", Title: "first", Cwd: "/w"}
 	// 300 rows cross the multi-row INSERT boundary twice.
-	if err := s.Commit(ctx, Batch{Metas: []SessionMeta{meta}, Events: events("s1", 1, 300)}); err != nil {
+	if _, err := s.Commit(ctx, Batch{Metas: []SessionMeta{meta}, Events: events("s1", 1, 300)}); err != nil {
 		t.Fatal(err)
 	}
 	var seqs []int64
@@ -70,11 +70,11 @@ func TestCommitAndLoad(t *testing.T) {
 func TestCommitIsAtomic(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
-	if err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: "s1"}}, Events: events("s1", 1, 5)}); err != nil {
+	if _, err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: "s1"}}, Events: events("s1", 1, 5)}); err != nil {
 		t.Fatal(err)
 	}
 	// Seq 5 again: the primary key refuses it and the good rows go too.
-	err := s.Commit(ctx, Batch{Events: append(events("s1", 6, 3), events("s1", 5, 1)...)})
+	_, err := s.Commit(ctx, Batch{Events: append(events("s1", 6, 3), events("s1", 5, 1)...)})
 	if err == nil {
 		t.Fatal("duplicate seq committed")
 	}
@@ -82,7 +82,7 @@ func TestCommitIsAtomic(t *testing.T) {
 		t.Fatalf("partial batch landed: last seq %d", last)
 	}
 	// Events of an unknown session break the foreign key.
-	if err := s.Commit(ctx, Batch{Events: events("nobody", 1, 1)}); err == nil {
+	if _, err := s.Commit(ctx, Batch{Events: events("nobody", 1, 1)}); err == nil {
 		t.Fatal("event of unknown session committed")
 	}
 }
@@ -91,10 +91,10 @@ func TestStatusAndListing(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	b := Batch{Metas: []SessionMeta{{ID: "a", Cwd: "/x"}, {ID: "b", Cwd: "/y"}}}
-	if err := s.Commit(ctx, b); err != nil {
+	if _, err := s.Commit(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Commit(ctx, Batch{Statuses: []StatusChange{{SessionID: "a", Status: StatusFailed, Reason: "boom"}}}); err != nil {
+	if _, err := s.Commit(ctx, Batch{Statuses: []StatusChange{{SessionID: "a", Status: StatusFailed, Reason: "boom"}}}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := s.Session(ctx, "a")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -32,6 +33,10 @@ type Options struct {
 	SessionMiddleware []actor.ReceiverMiddleware
 	// Engine runs prompts in every session; nil hosts logs only.
 	Engine *session.Engine
+	// Command names this process in the session leases it takes, so that
+	// another process can say who holds a session ("troupe run"); default
+	// the program's name.
+	Command string
 }
 
 // Runtime is a booted troupe.
@@ -64,7 +69,16 @@ func Boot(opts Options) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	store, err := persistence.Open(filepath.Join(home, StoreFile), opts.Store)
+	sopts := opts.Store
+	if sopts.Owner.ID == "" {
+		// Every booted runtime hosts sessions, so it writes as an owner.
+		cmd := opts.Command
+		if cmd == "" {
+			cmd = filepath.Base(os.Args[0])
+		}
+		sopts.Owner = persistence.ThisProcess(cmd)
+	}
+	store, err := persistence.Open(filepath.Join(home, StoreFile), sopts)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,8 @@ type session struct {
 	recovering bool
 	missing    bool // nothing on disk and no Create yet
 	failed     bool
+	claimed    bool                // this process holds the session's lease
+	held       *persistence.Holder // another live process holds it: serve nothing
 	buffered   []pendingRequest
 	cancelLoad context.CancelFunc
 
@@ -100,6 +102,8 @@ func (s *session) Receive(ctx actor.Context) {
 	case *actor.Started:
 		s.subs = map[string]*actor.PID{}
 		s.startRecovery(ctx)
+	case *storewriter.Claimed:
+		s.onClaimed(ctx, m)
 	case *storewriter.Drained:
 		s.load(ctx)
 	case *recovered:
@@ -133,6 +137,7 @@ func (s *session) Receive(ctx actor.Context) {
 			s.cancelLoad()
 		}
 		s.recordCold(ctx)
+		s.release(ctx)
 	case Request:
 		s.touch()
 		if s.recovering {
@@ -143,13 +148,47 @@ func (s *session) Receive(ctx actor.Context) {
 	}
 }
 
-// startRecovery waits for the writer to commit whatever an earlier
-// incarnation sent it, then reads the log; until then requests wait.
+// startRecovery claims the session's lease, then reads the log; until then
+// requests wait. The claim is answered only after the writer committed
+// whatever an earlier incarnation sent it, and only a lease holder may
+// recover a run: another process may be running it right now.
 func (s *session) startRecovery(ctx actor.Context) {
 	s.recovering = true
 	s.gen = generations.Add(1)
 	s.uncommitted, s.metaSent = nil, false
-	ctx.Request(s.cfg.Writer, &storewriter.Drain{})
+	ctx.Send(s.cfg.Writer, &storewriter.Claim{SessionID: s.cfg.ID, ReplyTo: ctx.Self()})
+}
+
+func (s *session) onClaimed(ctx actor.Context, m *storewriter.Claimed) {
+	if !s.recovering || s.cancelLoad != nil {
+		return
+	}
+	if m.Err != nil {
+		// The store cannot be written: let the supervisor retry with backoff.
+		panic(fmt.Errorf("claim session %s: %w", s.cfg.ID, m.Err))
+	}
+	if m.Held == nil {
+		s.claimed = true
+		s.load(ctx)
+		return
+	}
+	s.claimed, s.held, s.recovering = false, m.Held, false
+	ctx.Logger().Info("session is hosted by another process", "session", s.cfg.ID, "pid", m.Held.PID, "command", m.Held.Command)
+	buffered := s.buffered
+	s.buffered = nil
+	for _, p := range buffered {
+		s.handle(ctx, p.sender, p.msg)
+	}
+	s.requestPassivation(ctx, false)
+}
+
+// release gives the lease up as the session stops; a restart keeps it.
+func (s *session) release(ctx actor.Context) {
+	if !s.claimed {
+		return
+	}
+	s.claimed = false
+	ctx.Send(s.cfg.Writer, &storewriter.Release{SessionID: s.cfg.ID})
 }
 
 func (s *session) load(ctx actor.Context) {
@@ -250,6 +289,10 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 
 func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 	s.handled++
+	if s.held != nil {
+		s.refuse(ctx, sender, req, &persistence.LeaseHeldError{Holder: *s.held})
+		return
+	}
 	if s.failed {
 		s.refuse(ctx, sender, req, ErrFailed)
 		return
@@ -279,14 +322,30 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 	}
 }
 
+// refuse answers a request this session cannot serve with err, in the
+// reply type the request expects.
 func (s *session) refuse(ctx actor.Context, sender *actor.PID, req Request, err error) {
+	var reply any
 	switch req.(type) {
-	case *Create, *Append:
-		s.reply(ctx, sender, &Appended{Err: err})
+	case *Create, *Append, *ChangeSettings, *ImportHistory, *RecordBash:
+		reply = &Appended{Err: err}
 	case *Subscribe:
-		s.reply(ctx, sender, &Subscribed{Err: err})
+		reply = &Subscribed{Err: err}
 	case *GetState:
-		s.reply(ctx, sender, &StateReply{Err: err})
+		reply = &StateReply{Err: err}
+	case *Prompt:
+		reply = &queue.Enqueued{Err: err}
+	case *Decide, *AbortRetry:
+		reply = &turn.DecideResult{Err: err}
+	case *Compact:
+		reply = &CompactReply{Err: err}
+	case *QueueOp:
+		reply = &queue.Result{Reason: "not_found"}
+	case *CancelRun:
+		reply = &CancelRunReply{} // nothing runs here
+	}
+	if reply != nil {
+		s.reply(ctx, sender, reply)
 	}
 }
 
@@ -418,12 +477,22 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 // work and no subscriber: after idling (idle), or at once when there is
 // nothing to serve (no such session, or a failed one).
 func (s *session) requestPassivation(ctx actor.Context, idle bool) {
+	if s.held != nil {
+		// Another process owns the session: nothing here may go on, not
+		// even a turn of this process that lost the lease.
+		s.askToPassivate(ctx)
+		return
+	}
 	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnRun != "" || s.f.st.Queued > 0 {
 		return
 	}
 	if !idle && !s.missing && !s.failed {
 		return
 	}
+	s.askToPassivate(ctx)
+}
+
+func (s *session) askToPassivate(ctx actor.Context) {
 	if ctx.Parent() != nil {
 		ctx.Send(ctx.Parent(), &PassivateRequest{SessionID: s.cfg.ID, Handled: s.handled})
 	}

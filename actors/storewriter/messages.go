@@ -44,6 +44,29 @@ type StatusSet struct {
 	Err       error
 }
 
+// Claim takes the session's lease for this process (see persistence's
+// lease.go); the reply is *Claimed, sent once the claim is committed, and so
+// after everything the writer received before it: a session starting up
+// uses it as its barrier before reading its log.
+type Claim struct {
+	SessionID string
+	ReplyTo   *actor.PID
+}
+
+// Claimed answers Claim. Held is the live process that holds the lease
+// instead; Err a failed commit.
+type Claimed struct {
+	SessionID string
+	Held      *persistence.Holder
+	Err       error
+}
+
+// Release gives the session's lease up with the next commit; a stopping
+// session sends it after its last events.
+type Release struct {
+	SessionID string
+}
+
 // Drain is answered with *Drained (via Respond) once everything the writer
 // received before it is committed. It is the barrier a restarted session
 // waits on before reading its log, and the last step of shutdown.
@@ -56,8 +79,12 @@ type Drained struct{}
 type batchDone struct {
 	batch   persistence.Batch
 	replies []reply
+	outcome persistence.Outcome
 	err     error
 }
+
+// renewTick is the writer's own heartbeat timer firing.
+type renewTick struct{}
 
 type reply struct {
 	to  *actor.PID

@@ -2,10 +2,12 @@ package storewriter
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // Options tune group commit.
@@ -16,12 +18,19 @@ type Options struct {
 	Window time.Duration
 	// MaxBatch ends the window early once this many events wait; 0 means 4096.
 	MaxBatch int
+	// RenewEvery is how often this process's leases get a heartbeat: in a
+	// commit that happens anyway when one is due, else in one of its own.
+	// 0 means a third of the store's lease TTL.
+	RenewEvery time.Duration
 }
 
 // Props builds the writer actor over store.
 func Props(store *persistence.Store, opts Options) *actor.Props {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 4096
+	}
+	if opts.RenewEvery <= 0 {
+		opts.RenewEvery = store.LeaseTTL() / 3
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &writer{store: store, opts: opts, failedGen: map[string]uint64{}}
@@ -38,14 +47,39 @@ type writer struct {
 	windowSet bool
 	drains    []*actor.PID
 	failedGen map[string]uint64
+
+	leases     bool // the store writes as an owner
+	lastRenew  time.Time
+	renewTimer *time.Timer
 }
 
 type windowElapsed struct{}
 
 func (w *writer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		w.leases = w.store.Owner().ID != ""
+		w.lastRenew = time.Now()
+		w.armRenew(ctx)
+	case *actor.Stopping:
+		if w.renewTimer != nil {
+			w.renewTimer.Stop()
+		}
+	case *renewTick:
+		if time.Since(w.lastRenew) >= w.opts.RenewEvery {
+			w.pending.Renew = true
+			w.maybeFlush(ctx)
+		}
+		w.armRenew(ctx)
 	case *Append:
 		w.append(ctx, m)
+	case *Claim:
+		w.pending.Claims = append(w.pending.Claims, m.SessionID)
+		w.replies = append(w.replies, reply{to: m.ReplyTo, msg: &Claimed{SessionID: m.SessionID}})
+		w.maybeFlush(ctx)
+	case *Release:
+		w.pending.Releases = append(w.pending.Releases, m.SessionID)
+		w.maybeFlush(ctx)
 	case *SetStatus:
 		w.pending.Statuses = append(w.pending.Statuses, m.Change)
 		w.replies = append(w.replies, reply{to: m.ReplyTo, msg: &StatusSet{SessionID: m.Change.SessionID}})
@@ -104,12 +138,28 @@ func (w *writer) flush(ctx actor.Context) {
 	}
 	batch, replies := w.pending, w.replies
 	w.pending, w.replies = persistence.Batch{}, nil
+	if w.leases && time.Since(w.lastRenew) >= w.opts.RenewEvery {
+		batch.Renew = true
+	}
+	if batch.Renew {
+		w.lastRenew = time.Now()
+	}
 	w.inflight = true
 	self, sys, store := ctx.Self(), ctx.ActorSystem(), w.store
 	go func() {
-		err := store.Commit(context.Background(), batch)
-		sys.Root.Send(self, &batchDone{batch: batch, replies: replies, err: err})
+		outcome, err := store.Commit(context.Background(), batch)
+		sys.Root.Send(self, &batchDone{batch: batch, replies: replies, outcome: outcome, err: err})
 	}()
+}
+
+// armRenew schedules the next heartbeat check; without leases there is
+// nothing to renew.
+func (w *writer) armRenew(ctx actor.Context) {
+	if !w.leases {
+		return
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	w.renewTimer = time.AfterFunc(w.opts.RenewEvery, func() { root.Send(self, &renewTick{}) })
 }
 
 func (w *writer) done(ctx actor.Context, m *batchDone) {
@@ -118,52 +168,80 @@ func (w *writer) done(ctx actor.Context, m *batchDone) {
 		ctx.Logger().Error("commit failed", "events", len(m.batch.Events), "error", m.err)
 		w.fail(ctx, m)
 	} else {
-		for _, r := range m.replies {
-			w.send(ctx, r.to, r.msg)
-		}
+		w.succeed(ctx, m)
 	}
 	w.flush(ctx)
 	w.answerDrains(ctx)
 }
 
+// succeed answers every sender of a committed batch. A session whose lease
+// another process took had its writes skipped: it hears ErrLeaseLost, and
+// its generation is fenced as after a failure.
+func (w *writer) succeed(ctx actor.Context, m *batchDone) {
+	fenced := map[string]bool{}
+	for _, r := range m.replies {
+		switch msg := r.msg.(type) {
+		case *Committed:
+			if m.outcome.Lost[msg.SessionID] {
+				msg.Err, msg.LastSeq = persistence.ErrLeaseLost, 0
+				w.fence(fenced, msg)
+			}
+		case *StatusSet:
+			if m.outcome.Lost[msg.SessionID] {
+				msg.Err = persistence.ErrLeaseLost
+			}
+		case *Claimed:
+			if h, held := m.outcome.Refused[msg.SessionID]; held {
+				msg.Held = &h
+			}
+		}
+		w.send(ctx, r.to, r.msg)
+	}
+	w.dropFenced(ctx, fenced)
+}
+
 // fail answers every sender of the batch with the error and fences the
 // failed generations, including their appends already waiting in pending.
 func (w *writer) fail(ctx actor.Context, m *batchDone) {
+	fenced := map[string]bool{}
 	for _, r := range m.replies {
 		switch msg := r.msg.(type) {
 		case *Committed:
 			msg.Err = m.err
 			msg.LastSeq = 0
-			w.failedGen[msg.SessionID] = max(w.failedGen[msg.SessionID], msg.Gen)
+			w.fence(fenced, msg)
 		case *StatusSet:
+			msg.Err = m.err
+		case *Claimed:
 			msg.Err = m.err
 		}
 		w.send(ctx, r.to, r.msg)
 	}
-	w.dropFenced(ctx)
+	w.dropFenced(ctx, fenced)
 }
 
-func (w *writer) dropFenced(ctx actor.Context) {
-	keepEvents := w.pending.Events[:0]
-	for _, e := range w.pending.Events {
-		if _, fenced := w.failedGen[e.SessionID]; !fenced {
-			keepEvents = append(keepEvents, e)
-		}
+func (w *writer) fence(fenced map[string]bool, c *Committed) {
+	w.failedGen[c.SessionID] = max(w.failedGen[c.SessionID], c.Gen)
+	fenced[c.SessionID] = true
+}
+
+// dropFenced refuses the pending appends of the sessions just fenced. They
+// are all of the fenced generation: a session's next incarnation sends
+// nothing before its Claim, which is answered only after this batch.
+func (w *writer) dropFenced(ctx actor.Context, fenced map[string]bool) {
+	if len(fenced) == 0 {
+		return
 	}
-	w.pending.Events = keepEvents
-	keep := w.replies[:0]
-	for _, r := range w.replies {
+	w.pending.Events = slices.DeleteFunc(w.pending.Events, func(e event.Event) bool { return fenced[e.SessionID] })
+	w.replies = slices.DeleteFunc(w.replies, func(r reply) bool {
 		c, ok := r.msg.(*Committed)
-		if ok && c.Gen <= w.failedGen[c.SessionID] {
-			if _, fenced := w.failedGen[c.SessionID]; fenced {
-				c.Err = ErrStaleGeneration
-				w.send(ctx, r.to, c)
-				continue
-			}
+		if !ok || !fenced[c.SessionID] || c.Gen > w.failedGen[c.SessionID] {
+			return false
 		}
-		keep = append(keep, r)
-	}
-	w.replies = keep
+		c.Err = ErrStaleGeneration
+		w.send(ctx, r.to, c)
+		return true
+	})
 }
 
 func (w *writer) answerDrains(ctx actor.Context) {

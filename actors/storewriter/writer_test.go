@@ -97,3 +97,67 @@ func TestWindowGroupsAppendsAndDrainFlushes(t *testing.T) {
 	testkit.NoError(t, err)
 	testkit.Equal(t, last, int64(4))
 }
+
+func TestClaimsLostLeasesAndHeartbeat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "troupe.db")
+	ttl := 300 * time.Millisecond
+	other, err := persistence.Open(path, persistence.Options{Owner: persistence.Owner{ID: "other", PID: 1, Host: "elsewhere"}, LeaseTTL: ttl})
+	testkit.NoError(t, err)
+	defer other.Close()
+	store, err := persistence.Open(path, persistence.Options{Owner: persistence.ThisProcess("test"), LeaseTTL: ttl})
+	testkit.NoError(t, err)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	w := sys.Root.Spawn(storewriter.Props(store, storewriter.Options{RenewEvery: ttl / 6}))
+	defer func() {
+		_ = sys.Root.PoisonFuture(w).Wait()
+		store.Close()
+	}()
+	replies := make(chan any, 100)
+	inbox := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *storewriter.Committed, *storewriter.Claimed:
+			replies <- m
+		}
+	}))
+	ctx := context.Background()
+
+	// Another host holds "theirs"; "mine" is free.
+	_, err = other.Commit(ctx, persistence.Batch{Claims: []string{"theirs"}})
+	testkit.NoError(t, err)
+	sys.Root.Send(w, &storewriter.Claim{SessionID: "theirs", ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Claim{SessionID: "mine", ReplyTo: inbox})
+	c := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Claimed)
+	if c.SessionID != "theirs" || c.Held == nil || c.Held.ID != "other" {
+		t.Fatalf("claim of theirs: %+v", c)
+	}
+	c = testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Claimed)
+	if c.SessionID != "mine" || c.Held != nil || c.Err != nil {
+		t.Fatalf("claim of mine: %+v", c)
+	}
+
+	// The writer's heartbeat keeps "mine" while nothing else is written:
+	// the other process cannot take it after several TTLs.
+	time.Sleep(3 * ttl)
+	out, err := other.Commit(ctx, persistence.Batch{Claims: []string{"mine"}})
+	testkit.NoError(t, err)
+	if _, refused := out.Refused["mine"]; !refused {
+		t.Fatal("an idle writer's lease lapsed")
+	}
+
+	// Writes for a session whose lease this process never had are skipped
+	// and answered with ErrLeaseLost, and that generation is fenced.
+	sys.Root.Send(w, &storewriter.Append{SessionID: "theirs", Gen: 1, Meta: &persistence.SessionMeta{ID: "theirs"}, Events: evs("theirs", 1, 1), ReplyTo: inbox})
+	cm := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+	if !errors.Is(cm.Err, persistence.ErrLeaseLost) {
+		t.Fatalf("append without the lease: %+v", cm)
+	}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "theirs", Gen: 1, Events: evs("theirs", 2, 1), ReplyTo: inbox})
+	cm = testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+	if !errors.Is(cm.Err, storewriter.ErrStaleGeneration) {
+		t.Fatalf("append of the fenced generation: %+v", cm)
+	}
+	if _, err := store.Session(ctx, "theirs"); !errors.Is(err, persistence.ErrSessionNotFound) {
+		t.Fatalf("skipped writes reached the store: %v", err)
+	}
+}

@@ -52,7 +52,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *cwd == "" {
 		*cwd, _ = os.Getwd()
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: common.home, Logger: log})
+	rt, err := runtime.Boot(runtime.Options{Home: common.home, Logger: log, Command: "troupe append"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe append: %v\n", err)
 		return 1
@@ -105,10 +105,12 @@ func appendLines(ctx context.Context, rt *runtime.Runtime, id string, created ev
 	}
 }
 
+// ensureSession wakes the session before any line is read, which takes
+// its lease: a second process on the session fails here, at once.
 func ensureSession(ctx context.Context, rt *runtime.Runtime, id string, created event.CreatedPayload) error {
-	_, err := rt.Store.Session(ctx, id)
-	if err == nil {
-		return nil
+	_, err := rt.Sessions.State(ctx, id)
+	if !errors.Is(err, session.ErrNotFound) {
+		return err
 	}
 	if err := rt.Sessions.Create(ctx, id, created); err != nil && !errors.Is(err, session.ErrExists) {
 		return err

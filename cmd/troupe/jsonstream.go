@@ -130,7 +130,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session()})
+	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream"})
 	if err != nil {
 		return configError(err)
 	}

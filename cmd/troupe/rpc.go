@@ -104,7 +104,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case f.sessionDir != "":
 		storeHome = f.sessionDir
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: storeHome, Logger: log, Engine: eng.Session()})
+	rt, err := runtime.Boot(runtime.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc"})
 	if err != nil {
 		return fail(1, err)
 	}

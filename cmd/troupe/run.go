@@ -67,7 +67,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return 2
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session()})
+	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return 1

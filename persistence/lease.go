@@ -1,0 +1,152 @@
+package persistence
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// A session has one owner process at a time: the one whose store holds its
+// lease. Only the owner writes the session's events, so two processes can
+// never both assign seqs, run its tools or "recover" each other's live
+// runs. Readers (replay, `troupe events --follow`) need no lease.
+//
+// Leases are taken, checked, renewed and released inside the writer's own
+// transactions (see Batch), so they cost no extra commit on the hot path.
+// A lease passes to another process only when its holder is provably gone:
+// its heartbeat is older than the TTL, or it ran on this host and its
+// process no longer exists.
+
+// DefaultLeaseTTL is how long a lease outlives its last heartbeat.
+const DefaultLeaseTTL = 30 * time.Second
+
+// ErrLeaseLost answers writes for a session whose lease another process
+// took (this process stalled past the TTL): nothing of them was written.
+var ErrLeaseLost = errors.New("session lease lost to another process")
+
+// Owner identifies a process that writes to the store.
+type Owner struct {
+	ID      string // random per process: a restarted process is a new owner
+	PID     int
+	Host    string
+	Started int64 // the process's start time as the OS counts it; 0 unknown
+	Command string
+}
+
+// ThisProcess describes the calling process as an owner running command.
+func ThisProcess(command string) Owner {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	host, _ := os.Hostname()
+	pid := os.Getpid()
+	return Owner{ID: hex.EncodeToString(b[:]), PID: pid, Host: host, Started: procStart(pid), Command: command}
+}
+
+// Holder is a lease as the store records it.
+type Holder struct {
+	Owner
+	SessionID  string
+	AcquiredAt time.Time
+	Heartbeat  time.Time
+}
+
+// LeaseHeldError refuses a claim on a session another live process holds.
+type LeaseHeldError struct {
+	Holder Holder
+}
+
+func (e *LeaseHeldError) Error() string {
+	h := e.Holder
+	where := fmt.Sprintf("troupe pid %d", h.PID)
+	if host, _ := os.Hostname(); h.Host != host {
+		where += " on host " + h.Host
+	}
+	if h.Command != "" {
+		where += " (" + h.Command + ")"
+	}
+	return fmt.Sprintf("session %s is running in %s; wait for it or use `troupe events %s --follow`",
+		h.SessionID, where, h.SessionID)
+}
+
+// gone reports whether the holder can no longer write: its heartbeat
+// lapsed, or it ran on this host and its process is dead. The start time
+// tells a reused pid (ours included) from the holder; another runtime in
+// this very process counts as alive.
+func (h Holder) gone(self Owner, now time.Time, ttl time.Duration) bool {
+	if now.Sub(h.Heartbeat) > ttl {
+		return true
+	}
+	return h.Host == self.Host && !processAlive(h.PID, h.Started)
+}
+
+// claim takes the lease of session for s.owner unless another live process
+// holds it; then it returns that holder.
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, session string, now time.Time) (*Holder, error) {
+	h, err := leaseOf(ctx, tx, session)
+	if err != nil {
+		return nil, err
+	}
+	if h != nil && h.ID != s.owner.ID && !h.gone(s.owner, now, s.leaseTTL) {
+		return h, nil
+	}
+	acquired := now
+	if h != nil && h.ID == s.owner.ID {
+		acquired = h.AcquiredAt
+	}
+	o := s.owner
+	_, err = tx.ExecContext(ctx, `INSERT INTO leases
+		(session_id, owner, pid, host, started, command, acquired_at, heartbeat)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+			host = excluded.host, started = excluded.started, command = excluded.command,
+			acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat`,
+		session, o.ID, o.PID, o.Host, o.Started, o.Command, acquired.UnixNano(), now.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("claim session %s: %w", session, err)
+	}
+	return nil, nil
+}
+
+func leaseOf(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, session string) (*Holder, error) {
+	var h Holder
+	var acquired, beat int64
+	err := q.QueryRowContext(ctx, `SELECT session_id, owner, pid, host, started, command, acquired_at, heartbeat
+		FROM leases WHERE session_id = ?`, session).
+		Scan(&h.SessionID, &h.ID, &h.PID, &h.Host, &h.Started, &h.Command, &acquired, &beat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lease of %s: %w", session, err)
+	}
+	h.AcquiredAt, h.Heartbeat = time.Unix(0, acquired).UTC(), time.Unix(0, beat).UTC()
+	return &h, nil
+}
+
+// Lease reads who holds session, or nil when no process does.
+func (s *Store) Lease(ctx context.Context, session string) (*Holder, error) {
+	return leaseOf(ctx, s.reader, session)
+}
+
+// Owner is the process identity this store writes as; the zero Owner when
+// it was opened without one (then leases are not used).
+func (s *Store) Owner() Owner { return s.owner }
+
+// releaseAll drops every lease this process holds; Close calls it once the
+// writer actor has stopped, so a clean exit hands sessions over at once.
+func (s *Store) releaseAll() error {
+	if s.owner.ID == "" {
+		return nil
+	}
+	if _, err := s.writer.Exec("DELETE FROM leases WHERE owner = ?", s.owner.ID); err != nil {
+		return fmt.Errorf("release leases: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package persistence
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// writerStmts are the statements every commit may run, prepared once on the
+// writer connection: preparing per commit was a fifth of a small commit.
+type writerStmts struct {
+	lastSeq    *sql.Stmt
+	status     *sql.Stmt
+	leaseOwner *sql.Stmt
+	release    *sql.Stmt
+	renew      *sql.Stmt
+}
+
+func (w *writerStmts) prepare(db *sql.DB) error {
+	for _, p := range []struct {
+		to  **sql.Stmt
+		sql string
+	}{
+		{&w.lastSeq, "UPDATE sessions SET last_seq = max(last_seq, ?), updated_at = ? WHERE id = ?"},
+		// Only a new failure replaces a failed status: the actor of a
+		// failed session still records itself cold as it is stopped.
+		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
+			WHERE id = ? AND (status != 'failed' OR ? = 'failed')`},
+		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
+		{&w.release, "DELETE FROM leases WHERE session_id = ? AND owner = ?"},
+		{&w.renew, "UPDATE leases SET heartbeat = ? WHERE owner = ?"},
+	} {
+		st, err := db.Prepare(p.sql)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.sql, err)
+		}
+		*p.to = st
+	}
+	return nil
+}
+
+func (w *writerStmts) close() {
+	for _, st := range []*sql.Stmt{w.lastSeq, w.status, w.leaseOwner, w.release, w.renew} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// holds reports whether this process holds session's lease.
+func (s *Store) holds(tx *sql.Tx, session string) (bool, error) {
+	var owner string
+	err := tx.Stmt(s.stmts.leaseOwner).QueryRow(session).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("check lease of %s: %w", session, err)
+	}
+	return owner == s.owner.ID, nil
+}
