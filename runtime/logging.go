@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lmittmann/tint"
+	"golang.org/x/term"
 )
 
 // LogOptions choose the log level and format. Logs always go to stderr in
@@ -38,10 +39,21 @@ func NewLogger(o LogOptions) (*slog.Logger, error) {
 	}
 	switch o.Format {
 	case "", "text":
-		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly})), nil
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly, NoColor: !colour(w)})), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), nil
 	default:
 		return nil, fmt.Errorf("log format %q: want text or json", o.Format)
 	}
+}
+
+// colour is whether text logs to w may carry ANSI colours: only on a
+// terminal, and not when NO_COLOR is set to anything (no-color.org), since
+// escapes in a file or a host's captured stderr are noise.
+func colour(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

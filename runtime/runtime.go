@@ -88,7 +88,7 @@ func Boot(opts Options) (*Runtime, error) {
 	}
 	// Never WithDeveloperSupervisionLogging: it prints to stdout.
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(s *actor.ActorSystem) *slog.Logger {
-		return slog.New(levelFloor{Handler: log.Handler(), min: libLevel}).With("lib", "protoactor")
+		return slog.New(newActorSystemHandler(log.Handler(), libLevel))
 	}))
 	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{}}
 	idle := opts.IdleTimeout

@@ -13,6 +13,7 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/transports/stdio"
 )
 
 // maxAppendBatch bounds how many stdin lines go to the session per append.
@@ -25,9 +26,11 @@ type ack struct {
 	Error string `json:"error,omitempty"`
 }
 
+// inputLine is one stdin line, or the error that replaced it (too long).
 type inputLine struct {
 	n    int
 	text []byte
+	err  error
 }
 
 func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,12 +39,13 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	common.register(fs)
 	title := fs.String("title", "", "title of the session if it is created")
 	cwd := fs.String("cwd", "", "working directory recorded if the session is created (default: current)")
+	maxLine := fs.Int("max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes; a longer line is refused and reading goes on")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitCode(err)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: troupe append SESSION [--title T] [--cwd DIR] < events.ndjson")
+		fmt.Fprintln(stderr, "usage: troupe append SESSION [--title T] [--cwd DIR] [--max-line N] < events.ndjson")
 		return 2
 	}
 	log, err := common.logger()
@@ -59,7 +63,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
 	defer stop()
-	failed, err := appendLines(ctx, rt, pos[0], event.CreatedPayload{Title: *title, Cwd: *cwd}, stdin, stdout)
+	failed, err := appendLines(ctx, rt, pos[0], event.CreatedPayload{Title: *title, Cwd: *cwd}, stdio.NewReader(stdin, *maxLine), stdout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = errors.Join(err, rt.Shutdown(shutdownCtx))
@@ -76,7 +80,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // appendLines appends each stdin line as an event, in batches of whatever
 // has arrived, and acknowledges each line after its batch committed. It
 // returns whether any line was refused.
-func appendLines(ctx context.Context, rt *runtime.Runtime, id string, created event.CreatedPayload, stdin io.Reader, stdout io.Writer) (bool, error) {
+func appendLines(ctx context.Context, rt *runtime.Runtime, id string, created event.CreatedPayload, stdin *stdio.Reader, stdout io.Writer) (bool, error) {
 	if err := ensureSession(ctx, rt, id, created); err != nil {
 		return false, err
 	}
@@ -118,16 +122,25 @@ func ensureSession(ctx context.Context, rt *runtime.Runtime, id string, created 
 	return nil
 }
 
-func readLines(r io.Reader, out chan<- inputLine, errc chan<- error) {
+// readLines sends every line, a too-long one as its own error, until EOF or
+// a read error.
+func readLines(rd *stdio.Reader, out chan<- inputLine, errc chan<- error) {
 	defer close(out)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		out <- inputLine{n: n, text: append([]byte(nil), sc.Bytes()...)}
+	for n := 1; ; n++ {
+		text, err := rd.Next()
+		switch {
+		case err == nil:
+			out <- inputLine{n: n, text: text}
+		case errors.Is(err, stdio.ErrLineTooLong):
+			out <- inputLine{n: n, err: err}
+		case errors.Is(err, io.EOF):
+			errc <- nil
+			return
+		default:
+			errc <- err
+			return
+		}
 	}
-	errc <- sc.Err()
 }
 
 // nextBatch waits for one line, then takes whatever else is already there.
@@ -156,19 +169,18 @@ func nextBatch(ctx context.Context, lines <-chan inputLine) ([]inputLine, bool) 
 	return batch, true
 }
 
-// appendBatch appends the valid lines of batch and writes one ack per line.
+// appendBatch appends the valid lines of batch and writes one ack per line,
+// in order. Each line is judged alone before the append, since the session
+// refuses a whole append for one bad draft: a bad line gets its own error
+// and its neighbours still commit.
 func appendBatch(ctx context.Context, rt *runtime.Runtime, id string, batch []inputLine, enc *json.Encoder) (failed bool) {
 	var drafts []event.Draft
 	var lineOf []int
 	acks := make([]ack, len(batch))
 	for i, l := range batch {
 		acks[i].Line = l.n
-		var d event.Draft
-		if err := json.Unmarshal(l.text, &d); err != nil {
-			acks[i].Error = fmt.Sprintf("invalid JSON: %v", err)
-			continue
-		}
-		if err := d.Validate(); err != nil {
+		d, err := draftOf(l)
+		if err != nil {
 			acks[i].Error = err.Error()
 			continue
 		}
@@ -190,4 +202,24 @@ func appendBatch(ctx context.Context, rt *runtime.Runtime, id string, batch []in
 		_ = enc.Encode(a)
 	}
 	return failed
+}
+
+// draftOf judges one line as the session would judge it alone. The session
+// always exists by now (appendLines opens it first), so session.created,
+// which only opens a log, is refused here.
+func draftOf(l inputLine) (event.Draft, error) {
+	if l.err != nil {
+		return event.Draft{}, l.err
+	}
+	var d event.Draft
+	if err := json.Unmarshal(l.text, &d); err != nil {
+		return d, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if err := d.Validate(); err != nil {
+		return d, err
+	}
+	if d.Kind == event.SessionCreated {
+		return d, fmt.Errorf("%s only opens a log, and this session is open", d.Kind)
+	}
+	return d, nil
 }

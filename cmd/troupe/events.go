@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/troupehq/troupe/persistence"
@@ -39,9 +40,14 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 2
 	}
-	home, err := runtime.ResolveHome(common.home)
+	// events only reads: the home is not created, nor required writable.
+	home, err := runtime.HomePath(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
+		return 1
+	}
+	if fi, err := os.Stat(home); (err == nil && !fi.IsDir()) || errors.Is(err, syscall.ENOTDIR) {
+		fmt.Fprintf(stderr, "troupe events: home %s: not a directory\n", home)
 		return 1
 	}
 	path := filepath.Join(home, runtime.StoreFile)

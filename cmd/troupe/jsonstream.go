@@ -72,7 +72,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fs.StringVar(&f.workspace, n, "", "working directory for file operations (default: current)")
 	}
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "system prompt (default: troupe's)")
-	fs.StringVar(&f.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	enumVar(fs, &f.thinking, "thinking", "", thinkingLevels(), "thinking level; default: the model's")
 	fs.StringVar(&f.sessionID, "session-id", "", "start a new session with this id (fails if it exists)")
 	fs.StringVar(&f.resume, "resume", "", "resume a session: an id, or latest (newest of the workspace)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on each reply's tokens")

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"text/tabwriter"
 
 	"github.com/troupehq/troupe/runtime"
 )
@@ -49,7 +50,7 @@ func order(name string) string {
 func init() {
 	register(command{name: "events", args: "SESSION [--from SEQ] [--follow]", summary: "print a session's events from the store as NDJSON", run: runEvents})
 	register(command{name: "run", args: "[flags] PROMPT", summary: "run one prompt to the end and print the transcript (--json: events)", run: runRun})
-	register(command{name: "append", args: "SESSION [--title T] [--cwd DIR]", summary: "append canonical events read as NDJSON from stdin, acknowledging each once durable", run: runAppend})
+	register(command{name: "append", args: "SESSION [--title T] [--cwd DIR] [--max-line N]", summary: "append canonical events read as NDJSON from stdin, acknowledging each once durable", run: runAppend})
 	register(command{name: "version", summary: "print the version", run: runVersion})
 	register(command{name: "help", summary: "show this help", run: runHelp})
 }
@@ -90,9 +91,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "troupe hosts LLM coding-agent sessions as supervised, event-sourced actors.")
 	fmt.Fprintln(w, "\nUsage:\n  troupe COMMAND [flags]\n\nCommands:")
+	// Columns sized by the longest entry, whatever commands register.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %-34s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.name, c.args, c.summary)
 	}
+	_ = tw.Flush()
 	fmt.Fprintln(w, "\nCommon flags: --home DIR (default $TROUPE_HOME or ~/.troupe), --log-level LEVEL (or $TROUPE_LOG), --log-format text|json.")
 	fmt.Fprintln(w, "Logs go to stderr; stdout carries only command output.")
 }
@@ -111,8 +115,8 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "data home (default $TROUPE_HOME or ~/.troupe)")
-	fs.StringVar(&c.logLevel, "log-level", "", "log level: debug, info, warn, error (default $TROUPE_LOG or warn)")
-	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	enumVar(fs, &c.logLevel, "log-level", "", logLevels, "log level; default $TROUPE_LOG, else warn")
+	enumVar(fs, &c.logFormat, "log-format", "text", logFormats, "log format")
 }
 
 // logger builds the command's logger from the flags.

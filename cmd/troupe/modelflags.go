@@ -19,7 +19,7 @@ func (m *modelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.model, "model", "", "model id (or provider/model)")
 	fs.StringVar(&m.baseURL, "base-url", "", "override the provider's base URL")
 	fs.StringVar(&m.apiKey, "api-key", "", "override the provider's API key")
-	fs.StringVar(&m.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	enumVar(fs, &m.thinking, "thinking", "", thinkingLevels(), "thinking level; default: the model's")
 	fs.IntVar(&m.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
 	fs.IntVar(&m.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
 	fs.BoolVar(&m.noRetry, "no-retry", false, "do not retry transient provider errors")

@@ -56,7 +56,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f.models.register(fs)
 	fs.StringVar(&f.sessionDir, "session-dir", "", "keep sessions in DIR/troupe.db instead of the home's store")
 	fs.StringVar(&f.session, "session", "", "continue this session")
-	fs.StringVar(&f.approval, "approval-mode", turn.ModeYolo, "approval mode: yolo, auto_edit or default; the protocol cannot ask, so calls needing approval are denied")
+	enumVar(fs, &f.approval, "approval-mode", turn.ModeYolo, approvalModes, "approval mode; the protocol cannot ask, so calls needing approval are denied")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")

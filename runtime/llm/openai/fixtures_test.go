@@ -17,9 +17,9 @@ import (
 	"github.com/troupehq/troupe/runtime/llm"
 )
 
-// fixtureRoot is shared/fixtures/llama-server, which lives beside the
-// repository (…/main/runtime/llm/openai -> …/shared), here and in CI.
-var fixtureRoot = filepath.Join("..", "..", "..", "..", "shared", "fixtures", "llama-server")
+// fixtureRoot holds real exchanges with two llama-server builds (see its
+// README.md): recorded data, kept in the repository so a clone tests alone.
+var fixtureRoot = filepath.Join("testdata", "llama-server")
 
 type fixture struct {
 	dir             string
@@ -42,7 +42,7 @@ func loadFixtures(t *testing.T) []fixture {
 	for _, dir := range []string{"old", "new"} {
 		b, err := os.ReadFile(filepath.Join(fixtureRoot, dir, "manifest.json"))
 		if err != nil {
-			t.Fatalf("read fixture manifest (shared/ must sit beside the repository): %v", err)
+			t.Fatalf("read fixture manifest: %v", err)
 		}
 		var fs []fixture
 		requireNoError(t, json.Unmarshal(b, &fs))
