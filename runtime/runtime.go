@@ -132,22 +132,3 @@ func (rt *Runtime) Writer() *actor.PID { return rt.writer }
 
 // Registry is the sessions supervisor.
 func (rt *Runtime) Registry() *actor.PID { return rt.registry }
-
-// levelFloor raises a handler's minimum level, to keep the library quieter
-// than troupe's own logs.
-type levelFloor struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
-}
-
-func (h levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
-	return levelFloor{Handler: h.Handler.WithAttrs(a), min: h.min}
-}
-
-func (h levelFloor) WithGroup(n string) slog.Handler {
-	return levelFloor{Handler: h.Handler.WithGroup(n), min: h.min}
-}
