@@ -73,3 +73,19 @@ func blocksText(bs []event.Block) string {
 	}
 	return ""
 }
+
+// reconfigure is what the running turn must hear of a settings change (nil:
+// nothing): a new model resolution from the settings as now folded, and
+// auto-retry.
+func (s *session) reconfigure(set event.Settings) *turn.Reconfigure {
+	eng := s.cfg.Engine
+	if eng == nil || eng.Resolve == nil || (set.Provider == nil && set.Model == nil && set.ThinkingLevel == nil && set.AutoRetry == nil) {
+		return nil
+	}
+	re := &turn.Reconfigure{AutoRetry: set.AutoRetry}
+	if set.Provider != nil || set.Model != nil || set.ThinkingLevel != nil {
+		st := s.f.st
+		re.Resolve = func(ctx context.Context) (turn.Model, error) { return eng.Resolve(ctx, st) }
+	}
+	return re
+}

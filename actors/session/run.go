@@ -173,6 +173,9 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 	if s.turnPID != nil && set.ApprovalMode != nil {
 		ctx.Send(s.turnPID, &turn.SetMode{Mode: *set.ApprovalMode})
 	}
+	if re := s.reconfigure(set); s.turnPID != nil && re != nil {
+		ctx.Send(s.turnPID, re)
+	}
 	if s.queuePID != nil && (set.SteeringMode != nil || set.FollowUpMode != nil) {
 		ctx.Send(s.queuePID, &queue.SetModes{Steering: deref(set.SteeringMode, ""), FollowUp: deref(set.FollowUpMode, "")})
 	}
@@ -308,6 +311,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	if s.cfg.Engine == nil || r.runID == "" {
 		return
 	}
+	s.applyBufferedSettings(ctx)
 	runID, steps := r.runID, r.steps
 	var drafts []event.Draft
 	add := func(kind event.Kind, p any) {
@@ -337,6 +341,22 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	if policy != CrashStop {
 		s.startTurn(ctx, runID, steps)
 	}
+}
+
+// applyBufferedSettings serves the settings changes among the requests
+// that arrived during recovery ahead of the others: a client that wakes a
+// session to change its settings (troupe run --session ID --model M) means
+// them for the run the recovery is about to resume, crash policy included.
+func (s *session) applyBufferedSettings(ctx actor.Context) {
+	rest := s.buffered[:0]
+	for _, p := range s.buffered {
+		if _, ok := p.msg.(*ChangeSettings); ok {
+			s.handle(ctx, p.sender, p.msg)
+			continue
+		}
+		rest = append(rest, p)
+	}
+	s.buffered = rest
 }
 
 // cancelDeferred ends a run whose turn never started.

@@ -11,6 +11,11 @@ const (
 	ModeYolo     = "yolo"
 )
 
+// ByMode resolves a permission request when the approval mode decides it
+// (tool.permission_resolved's resolved_by): an allow after a mode change,
+// or a denial because no one could be asked (Policy.DenyUnapproved).
+const ByMode = "mode"
+
 // Policy decides which calls need a person's decision.
 type Policy struct {
 	Mode string

@@ -55,7 +55,7 @@ func (t *turn) prepareCalls(ctx actor.Context) {
 	for i := range t.calls {
 		if t.calls[i].approval == approvalPending {
 			t.record(ctx, &t.calls[i], &Decide{ToolCallID: t.calls[i].id,
-				Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: "mode"})
+				Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: ByMode})
 		}
 	}
 }

@@ -52,6 +52,12 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 		t.end(ctx, StopCancelled, t.cancelReason)
 		return
 	}
+	if t.modelStale {
+		// The settings changed while this answer was being worked out.
+		t.modelStale = false
+		t.resolve(ctx)
+		return
+	}
 	if m.err != nil {
 		t.errKind = ErrorConfig
 		t.end(ctx, StopError, m.err.Error())
@@ -71,11 +77,38 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 // begin starts the run proper, or the manual compaction it exists for.
 func (t *turn) begin(ctx actor.Context) {
 	if !t.cfg.CompactOnly {
-		t.nextStep(ctx, "")
+		t.nextStep(ctx, t.pendingInstruction)
 		return
 	}
 	if !t.startCompaction(ctx, CompactManual, t.cfg.Instructions, thenFinish) {
 		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Token: t.cfg.Token, Err: errString("nothing to compact")})
 		t.end(ctx, StopEndTurn, "")
 	}
+}
+
+// Reconfigure reaches a running turn when the session's settings change:
+// with Resolve, the model is resolved again before the next LLM call (the
+// provider, model or thinking level changed); with AutoRetry, automatic
+// retries follow it from the next failure.
+type Reconfigure struct {
+	Resolve   Resolver
+	AutoRetry *bool
+}
+
+func (t *turn) reconfigure(m *Reconfigure) {
+	if m.AutoRetry != nil {
+		t.cfg.Retry.Enabled = *m.AutoRetry
+	}
+	if m.Resolve != nil {
+		t.cfg.Resolve, t.modelStale = m.Resolve, true
+	}
+}
+
+// resolveAgain resolves the new model before the step nextStep was about
+// to start; onResolved comes back to it.
+func (t *turn) resolveAgain(ctx actor.Context, instruction string) {
+	t.modelStale = false
+	t.pendingInstruction = instruction
+	t.phase = phaseResolving
+	t.resolve(ctx)
 }

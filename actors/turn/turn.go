@@ -82,6 +82,7 @@ type turn struct {
 	running *actor.PID
 	policy  Policy
 
+	modelStale   bool // the session's model settings changed: resolve before the next step
 	cancelled    bool
 	cancelReason string
 	errKind      string // of the error that ends the run
@@ -137,10 +138,12 @@ func (t *turn) Receive(ctx actor.Context) {
 		ctx.Respond(&DecideResult{Err: t.decide(ctx, m)})
 	case *Messages:
 		t.onMessages(ctx, m)
+	case *Reconfigure:
+		t.reconfigure(m)
 	case *SetMode:
 		t.policy.Mode = m.Mode
 		if t.phase != phaseEnded {
-			t.reviewPending(ctx, "mode")
+			t.reviewPending(ctx, ByMode)
 		}
 	case *Cancel:
 		t.cancel(ctx, m.Reason)
@@ -174,6 +177,10 @@ func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 // nextStep starts one LLM call. Past MaxSteps the model is asked once,
 // without tools, for its final answer.
 func (t *turn) nextStep(ctx actor.Context, instruction string) {
+	if t.modelStale {
+		t.resolveAgain(ctx, instruction)
+		return
+	}
 	if !t.compacted && t.needsCompaction() {
 		t.pendingInstruction = instruction
 		if t.startCompaction(ctx, CompactThreshold, "", thenStep) {

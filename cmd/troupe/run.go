@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/turn"
-	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/engine"
@@ -39,42 +37,48 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	enumVar(fs, &f.crashPolicy, "crash-policy", session.CrashResume, crashPolicies, "after a crash: resume the interrupted run, or stop it")
 	fs.BoolVar(&f.yolo, "yolo", false, "run every tool call without approval (same as --mode yolo)")
 	fs.BoolVar(&f.json, "json", false, "print canonical events as NDJSON instead of a transcript")
+	fs.Usage = func() { runUsage(fs) }
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitCode(err)
 	}
+	set := explicitFlags(fs)
 	if f.yolo {
 		f.mode = turn.ModeYolo
+	}
+	prompt := strings.Join(pos, " ")
+	if prompt == "" && f.sessionID == "" && f.resume == "" {
+		fmt.Fprintln(stderr, "troupe run: give a prompt, or --session ID to continue a run a crash interrupted")
+		return exitUsage
 	}
 	log, err := f.common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	home, err := runtime.ResolveHome(f.common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return 1
+		return exitError
 	}
+	// The flags' model, thinking level and approval mode are defaults for a
+	// session whose log sets none; see runsettings.go.
 	eng, err := engine.New(engine.Options{
 		Home: home, Thinking: f.models.thinking, Mode: f.mode, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry,
 		Selection: f.models.selection(),
 	})
-	if err == nil {
-		err = eng.Check()
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return 2
+		return exitUsage
 	}
 	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return 1
+		return exitError
 	}
 	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
 	defer stop()
-	code, err := oneShot(ctx, rt, f, strings.Join(pos, " "), stdout)
+	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if serr := rt.Shutdown(sctx); serr != nil && err == nil {
@@ -82,63 +86,54 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		if code == 0 {
-			code = 1
+		if code == exitOK {
+			code = exitError
 		}
 	}
 	return code
 }
 
 // oneShot runs (or continues) one run and prints it; the code is the run's.
-func oneShot(ctx context.Context, rt *runtime.Runtime, f runFlags, prompt string, stdout io.Writer) (int, error) {
-	id, err := pickSession(ctx, rt, f)
+func oneShot(ctx context.Context, rt *runtime.Runtime, eng *engine.Engine, f runFlags, set map[string]bool, prompt string, stdout, stderr io.Writer) (int, error) {
+	plan, err := planRun(ctx, rt.Store, eng, f, set, prompt)
 	if err != nil {
-		return 2, err
+		return exitUsage, err
 	}
 	// Runs must survive the signal that cancels ctx long enough to end
 	// cleanly, so requests use their own context.
 	bg := context.Background()
-	// What was committed before the session wakes: waking may close a run
-	// a crash interrupted, and those events belong in the output.
-	meta, err := rt.Store.Session(bg, id)
+	from, err := plan.start(bg, rt.Sessions)
 	if err != nil {
-		return 1, err
+		return exitError, err
 	}
-	stream, err := rt.Sessions.Stream(bg, id, meta.LastSeq+1, false)
+	// From the log's end before this invocation: waking the session may
+	// close a run a crash interrupted, and those events belong in the output.
+	stream, err := rt.Sessions.Stream(bg, plan.id, from+1, false)
 	if err != nil {
-		return 1, err
-	}
-	st, err := rt.Sessions.State(bg, id)
-	if err != nil {
-		return 1, err
+		return exitError, err
 	}
 	defer stream.Close()
-	runID := st.ActiveRun
+	runID := plan.runID
 	if prompt != "" {
-		res, err := rt.Sessions.Do(bg, id, &session.Prompt{Content: []event.Block{{Type: "text", Text: prompt}}, Client: "troupe run"})
+		res, err := rt.Sessions.Do(bg, plan.id, &session.Prompt{Content: []event.Block{{Type: "text", Text: prompt}}, Client: "troupe run"})
 		if err != nil {
-			return 1, err
+			return exitError, err
 		}
-		q, err := enqueued(res)
-		if err != nil {
-			return 1, err
+		if runID, err = enqueued(res); err != nil {
+			return exitError, err
 		}
-		runID = q
 	}
-	if runID == "" {
-		return 2, fmt.Errorf("session %s has no interrupted run to continue: give a prompt", id)
-	}
-	out := newTranscript(stdout, f.json)
-	out.header(id)
+	out := newTranscript(stdout, stderr, f.json)
+	out.header(plan.id)
 	for {
-		e, err := nextEvent(ctx, rt, id, stream)
+		e, err := nextEvent(ctx, rt, plan.id, stream)
 		if err != nil {
-			return 1, err
+			return exitError, err
 		}
 		out.event(e)
 		if p, ok := runEnded(e); ok && p.RunID == runID {
-			out.footer(p)
-			return exitFor(p.StopReason), nil
+			out.footer(p, plan.id)
+			return exitFor(p.StopReason, out.unasked()), nil
 		}
 	}
 }
@@ -158,43 +153,6 @@ func nextEvent(ctx context.Context, rt *runtime.Runtime, id string, stream *sess
 	}
 }
 
-func pickSession(ctx context.Context, rt *runtime.Runtime, f runFlags) (string, error) {
-	cwd := f.cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	id := f.sessionID
-	switch {
-	case f.resume == "latest":
-		list, err := rt.Store.Sessions(ctx, cwd)
-		if err != nil {
-			return "", err
-		}
-		if len(list) == 0 {
-			return "", fmt.Errorf("no session to resume in %s", cwd)
-		}
-		return list[0].ID, nil
-	case f.resume != "":
-		if _, err := rt.Store.Session(ctx, f.resume); err != nil {
-			return "", err
-		}
-		return f.resume, nil
-	case id == "":
-		id = sessions.NewID()
-	}
-	if _, err := rt.Store.Session(ctx, id); err == nil {
-		return id, nil
-	} else if !errors.Is(err, persistence.ErrSessionNotFound) {
-		return "", err
-	}
-	policy := f.crashPolicy
-	err := rt.Sessions.Create(ctx, id, event.CreatedPayload{
-		Cwd: cwd, OriginTransport: "run",
-		Settings: event.Settings{CrashPolicy: &policy},
-	})
-	return id, err
-}
-
 func enqueued(res any) (string, error) {
 	q, ok := res.(*queue.Enqueued)
 	if !ok {
@@ -209,16 +167,4 @@ func runEnded(e event.Event) (event.RunEndedPayload, bool) {
 		return p, false
 	}
 	return p, true
-}
-
-// exitFor maps a stop reason to the exit status: success for a finished
-// answer, 1 for a failure, 130 (as for SIGINT) for a cancelled run.
-func exitFor(stop string) int {
-	switch stop {
-	case turn.StopEndTurn, turn.StopMaxTokens, turn.StopMaxTurnRequests:
-		return 0
-	case turn.StopCancelled:
-		return 130
-	}
-	return 1
 }

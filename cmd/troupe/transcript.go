@@ -7,20 +7,27 @@ import (
 	"io"
 	"strings"
 
+	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
 // transcript prints a run for a person (or as NDJSON): the assistant's text
-// as it streams, one line per tool call and its outcome, and the end.
+// as it streams, one line per tool call and its outcome, and the end. It is
+// a projection of the events alone. Errors go to errw (stderr), never to
+// the transcript.
 type transcript struct {
 	w       *bufio.Writer
+	errw    io.Writer
 	json    *json.Encoder
 	midLine bool
 	thought bool
+	calls   map[string]event.ToolStartedPayload
+	// denied are the calls denied because no one could be asked, in order.
+	denied []event.ToolStartedPayload
 }
 
-func newTranscript(w io.Writer, asJSON bool) *transcript {
-	t := &transcript{w: bufio.NewWriter(w)}
+func newTranscript(w, errw io.Writer, asJSON bool) *transcript {
+	t := &transcript{w: bufio.NewWriter(w), errw: errw, calls: map[string]event.ToolStartedPayload{}}
 	if asJSON {
 		t.json = json.NewEncoder(t.w)
 	}
@@ -36,12 +43,9 @@ func (t *transcript) header(id string) {
 
 func (t *transcript) event(e event.Event) {
 	defer t.w.Flush()
+	p := t.note(e)
 	if t.json != nil {
 		_ = t.json.Encode(e)
-		return
-	}
-	p, err := event.DecodePayload(e.Kind, e.Payload)
-	if err != nil {
 		return
 	}
 	switch p := p.(type) {
@@ -70,24 +74,81 @@ func (t *transcript) event(e event.Event) {
 			mark = "✗"
 		}
 		t.line(fmt.Sprintf("%s %s %s (%d ms)%s", mark, p.Name, p.Status, p.DurationMS, firstLine(p.Output, p.Status)))
-	case *event.RetryPayload:
-		if e.Kind == event.RetryStarted {
-			t.line(fmt.Sprintf("(retry %d/%d in %d ms: %s)", p.Attempt, p.MaxAttempts, p.DelayMS, p.Error))
-		}
 	case *event.RunInterruptedPayload:
 		t.line(fmt.Sprintf("(run interrupted by a restart; %s)", p.Policy))
 	}
 }
 
-func (t *transcript) footer(p event.RunEndedPayload) {
-	if t.json != nil {
-		return
+// note keeps what the footer needs from any event, in both output modes,
+// and reports diagnostics on errw; it returns the decoded payload (nil for
+// a live delta it need not decode in --json mode).
+func (t *transcript) note(e event.Event) any {
+	if t.json != nil && e.Kind == event.MessageDelta {
+		return nil
 	}
+	p, err := event.DecodePayload(e.Kind, e.Payload)
+	if err != nil {
+		return nil
+	}
+	switch p := p.(type) {
+	case *event.ToolStartedPayload:
+		t.calls[p.ToolCallID] = *p
+	case *event.PermissionResolvedPayload:
+		if p.Outcome == "denied" && p.ResolvedBy == turn.ByMode {
+			c := t.calls[p.ToolCallID]
+			c.ToolCallID = p.ToolCallID
+			t.denied = append(t.denied, c)
+		}
+	case *event.RetryPayload:
+		if e.Kind == event.RetryStarted {
+			fmt.Fprintf(t.errw, "troupe run: retry %d/%d in %d ms: %s\n", p.Attempt, p.MaxAttempts, p.DelayMS, p.Error)
+		}
+	}
+	return p
+}
+
+// unasked counts the calls denied because no one could be asked.
+func (t *transcript) unasked() int { return len(t.denied) }
+
+// footer ends the output: the run's error on errw, the calls denied for
+// want of someone to ask and how to allow them, and (in the transcript)
+// the stop line.
+func (t *transcript) footer(p event.RunEndedPayload, sessionID string) {
 	if p.Error != "" {
-		t.line("error: " + p.Error)
+		fmt.Fprintf(t.errw, "troupe run: %s\n", p.Error)
 	}
-	t.line(fmt.Sprintf("[%s · %d in / %d out tokens]", p.StopReason, p.Usage.Input, p.Usage.Output))
+	if len(t.denied) > 0 {
+		say := t.line
+		if t.json != nil {
+			say = func(s string) { fmt.Fprintf(t.errw, "troupe run: %s\n", s) }
+		}
+		for _, s := range deniedSummary(t.denied, sessionID) {
+			say(s)
+		}
+	}
+	if t.json == nil {
+		t.line(fmt.Sprintf("[%s · %d in / %d out tokens]", p.StopReason, p.Usage.Input, p.Usage.Output))
+	}
 	t.w.Flush()
+}
+
+// deniedSummary names the calls denied because troupe run cannot ask for
+// approval, and the mode that would have run them.
+func deniedSummary(denied []event.ToolStartedPayload, sessionID string) []string {
+	names := make([]string, len(denied))
+	edits := true
+	for i, c := range denied {
+		names[i] = strings.TrimSpace(c.Name + " " + c.ToolCallID)
+		edits = edits && c.Category == "edit"
+	}
+	allow := "--yolo: troupe run --session " + sessionID + " --yolo PROMPT"
+	if edits {
+		allow = "--mode auto_edit (file edits) or --yolo (everything): troupe run --session " + sessionID + " --mode auto_edit PROMPT"
+	}
+	return []string{
+		fmt.Sprintf("✗ %d tool call(s) denied because troupe run cannot ask for approval: %s", len(denied), strings.Join(names, ", ")),
+		"  to allow them, run with " + allow,
+	}
 }
 
 func (t *transcript) text(s string) {

@@ -98,15 +98,44 @@ func (e *Engine) newID(prefix string) string {
 	return fmt.Sprintf("%s-%s%d", prefix, e.prefix, e.ids.Add(1))
 }
 
-func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, error) {
+// CheckSettings resolves the model a session with these settings runs on,
+// so a command can report a wrong configuration before it records anything.
+func (e *Engine) CheckSettings(set event.Settings) (modelconfig.Resolved, error) {
+	res, err := modelconfig.Resolve(e.cfg, e.selection(set), e.opts.Env)
+	if err != nil {
+		return res, err
+	}
+	_, err = e.thinking(set)
+	return res, err
+}
+
+// selection is the command's selection with the session's provider and
+// model over it.
+func (e *Engine) selection(set event.Settings) modelconfig.Selection {
 	sel := e.opts.Selection
-	if p := st.Settings.Provider; p != nil && *p != "" {
+	if p := set.Provider; p != nil && *p != "" {
 		sel.Provider = *p
 	}
-	if m := st.Settings.Model; m != nil && *m != "" {
+	if m := set.Model; m != nil && *m != "" {
 		sel.Model = *m
 	}
-	res, err := modelconfig.Resolve(e.cfg, sel, e.opts.Env)
+	return sel
+}
+
+// thinking is the session's thinking level, else the command's.
+func (e *Engine) thinking(set event.Settings) (modelconfig.ThinkingLevel, error) {
+	level := e.opts.Thinking
+	if set.ThinkingLevel != nil {
+		level = *set.ThinkingLevel
+	}
+	if level == "" {
+		return modelconfig.ThinkingOff, nil
+	}
+	return modelconfig.ParseThinkingLevel(level)
+}
+
+func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, error) {
+	res, err := modelconfig.Resolve(e.cfg, e.selection(st.Settings), e.opts.Env)
 	if err != nil {
 		return turn.Model{}, err
 	}
@@ -114,15 +143,9 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, err
 	if err != nil {
 		return turn.Model{}, err
 	}
-	level := e.opts.Thinking
-	if st.Settings.ThinkingLevel != nil {
-		level = *st.Settings.ThinkingLevel
-	}
-	thinking := modelconfig.ThinkingOff
-	if level != "" {
-		if thinking, err = modelconfig.ParseThinkingLevel(level); err != nil {
-			return turn.Model{}, err
-		}
+	thinking, err := e.thinking(st.Settings)
+	if err != nil {
+		return turn.Model{}, err
 	}
 	model := res.Model
 	return turn.Model{

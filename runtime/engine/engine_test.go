@@ -66,6 +66,19 @@ providers:
 	testkit.NoError(t, err)
 	testkit.Equal(t, m.ID, "big")
 	testkit.Equal(t, string(m.Thinking), "high")
+
+	// CheckSettings resolves what a session with these settings runs on.
+	res, err := e.CheckSettings(event.Settings{Model: &big})
+	testkit.NoError(t, err)
+	testkit.Equal(t, res.Provider+"/"+res.Model.ID, "local/big")
+	bad := "hot"
+	if _, err := e.CheckSettings(event.Settings{ThinkingLevel: &bad}); err == nil {
+		t.Fatal("an unknown thinking level passed the check")
+	}
+	nowhere := "nowhere"
+	if _, err := e.CheckSettings(event.Settings{Provider: &nowhere}); err == nil || !strings.Contains(err.Error(), `provider "nowhere" not found`) {
+		t.Fatalf("unknown provider: %v", err)
+	}
 }
 
 func TestBrokenModelsFileIsAnErrorUpFront(t *testing.T) {

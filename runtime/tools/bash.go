@@ -121,13 +121,21 @@ type exitInfo struct {
 func runShell(ctx context.Context, shell, command, cwd, spillDir string,
 	timeout time.Duration, progress func(string), onStart func(int)) (Result, error) {
 	sink := &outputSink{spillDir: spillDir}
-	cmd := exec.Command(shell, "-c", command)
+	cmd, watch, err := shellCommand(shell, command)
+	if err != nil {
+		return Result{}, fmt.Errorf("bash: %w", err)
+	}
+	// Whatever happens below, the call is over when this returns: what the
+	// command left running in the background is no longer troupe's to kill.
+	defer watch.release()
 	cmd.Dir = cwd
 	cmd.Stdout = sink // the same writer for both: one pipe, output interleaved
 	cmd.Stderr = sink
 	cmd.WaitDelay = pipeGrace
 	isolateProcess(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	watch.started()
+	if err != nil {
 		return Result{}, fmt.Errorf("bash: start %s: %w", shell, err)
 	}
 	if onStart != nil {

@@ -21,6 +21,7 @@ import (
 // without a terminal the read fails at once. Pdeathsig kills the shell if the
 // runtime dies; it fires when the forking OS thread exits, which for Go means
 // only when a goroutine that locked its thread exits, and exec never locks.
+// Pdeathsig reaches the shell only; shellCommand's watcher kills the rest.
 func isolateProcess(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
