@@ -107,3 +107,14 @@ func (c *Collector) WaitFor(t testing.TB, timeout time.Duration, cond func([]eve
 		}
 	}
 }
+
+// CountKind counts the events of one kind.
+func CountKind(evs []event.Event, kind event.Kind) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}

@@ -113,16 +113,6 @@ func payloads[T any](t testing.TB, evs []event.Event, kind event.Kind) []T {
 	return out
 }
 
-func countKind(evs []event.Event, kind event.Kind) int {
-	n := 0
-	for _, e := range evs {
-		if e.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
 // deltaText joins the deltas of one channel.
 func deltaText(t testing.TB, evs []event.Event, channel string) string {
 	var b strings.Builder
@@ -170,8 +160,8 @@ func TestSteerDuringToolsSkipsTheRest(t *testing.T) {
 	testkit.Equal(t, done[1].Output, "Skipped due to queued user message.")
 	del := payloads[event.PromptDeliveredPayload](t, evs, event.PromptDelivered)
 	testkit.DeepEqual(t, del, []event.PromptDeliveredPayload{{MessageID: steer, RunID: run, Delivery: queue.DeliverySteer}})
-	testkit.Equal(t, countKind(evs, event.RunEnded), 1)
-	testkit.Equal(t, countKind(evs, event.RunStarted), 1)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunStarted), 1)
 
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 2)
@@ -216,7 +206,7 @@ func TestSteeringModes(t *testing.T) {
 				ids = append(ids, d.MessageID)
 			}
 			testkit.DeepEqual(t, ids, []string{s1, s2})
-			testkit.Equal(t, countKind(evs, event.RunEnded), 1)
+			testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 
 			reqs := r.llm.Requests()
 			if mode == queue.ModeAll {
@@ -259,8 +249,8 @@ func TestFollowUpModes(t *testing.T) {
 			testkit.Equal(t, end.StopReason, turn.StopEndTurn)
 
 			evs := r.c.Events()
-			testkit.Equal(t, countKind(evs, event.RunStarted), 1)
-			testkit.Equal(t, countKind(evs, event.RunEnded), 1)
+			testkit.Equal(t, testkit.CountKind(evs, event.RunStarted), 1)
+			testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 			var ids []string
 			for _, d := range payloads[event.PromptDeliveredPayload](t, evs, event.PromptDelivered) {
 				testkit.Equal(t, d.Delivery, queue.DeliveryFollowUp)
@@ -302,7 +292,7 @@ func TestFollowUpWaitsForTheEndOfTheTurn(t *testing.T) {
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"bash:success", "ls:success"})
-	testkit.Equal(t, countKind(evs, event.RunEnded), 1)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 3)
 	testkit.Equal(t, lastMsg(reqs[1]).ToolCallID, "l1")
@@ -405,7 +395,7 @@ func TestAmendQueuedEntryEditsInPlace(t *testing.T) {
 	testkit.WaitRunEnded(t, r.c, second, waitLong)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, runStarts(t, evs), []string{first, second})
-	testkit.Equal(t, countKind(evs, event.PromptAmended), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.PromptAmended), 0)
 	up := payloads[event.PromptChangedPayload](t, evs, event.PromptUpdated)
 	testkit.Equal(t, len(up), 1)
 	testkit.Equal(t, up[0].MessageID, second)
@@ -424,7 +414,7 @@ func TestAmendCompletedTarget(t *testing.T) {
 	if !ok || rr.OK || rr.Reason != "target_completed" {
 		t.Fatalf("amend of a finished prompt: %#v", res)
 	}
-	testkit.Equal(t, countKind(r.c.Events(), event.PromptQueued), 1)
+	testkit.Equal(t, testkit.CountKind(r.c.Events(), event.PromptQueued), 1)
 
 	// send_anyway forwards it as a new prompt and says which.
 	res = r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: first, Content: text("too late, but send"), OnTargetCompleted: "send_anyway"}})
@@ -541,8 +531,8 @@ func TestApprovalDefaultPausesUntilDecided(t *testing.T) {
 	// wrong implementation the chance to show itself).
 	time.Sleep(100 * time.Millisecond)
 	evs := r.c.Events()
-	testkit.Equal(t, countKind(evs, event.ToolCompleted), 0)
-	testkit.Equal(t, countKind(evs, event.RunEnded), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.ToolCompleted), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 0)
 	testkit.Equal(t, len(r.llm.Requests()), 1)
 	if _, err := os.Stat(filepath.Join(r.cwd, "a.txt")); err == nil {
 		t.Fatal("the write ran before it was allowed")
@@ -597,8 +587,8 @@ func TestApprovalYoloNeverAsks(t *testing.T) {
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"write:success", "bash:success"})
-	testkit.Equal(t, countKind(evs, event.ToolPermissionRequested), 0)
-	testkit.Equal(t, countKind(evs, event.ToolPermissionResolved), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.ToolPermissionRequested), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.ToolPermissionResolved), 0)
 }
 
 func TestApprovalAutoEdit(t *testing.T) {
@@ -668,9 +658,9 @@ func TestEveryStopReason(t *testing.T) {
 				t.Fatalf("error %q, want it to mention %q", end.Error, tc.errHas)
 			}
 			evs := r.c.Events()
-			testkit.Equal(t, countKind(evs, event.RunEnded), 1)
+			testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 			// Every step that started ended, and the session is idle again.
-			testkit.Equal(t, countKind(evs, event.StepStarted), countKind(evs, event.StepEnded))
+			testkit.Equal(t, testkit.CountKind(evs, event.StepStarted), testkit.CountKind(evs, event.StepEnded))
 			st, err := r.rt.Sessions.State(context.Background(), r.id)
 			testkit.NoError(t, err)
 			testkit.Equal(t, st.ActiveRun, "")
@@ -792,7 +782,7 @@ func TestToolPanicFailsOnlyThatCall(t *testing.T) {
 	// The session goes on serving.
 	run2 := testkit.Prompt(t, r.rt, r.id, "again")
 	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run2, waitLong).StopReason, turn.StopEndTurn)
-	testkit.Equal(t, countKind(r.c.Events(), event.RunInterrupted), 0)
+	testkit.Equal(t, testkit.CountKind(r.c.Events(), event.RunInterrupted), 0)
 }
 
 // --- history stays well-formed after a cancel -------------------------------
@@ -873,7 +863,7 @@ func TestAmendWithoutTargetWhenIdle(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)
 	evs := r.c.Events()
-	testkit.Equal(t, countKind(evs, event.PromptQueued)+countKind(evs, event.PromptAmended)+countKind(evs, event.RunStarted), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.PromptQueued)+testkit.CountKind(evs, event.PromptAmended)+testkit.CountKind(evs, event.RunStarted), 0)
 }
 
 // touchPanics panics while approval asks which paths it would write: tool
@@ -896,7 +886,7 @@ func TestToolPanicBeforeRunFailsOnlyThatCall(t *testing.T) {
 	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"scribble:error", "ls:success"})
-	testkit.Equal(t, countKind(evs, event.RunInterrupted), 0)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunInterrupted), 0)
 	testkit.Equal(t, len(r.llm.Requests()), 2)
 }
 

@@ -54,16 +54,6 @@ func requireEachStepOnce(t *testing.T, side string, steps int) {
 	}
 }
 
-func countKind(evs []event.Event, kind event.Kind) int {
-	n := 0
-	for _, e := range evs {
-		if e.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
 func toolStarted(id string) func(event.Event) bool {
 	return func(e event.Event) bool {
 		var s event.ToolStartedPayload
@@ -100,9 +90,9 @@ func TestSecondRunOnALiveSessionFailsFast(t *testing.T) {
 	testkit.Equal(t, first.Wait(t, 60*time.Second), 0)
 	requireEachStepOnce(t, side, 8)
 	stored := readStored(t, bin, home, "shared")
-	testkit.Equal(t, countKind(stored, event.RunInterrupted), 0)
-	testkit.Equal(t, countKind(stored, event.RunStarted), 1)
-	testkit.Equal(t, countKind(stored, event.ToolCompleted), 8)
+	testkit.Equal(t, testkit.CountKind(stored, event.RunInterrupted), 0)
+	testkit.Equal(t, testkit.CountKind(stored, event.RunStarted), 1)
+	testkit.Equal(t, testkit.CountKind(stored, event.ToolCompleted), 8)
 	for _, p := range []*testkit.Proc{first, second} {
 		if strings.Contains(p.Stderr(), "UNIQUE") {
 			t.Fatalf("a UNIQUE constraint failed:\n%s", p.Stderr())
@@ -194,7 +184,7 @@ func TestKilledOwnerIsTakenOverAndOnlyThenRecovered(t *testing.T) {
 	next := testkit.Start(t, bin, env, args...)
 	evs := decodeEvents(t, next, func(e event.Event) bool { return e.Kind == event.RunEnded })
 	testkit.Equal(t, next.Wait(t, 30*time.Second), 0)
-	testkit.Equal(t, countKind(evs, event.RunInterrupted), 1)
+	testkit.Equal(t, testkit.CountKind(evs, event.RunInterrupted), 1)
 	m := marks(t, side)
 	testkit.Equal(t, m["step-1"], 1)
 	testkit.Equal(t, m["step-2"], 1) // cut off, reported, not run again
