@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register(command{
-		name: "rpc", args: "[--provider P] [--model M] [--no-session]",
+		name: "rpc", args: "[flags] [--partials full|skeleton]",
 		summary: "the indusagi RPC protocol on stdin/stdout (also: --mode rpc)",
 		run:     runRPC, match: matchModeRPC,
 	})
@@ -46,6 +46,7 @@ type rpcFlags struct {
 	approval, cwd       string
 	maxLine             int
 	noSession           bool
+	partials            rpc.Partials
 	ignored             [5]bool
 }
 
@@ -60,6 +61,10 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
+	fs.Func("partials", "`mode` of message_update's partial message: full (with the text so far; the default) or skeleton (without text, for clients that read only the deltas)", func(s string) (err error) {
+		f.partials, err = rpc.ParsePartials(s)
+		return err
+	})
 	// pi's switches for features troupe does not have; accepted so that
 	// existing launch lines work.
 	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
@@ -118,7 +123,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		In: stdin, Out: stdout, MaxLine: f.maxLine,
 		Sessions: rt.Sessions, Store: rt.Store, Models: models, Selection: sel,
 		Thinking: f.models.thinking, Cwd: cwd, SpillDir: filepath.Join(home, "spill"),
-		SessionID: f.session, NoSession: f.noSession, Log: log,
+		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: log,
 	})
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

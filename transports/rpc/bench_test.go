@@ -17,7 +17,8 @@ import (
 // three figures: ms from process start to the first get_state response,
 // resident memory after one short conversation, and text deltas forwarded
 // to stdout per second (end to end: scripted server, engine, store,
-// projection, stdout).
+// projection, stdout) with --partials skeleton, whose lines do not grow
+// with the reply (BenchmarkRPCPartials compares the modes).
 func BenchmarkRPC(b *testing.B) {
 	bin := testkit.BuildTroupe(b)
 	b.Run("startup", func(b *testing.B) {
@@ -44,7 +45,7 @@ func BenchmarkRPC(b *testing.B) {
 			srv := llmserver.New(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("Hello there."))}})
 			p := start(b, bin, srv)
 			prompt(b, p, "hi")
-			rss = vmRSS(b, p.Cmd.Process.Pid)
+			rss = vmStatus(b, p.Cmd.Process.Pid, "VmRSS:")
 			p.Stdin.Close()
 			p.Wait(b, 10*time.Second)
 		}
@@ -54,7 +55,7 @@ func BenchmarkRPC(b *testing.B) {
 		const n = 200_000
 		for i := 0; i < b.N; i++ {
 			srv := llmserver.New(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Tokens(n, "x"))}})
-			p := start(b, bin, srv)
+			p := start(b, bin, srv, "--partials", "skeleton")
 			b.ResetTimer()
 			began := time.Now()
 			got := prompt(b, p, "go")
@@ -71,9 +72,10 @@ func BenchmarkRPC(b *testing.B) {
 	})
 }
 
-func start(b *testing.B, bin string, srv *llmserver.Server) *testkit.Proc {
+func start(b *testing.B, bin string, srv *llmserver.Server, extra ...string) *testkit.Proc {
 	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	return testkit.Start(b, bin, env, "--mode", "rpc", "--home", b.TempDir(), "--provider", "openai", "--model", "tiny")
+	args := append([]string{"--mode", "rpc", "--home", b.TempDir(), "--provider", "openai", "--model", "tiny"}, extra...)
+	return testkit.Start(b, bin, env, args...)
 }
 
 // prompt runs one prompt to its agent_end and counts the text deltas.
@@ -100,7 +102,8 @@ func prompt(b *testing.B, p *testkit.Proc, text string) int {
 	}
 }
 
-func vmRSS(b *testing.B, pid int) float64 {
+// vmStatus reads one memory figure of /proc/PID/status, in MB.
+func vmStatus(b *testing.B, pid int, field string) float64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
@@ -108,7 +111,7 @@ func vmRSS(b *testing.B, pid int) float64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 			if err != nil {
 				b.Fatal(err)
@@ -116,6 +119,6 @@ func vmRSS(b *testing.B, pid int) float64 {
 			return kb / 1024
 		}
 	}
-	b.Fatal("no VmRSS")
+	b.Fatalf("no %s", field)
 	return 0
 }

@@ -18,6 +18,7 @@ import (
 type conn struct {
 	cfg    Config
 	writer *actor.PID
+	out    *meter
 	done   chan<- int
 	root   *actor.RootContext
 	self   *actor.PID
@@ -61,8 +62,8 @@ type subscribed struct {
 	sub     *actor.PID
 }
 
-func newConn(cfg Config, writer *actor.PID, done chan<- int) *conn {
-	return &conn{cfg: cfg, writer: writer, done: done, models: newModels(cfg),
+func newConn(cfg Config, writer *actor.PID, out *meter, done chan<- int) *conn {
+	return &conn{cfg: cfg, writer: writer, out: out, done: done, models: newModels(cfg),
 		prompts: map[string]*result{}, awaitingRun: map[string]bool{}, aborts: map[string][]*result{}}
 }
 
@@ -103,14 +104,26 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.onTerminate()
 	case *forceFinish:
 		c.finish(ExitTerminated)
+	case *drained:
+		c.flushDeltas()
 	}
 }
 
 func (c *conn) write(b []byte) {
+	c.out.sent(b)
 	c.root.Send(c.writer, &stdio.Line{Data: b})
 }
 
+// flushDeltas shows the deltas held back while stdout was behind; every
+// line the connection writes itself comes after them.
+func (c *conn) flushDeltas() {
+	if c.cur != nil {
+		c.cur.fold.flushDeltas()
+	}
+}
+
 func (c *conn) respond(r *Response) {
+	c.flushDeltas()
 	b, err := marshal(r)
 	if err != nil {
 		b, _ = marshal(Fail(r.ID, r.Command, "marshal response: "+err.Error()))
@@ -178,11 +191,13 @@ func (c *conn) onEvents(m *session.Events) {
 func (c *conn) deltas(evs []event.Event, i int) int {
 	f := c.cur.fold
 	var run *event.MessageDeltaPayload
+	var text []byte // run's text: a batch can hold thousands of deltas
 	flush := func() {
 		if run != nil && f.asst != nil {
+			run.Text = string(text)
 			f.asst.delta(f, *run)
 		}
-		run = nil
+		run, text = nil, text[:0]
 	}
 	for ; i < len(evs) && evs[i].Kind == event.MessageDelta; i++ {
 		f.lastSeq = evs[i].Seq
@@ -191,11 +206,11 @@ func (c *conn) deltas(evs []event.Event, i int) int {
 			continue
 		}
 		if run != nil && run.MessageID == p.MessageID && run.Channel == p.Channel && run.ToolCallID == p.ToolCallID {
-			run.Text += p.Text
+			text = append(text, p.Text...)
 			continue
 		}
 		flush()
-		run = &p
+		run, text = &p, append(text, p.Text...)
 	}
 	flush()
 	return i
@@ -313,6 +328,7 @@ func (c *conn) finish(code int) {
 		return
 	}
 	c.finished = true
+	c.flushDeltas()
 	if c.cur != nil && c.cur.sub != nil {
 		c.cfg.Sessions.Unsubscribe(c.cur.id, c.cur.sub)
 	}

@@ -21,17 +21,29 @@
 //
 // # How much of `partial` a message_update carries
 //
-// pi sends the whole partial message on every delta, so the output grows
-// with the square of the reply's length. Here `message` and
-// `assistantMessageEvent.partial` carry the message's skeleton: role, api,
-// provider, model, timestamp and one entry per content block with its type
-// (and a tool call's id and name) but without its text. The text arrives in
-// the deltas, whole in each block's *_end event (`content`, `toolCall`) and
-// in message_end. Each delta line is therefore of constant size, which keeps
-// forwarding linear (see BenchmarkRPC). When the connection falls behind,
-// consecutive deltas of one block that reach it in one batch are merged
-// into one text_delta line; a client that concatenates deltas sees the same
-// text.
+// As the spec and pi have it (Config.Partials, `--partials full`, the
+// default), `message` and `assistantMessageEvent.partial` are the message
+// so far: every content block with its text, and an open tool call with
+// `partialArgs`, the raw arguments so far, and `arguments`, what of them
+// parses once the open strings and containers are closed (argsPrefix). So
+// the output grows with the square of the reply's length. The message is
+// kept encoded as it grows (closed blocks, the open block's escaped text),
+// so a delta costs its own length plus copying the partial into its line,
+// never a marshal of the message (BenchmarkProjectReply).
+//
+// `--partials skeleton` keeps the lines of constant size for clients that
+// read only the deltas: role, api, provider, model, timestamp and one entry
+// per block with its type (and a tool call's id and name), no text. The
+// text is then in the deltas, whole in each block's *_end event (`content`,
+// `toolCall`) and in message_end.
+//
+// Deltas are merged when the connection falls behind, which a client
+// concatenating them cannot tell: consecutive deltas of one block that
+// reach it in one batch become one line, and while the stdout writer has
+// more than a MiB queued, deltas wait and go out as one line, with the
+// partial as it is by then, when the writer has caught up or before any
+// other line (meter). This bounds memory when the client reads slower than
+// full partials are made (BenchmarkRPCPartials).
 //
 // # Lifetime
 //

@@ -88,7 +88,8 @@ type scenario struct {
 }
 
 // runScenario plays the session section; sections named work/NAME are
-// written to the working directory first. Its directives, one per line:
+// written to the working directory first, and an args section adds its
+// words to the command line. Its directives, one per line:
 //
 //	> JSON            send a command ($S1, $M2... stand for the ids the
 //	                  transcript shows; $WORK for the working directory)
@@ -113,6 +114,7 @@ func runScenario(t *testing.T, bin string, ar *archive) string {
 	s.srv = llmserver.New(t, script)
 	s.env = []string{"OPENAI_BASE_URL=" + s.srv.URL() + "/v1", "OPENAI_API_KEY="}
 	s.args = []string{"--mode", "rpc", "--home", s.home, "--provider", "openai", "--model", "tiny", "--cwd", s.work}
+	s.args = append(s.args, strings.Fields(section(ar, "args"))...)
 	s.start()
 	for n, line := range strings.Split(section(ar, "session"), "\n") {
 		line = strings.TrimSpace(line)

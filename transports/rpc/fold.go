@@ -28,6 +28,7 @@ type fold struct {
 	cwd       string
 	title     string
 	models    modelView
+	partials  Partials
 
 	view      []any // what the model sees: compaction applied
 	forks     []forkPoint
@@ -50,6 +51,10 @@ type fold struct {
 	started     map[string]bool
 
 	emit func(line []byte)
+	// behind says stdout is behind: a delta then waits in deferred, to be
+	// merged into the next line (see meter).
+	behind   func() bool
+	deferred *streaming
 	// onQueued and onRunEnded let the connection answer commands in event
 	// order.
 	onQueued     func(messageID string)
@@ -82,7 +87,23 @@ func (f *fold) out(v any) {
 	if err != nil {
 		return
 	}
-	f.emit(b)
+	f.write(b)
+}
+
+// write emits a line after any delta held back, which comes first.
+func (f *fold) write(line []byte) {
+	f.flushDeltas()
+	f.emit(line)
+}
+
+// flushDeltas shows the deltas held back while stdout was behind.
+func (f *fold) flushDeltas() {
+	s := f.deferred
+	if s == nil || f.emit == nil {
+		return
+	}
+	f.deferred = nil
+	s.showDelta(f)
 }
 
 // Apply folds one event in, projecting it when live.
@@ -182,7 +203,7 @@ func (f *fold) resume() {
 func (f *fold) inherited() {
 	f.settle("")
 	f.run, f.runMsgs, f.turnOpen, f.turnMsg, f.turnResults = "", nil, false, nil, nil
-	f.pendingUser, f.asst, f.held = nil, nil, nil
+	f.pendingUser, f.asst, f.held, f.deferred = nil, nil, nil, nil
 	f.prompts, f.queued = map[string][]event.Block{}, 0
 	f.calls, f.started = map[string]event.ToolCall{}, map[string]bool{}
 }
@@ -290,10 +311,10 @@ func (f *fold) startStep(p *event.StepStartedPayload, ts int64) {
 		f.flushUsers()
 	}
 	provider, model := f.models.current(f.settings)
-	f.asst = newStreaming(p.MessageID, provider, model, ts)
+	f.asst = newStreaming(p.MessageID, provider, model, ts, f.partials)
 	f.calls, f.started = map[string]event.ToolCall{}, map[string]bool{}
 	if f.live() {
-		f.emit(f.asst.startLine())
+		f.write(f.asst.startLine())
 	}
 }
 

@@ -14,10 +14,12 @@ func (fixedModels) current(event.Settings) (string, string)    { return "openai"
 func (fixedModels) price(string, string, event.Usage) costJSON { return costJSON{} }
 
 // BenchmarkProjectDelta is the connection's own cost per forwarded delta
-// (decode the canonical event, build the line), without the engine, the
-// store or the pipe.
+// with skeleton partials (decode the canonical event, build the line),
+// without the engine, the store or the pipe. Lines are of constant size,
+// so the cost per delta does not depend on b.N.
 func BenchmarkProjectDelta(b *testing.B) {
 	f := newFold("s", fixedModels{})
+	f.partials = PartialsSkeleton
 	bytesOut := 0
 	f.emit = func(line []byte) { bytesOut += len(line) }
 	now := time.Now()
@@ -32,6 +34,61 @@ func BenchmarkProjectDelta(b *testing.B) {
 		f.Apply(delta)
 	}
 	b.ReportMetric(float64(bytesOut)/float64(b.N), "bytes/delta")
+}
+
+// BenchmarkProjectReply is the connection's own cost of one reply of
+// 20,000 four-byte deltas, every delta shown (no stdout to fall behind):
+// full partials as built (the growing message kept encoded), skeleton
+// partials, and, for scale, full partials re-marshalled whole per delta
+// as a naive projection would.
+func BenchmarkProjectReply(b *testing.B) {
+	const n = 20_000
+	delta := mustEvent(b, 3, event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: "tok "})
+	for _, mode := range []Partials{PartialsFull, PartialsSkeleton} {
+		b.Run(mode.String(), func(b *testing.B) {
+			bytesOut := 0
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				f := newFold("s", fixedModels{})
+				f.partials = mode
+				f.emit = func(line []byte) { bytesOut += len(line) }
+				f.Apply(mustEvent(b, 1, event.RunStarted, event.RunStartedPayload{RunID: "r"}))
+				f.Apply(mustEvent(b, 2, event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}))
+				for j := 0; j < n; j++ {
+					delta.Seq = int64(3 + j)
+					f.Apply(delta)
+				}
+			}
+			reportReply(b, n, bytesOut)
+		})
+	}
+	b.Run("full-remarshalled", func(b *testing.B) {
+		var p event.MessageDeltaPayload
+		bytesOut := 0
+		for i := 0; i < b.N; i++ {
+			m := &assistantMessage{Role: "assistant", API: api, Provider: "openai", Model: "tiny", StopReason: "stop", Content: []any{}}
+			var text []byte
+			for j := 0; j < n; j++ {
+				if err := json.Unmarshal(delta.Payload, &p); err != nil {
+					b.Fatal(err)
+				}
+				text = append(text, p.Text...)
+				m.Content = []any{textBlock{Type: "text", Text: string(text)}}
+				ev := map[string]any{"type": "text_delta", "contentIndex": 0, "delta": p.Text, "partial": m}
+				line, err := marshal(updateEvent{Type: "message_update", Message: m, AssistantMessageEvent: ev})
+				if err != nil {
+					b.Fatal(err)
+				}
+				bytesOut += len(line)
+			}
+		}
+		reportReply(b, n, bytesOut)
+	})
+}
+
+func reportReply(b *testing.B, n, bytesOut int) {
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "deltas/s")
+	b.ReportMetric(float64(bytesOut)/float64(b.N)/1e6, "MB/reply")
 }
 
 func mustEvent(tb testing.TB, seq int64, kind event.Kind, p any) event.Event {

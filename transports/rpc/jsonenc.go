@@ -26,6 +26,12 @@ const hexDigits = "0123456789abcdef"
 // reader splitting on them can break a line.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	return append(appendEscaped(dst, s), '"')
+}
+
+// appendEscaped is appendString without the quotes: a string's content
+// can then be escaped piece by piece as it streams.
+func appendEscaped(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -68,6 +74,5 @@ func appendString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -36,7 +37,10 @@ type Config struct {
 	// NoSession: the store is thrown away at exit, so no sessionFile is
 	// reported.
 	NoSession bool
-	Log       *slog.Logger
+	// Partials is what message_update carries; the zero value is the
+	// spec's full partial message.
+	Partials Partials
+	Log      *slog.Logger
 }
 
 // ExitTerminated is the status after SIGTERM, as pi exits.
@@ -53,8 +57,15 @@ func Serve(ctx context.Context, sys *actor.ActorSystem, cfg Config) int {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	done := make(chan int, 1)
-	writer := sys.Root.Spawn(stdio.WriterProps(cfg.Out))
-	conn := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newConn(cfg, writer, done) }))
+	var connPID atomic.Pointer[actor.PID]
+	out := &meter{w: cfg.Out, wake: func() {
+		if pid := connPID.Load(); pid != nil {
+			sys.Root.Send(pid, &drained{})
+		}
+	}}
+	writer := sys.Root.Spawn(stdio.WriterProps(out))
+	conn := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newConn(cfg, writer, out, done) }))
+	connPID.Store(conn)
 	defer func() {
 		sys.Root.Stop(conn)
 		sys.Root.Stop(writer)

@@ -48,7 +48,9 @@ func (c *conn) newSess(id string, exists bool) *sess {
 	s := &sess{id: id, exists: exists, ensure: &ensureOnce{}, fold: newFold(id, c.models)}
 	s.created = event.CreatedPayload{Cwd: c.cfg.Cwd, OriginTransport: "rpc"}
 	s.fold.cwd = c.cfg.Cwd
+	s.fold.partials = c.cfg.Partials
 	s.fold.emit = c.write
+	s.fold.behind = c.out.behind
 	c.hooks(s.fold)
 	return s
 }

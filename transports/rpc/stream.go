@@ -7,56 +7,76 @@ import (
 )
 
 // streaming is the assistant message of the current step while it
-// streams. Its skeleton (see the package doc) is re-encoded only when a
-// block opens, so a delta costs one small line.
+// streams, kept encoded so that a delta line is built by copying rather
+// than by marshalling: in full mode the message's JSON up to the open
+// block (head) and after it (tail), and the open block's text escaped as
+// it arrives; in skeleton mode the skeleton, re-encoded only when a block
+// opens.
 type streaming struct {
 	msgID, provider, model string
 	ts                     int64
+	mode                   Partials
 	blocks                 []*block
-	skel                   []byte
-	prefix                 []byte // the delta line up to the delta text
-	suffix                 []byte
 	open                   bool // the last block still streams
+	skel                   []byte
+	head, tail             []byte
+	ev                     []byte // scratch: the assistantMessageEvent of a line
 }
 
 type block struct {
 	kind     string // text | thinking | toolCall
 	id, name string
-	buf      []byte
+	buf      []byte // the raw text (a tool call's arguments) so far
+	esc      []byte // buf escaped as JSON string content
+	shown    int    // of esc, what delta lines carried
+	start    []byte // full mode: the block's JSON up to its text or arguments
+	args     *argsPrefix
 }
 
-func newStreaming(id, provider, model string, ts int64) *streaming {
-	s := &streaming{msgID: id, provider: provider, model: model, ts: ts}
-	s.encodeSkeleton()
+func newStreaming(id, provider, model string, ts int64, mode Partials) *streaming {
+	s := &streaming{msgID: id, provider: provider, model: model, ts: ts, mode: mode}
+	if mode == PartialsSkeleton {
+		s.encodeSkeleton()
+	} else {
+		s.encodeFrame()
+	}
 	return s
 }
 
-type skelBlock struct {
-	Type string `json:"type"`
-	ID   string `json:"id,omitempty"`
-	Name string `json:"name,omitempty"`
-}
-
-type skeleton struct {
-	Role      string      `json:"role"`
-	Content   []skelBlock `json:"content"`
-	API       string      `json:"api"`
-	Provider  string      `json:"provider"`
-	Model     string      `json:"model"`
-	Timestamp int64       `json:"timestamp"`
-}
-
-func (s *streaming) encodeSkeleton() {
-	sk := skeleton{Role: "assistant", Content: []skelBlock{}, API: api, Provider: s.provider, Model: s.model, Timestamp: s.ts}
-	for _, b := range s.blocks {
-		sk.Content = append(sk.Content, skelBlock{Type: b.kind, ID: b.id, Name: b.name})
-	}
-	s.skel, _ = marshal(sk)
-}
+const (
+	updatePrefix = `{"type":"message_update","message":`
+	eventKey     = `,"assistantMessageEvent":`
+	partialKey   = `,"partial":`
+)
 
 func (s *streaming) startLine() []byte {
-	b := append([]byte(`{"type":"message_start","message":`), s.skel...)
-	return append(b, '}')
+	b := make([]byte, 0, 34+s.partialLen())
+	b = append(b, `{"type":"message_start","message":`...)
+	return append(s.appendPartial(b), '}')
+}
+
+// updateLine is the message_update line for an assistantMessageEvent
+// given without its closing brace; the partial goes in twice, as `message`
+// and as the event's `partial`.
+func (s *streaming) updateLine(ev []byte) []byte {
+	n := s.partialLen()
+	line := make([]byte, 0, len(updatePrefix)+2*n+len(eventKey)+len(ev)+len(partialKey)+2)
+	line = append(line, updatePrefix...)
+	line = s.appendPartial(line)
+	line = append(line, eventKey...)
+	line = append(line, ev...)
+	line = append(line, partialKey...)
+	line = s.appendPartial(line)
+	return append(line, '}', '}')
+}
+
+// event starts the scratch assistantMessageEvent {"type":…,"contentIndex":…
+func (s *streaming) event(kind, suffix string) []byte {
+	s.ev = append(s.ev[:0], `{"type":"`...)
+	s.ev = append(s.ev, lower(kind)...)
+	s.ev = append(s.ev, suffix...)
+	s.ev = append(s.ev, `","contentIndex":`...)
+	return strconv.AppendInt(s.ev, int64(len(s.blocks)-1), 10)
 }
 
 func (s *streaming) cur() *block {
@@ -78,23 +98,48 @@ func (s *streaming) delta(f *fold, p event.MessageDeltaPayload) {
 	b := s.cur()
 	if b == nil || b.kind != kind || (kind == "toolCall" && p.ToolCallID != "" && p.ToolCallID != b.id) {
 		s.closeBlock(f)
-		b = &block{kind: kind, id: p.ToolCallID, name: p.ToolName}
-		s.blocks = append(s.blocks, b)
-		s.open = true
-		s.encodeSkeleton()
-		idx := strconv.Itoa(len(s.blocks) - 1)
-		f.emit(s.update(`{"type":"` + lower(kind) + `_start","contentIndex":` + idx + `,"partial":`))
-		s.prefix = append(append([]byte(`{"type":"message_update","message":`), s.skel...),
-			`,"assistantMessageEvent":{"type":"`+lower(kind)+`_delta","contentIndex":`+idx+`,"delta":`...)
-		s.suffix = append(append([]byte(`,"partial":`), s.skel...), "}}"...)
+		b = s.openBlock(kind, p.ToolCallID, p.ToolName)
+		f.emit(s.updateLine(s.event(kind, "_start")))
 	}
 	if p.Text == "" {
 		return
 	}
 	b.buf = append(b.buf, p.Text...)
-	line := make([]byte, 0, len(s.prefix)+len(p.Text)+8+len(s.suffix))
-	line = appendString(append(line, s.prefix...), p.Text)
-	f.emit(append(line, s.suffix...))
+	b.esc = appendEscaped(b.esc, p.Text)
+	if b.args != nil {
+		b.args.write(p.Text)
+	}
+	if f.behind != nil && f.behind() {
+		f.deferred = s
+		return
+	}
+	s.showDelta(f)
+}
+
+// showDelta writes the open block's text not shown yet as one delta: the
+// last delta, or several merged while stdout was behind (see meter).
+func (s *streaming) showDelta(f *fold) {
+	b := s.cur()
+	if b == nil || b.shown == len(b.esc) {
+		return
+	}
+	ev := append(s.event(b.kind, "_delta"), `,"delta":"`...)
+	ev = append(ev, b.esc[b.shown:]...)
+	b.shown = len(b.esc)
+	s.ev = append(ev, '"')
+	f.emit(s.updateLine(s.ev))
+}
+
+func (s *streaming) openBlock(kind, id, name string) *block {
+	b := &block{kind: kind, id: id, name: name}
+	s.blocks = append(s.blocks, b)
+	s.open = true
+	if s.mode == PartialsSkeleton {
+		s.encodeSkeleton()
+	} else {
+		b.encodeStart()
+	}
+	return b
 }
 
 func lower(kind string) string {
@@ -104,37 +149,33 @@ func lower(kind string) string {
 	return kind
 }
 
-// update wraps an assistantMessageEvent opening (which ends with
-// `"partial":`) into a message_update line.
-func (s *streaming) update(ev string) []byte {
-	b := append([]byte(`{"type":"message_update","message":`), s.skel...)
-	b = append(b, `,"assistantMessageEvent":`...)
-	b = append(b, ev...)
-	b = append(b, s.skel...)
-	return append(b, "}}"...)
-}
-
 // closeBlock ends the current block with its whole content.
 func (s *streaming) closeBlock(f *fold) {
 	b := s.cur()
 	if b == nil {
 		return
 	}
+	if f.deferred == s && f.live() {
+		f.deferred = nil
+		s.showDelta(f)
+	}
+	if s.mode == PartialsFull {
+		s.closeFull(b)
+	}
 	s.open = false
 	if !f.live() {
 		return
 	}
-	idx := strconv.Itoa(len(s.blocks) - 1)
-	var extra []byte
-	switch b.kind {
-	case "toolCall":
-		extra, _ = marshal(toolCallBlock{Type: "toolCall", ID: b.id, Name: b.name, Arguments: argsJSON(string(b.buf))})
-		extra = append([]byte(`,"toolCall":`), extra...)
-	default:
-		text, _ := marshal(string(b.buf))
-		extra = append([]byte(`,"content":`), text...)
+	ev := s.event(b.kind, "_end")
+	if b.kind == "toolCall" {
+		ev = append(ev, `,"toolCall":`...)
+		ev = append(ev, b.closed()...)
+	} else {
+		ev = append(ev, `,"content":"`...)
+		ev = append(append(ev, b.esc...), '"')
 	}
-	f.emit(s.update(`{"type":"` + lower(b.kind) + `_end","contentIndex":` + idx + string(extra) + `,"partial":`))
+	s.ev = ev
+	f.emit(s.updateLine(s.ev))
 }
 
 // partialMessage is what streamed of a message that never completed (a
@@ -153,4 +194,18 @@ func (s *streaming) partialMessage() *assistantMessage {
 		}
 	}
 	return m
+}
+
+func (s *streaming) partialLen() int {
+	if s.mode == PartialsSkeleton {
+		return len(s.skel)
+	}
+	return s.fullLen()
+}
+
+func (s *streaming) appendPartial(dst []byte) []byte {
+	if s.mode == PartialsSkeleton {
+		return append(dst, s.skel...)
+	}
+	return s.appendFull(dst)
 }
