@@ -61,10 +61,8 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
-	fs.Func("partials", "`mode` of message_update's partial message: full (with the text so far; the default) or skeleton (without text, for clients that read only the deltas)", func(s string) (err error) {
-		f.partials, err = rpc.ParsePartials(s)
-		return err
-	})
+	partials := "full"
+	enumVar(fs, &partials, "partials", partials, []string{"full", "skeleton"}, "message_update's partial message: with the text so far, or without text for clients that read only the deltas")
 	// pi's switches for features troupe does not have; accepted so that
 	// existing launch lines work.
 	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
@@ -73,6 +71,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if _, err := parse(fs, args); err != nil {
 		return exitCode(err)
 	}
+	f.partials, _ = rpc.ParsePartials(partials) // enumVar admits only its values
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
 		return code

@@ -245,7 +245,7 @@ func TestPartialsFlagRefused(t *testing.T) {
 	if _, ok := p.ReadLine(time.Second); ok {
 		t.Error("wrote to stdout")
 	}
-	if !strings.Contains(p.Stderr(), `invalid value "text" for flag -partials`) || !strings.Contains(p.Stderr(), "accepted: full, skeleton") {
+	if !strings.Contains(p.Stderr(), `invalid value "text" for flag -partials`) || !strings.Contains(p.Stderr(), "want full or skeleton") {
 		t.Errorf("stderr lacks the accepted values:\n%s", p.Stderr())
 	}
 }
