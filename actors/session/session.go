@@ -289,16 +289,11 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 
 func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 	s.handled++
-	if s.held != nil {
-		s.refuse(ctx, sender, req, &persistence.LeaseHeldError{Holder: *s.held})
-		return
-	}
-	if s.failed {
-		s.refuse(ctx, sender, req, ErrFailed)
-		return
-	}
-	if _, creating := req.(*Create); s.missing && !creating {
-		s.refuse(ctx, sender, req, fmt.Errorf("%w: %s", ErrNotFound, s.cfg.ID))
+	if err := s.unavailable(req); err != nil {
+		s.refuse(ctx, sender, req, err)
+		// Ask again: a request routed after the last ask made the
+		// registry turn that one down.
+		s.requestPassivation(ctx, false)
 		return
 	}
 	if s.handleEngine(ctx, sender, req) {
@@ -320,6 +315,22 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 	case *GetState:
 		s.reply(ctx, sender, &StateReply{State: s.f.st})
 	}
+}
+
+// unavailable says why this session cannot serve req at all: another
+// process holds it, it failed, or it does not exist (and req does not
+// create it).
+func (s *session) unavailable(req Request) error {
+	if s.held != nil {
+		return &persistence.LeaseHeldError{Holder: *s.held}
+	}
+	if s.failed {
+		return ErrFailed
+	}
+	if _, creating := req.(*Create); s.missing && !creating {
+		return fmt.Errorf("%w: %s", ErrNotFound, s.cfg.ID)
+	}
+	return nil
 }
 
 // refuse answers a request this session cannot serve with err, in the
