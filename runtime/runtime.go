@@ -106,7 +106,11 @@ func Boot(opts Options) (*Runtime, error) {
 		sys.Shutdown()
 		return nil, err
 	}
-	rt.Sessions = sessions.NewClient(sys.Root, rt.registry)
+	ccfg := sessions.ClientConfig{Root: sys.Root, Registry: rt.registry, Store: store}
+	if opts.Engine != nil {
+		ccfg.SpillDir = opts.Engine.SpillDir
+	}
+	rt.Sessions = sessions.NewClient(ccfg)
 	log.Debug("runtime booted", "home", home)
 	return rt, nil
 }

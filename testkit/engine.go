@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
@@ -26,7 +27,7 @@ func Engine(p llm.Provider, toolStyle string) *session.Engine {
 			return turn.Model{Provider: p, ID: "scripted", ToolStyle: toolStyle}, nil
 		},
 		Tools:       func(session.State) []tools.Tool { return tools.Builtins() },
-		DefaultMode: turn.ModeYolo,
+		DefaultMode: event.ApprovalYolo,
 		Retry:       turn.Retry{Enabled: true, BaseDelay: time.Millisecond},
 		NewID:       func(prefix string) string { return fmt.Sprintf("%s-%d", prefix, n.Add(1)) },
 	}
@@ -36,9 +37,9 @@ func Engine(p llm.Provider, toolStyle string) *session.Engine {
 // prompt is durable.
 func Prompt(t testing.TB, rt *runtime.Runtime, id, text string) string {
 	t.Helper()
-	res, err := rt.Sessions.Do(context.Background(), id, &session.Prompt{Content: []event.Block{{Type: "text", Text: text}}})
+	res, err := rt.Sessions.Prompt(context.Background(), id, sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: text}}})
 	NoError(t, err)
-	return QueuedID(t, res)
+	return res.MessageID
 }
 
 // WaitRunEnded waits until c holds run.ended for runID and returns its payload.

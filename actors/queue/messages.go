@@ -58,6 +58,28 @@ type SetModes struct {
 	FollowUp string
 }
 
+// TakeMessages, from the running turn, asks for steering (Steer) or
+// follow-up messages. The queue answers *Messages; an empty answer means
+// none.
+type TakeMessages struct {
+	RunID string
+	Steer bool
+}
+
+// Messages answers TakeMessages: the queue has removed them and the turn
+// delivers each with prompt.delivered.
+type Messages struct {
+	IDs      []string
+	Contents [][]event.Block
+	Delivery string
+}
+
+// Returned gives the queue back messages it handed to a turn that ended
+// before delivering them (a cancel raced the answer), so none is lost.
+type Returned struct {
+	Messages Messages
+}
+
 // RunEnded tells the queue the running prompt finished.
 type RunEnded struct{ RunID string }
 

@@ -4,16 +4,11 @@ import (
 	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// Delivery modes of steering and follow-up messages.
-const (
-	ModeAll         = "all"
-	ModeOneAtATime  = "one-at-a-time"
-	defaultModeName = ModeOneAtATime
-)
+// defaultMode takes steering and follow-up messages one at a time.
+const defaultMode = event.QueueOneAtATime
 
 // Config seeds a queue actor.
 type Config struct {
@@ -26,10 +21,10 @@ type Config struct {
 // Props builds the queue actor.
 func Props(cfg Config) *actor.Props {
 	if cfg.Steering == "" {
-		cfg.Steering = defaultModeName
+		cfg.Steering = defaultMode
 	}
 	if cfg.FollowUp == "" {
-		cfg.FollowUp = defaultModeName
+		cfg.FollowUp = defaultMode
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &queue{cfg: cfg, state: cfg.State.Clone()}
@@ -64,9 +59,9 @@ func (q *queue) Receive(ctx actor.Context) {
 		if m.FollowUp != "" {
 			q.cfg.FollowUp = m.FollowUp
 		}
-	case *turn.TakeMessages:
+	case *TakeMessages:
 		ctx.Respond(q.take(ctx, m))
-	case *turn.Returned:
+	case *Returned:
 		q.giveBack(ctx, m.Messages)
 	case *RunEnded:
 		if q.state.Running == m.RunID {
@@ -100,7 +95,7 @@ func (q *queue) fold(ctx actor.Context, kind event.Kind, payload any) (event.Dra
 func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	e := m.Entry
 	if e.Delivery == "" {
-		e.Delivery = DeliveryPrompt
+		e.Delivery = event.DeliveryPrompt
 	}
 	d, ok := q.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{
 		MessageID: e.MessageID, Content: e.Content, Delivery: e.Delivery,
@@ -114,7 +109,7 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	if q.state.Running != "" {
 		pos++ // the running prompt is ahead of everything queued
 	}
-	if e.Delivery != DeliveryPrompt && q.state.Running != "" {
+	if e.Delivery != event.DeliveryPrompt && q.state.Running != "" {
 		pos = 0
 	}
 	reply := &Enqueued{MessageID: e.MessageID, Position: pos, Depth: q.state.Pending()}
@@ -147,24 +142,24 @@ func (q *queue) schedule(ctx actor.Context) {
 
 // take hands the running turn its steering messages (at a tool boundary) or,
 // at the end of a run, steering then follow-up messages, per mode.
-func (q *queue) take(ctx actor.Context, m *turn.TakeMessages) *turn.Messages {
-	kinds := []string{DeliverySteer}
+func (q *queue) take(ctx actor.Context, m *TakeMessages) *Messages {
+	kinds := []string{event.DeliverySteer}
 	if !m.Steer {
-		kinds = append(kinds, DeliveryFollowUp)
+		kinds = append(kinds, event.DeliveryFollowUp)
 	}
 	for _, kind := range kinds {
 		mode := q.cfg.Steering
-		if kind == DeliveryFollowUp {
+		if kind == event.DeliveryFollowUp {
 			mode = q.cfg.FollowUp
 		}
-		out := &turn.Messages{Delivery: kind}
+		out := &Messages{Delivery: kind}
 		for _, e := range q.state.Entries {
 			if e.Delivery != kind {
 				continue
 			}
 			out.IDs = append(out.IDs, e.MessageID)
 			out.Contents = append(out.Contents, e.Content)
-			if mode != ModeAll {
+			if mode != event.QueueAll {
 				break
 			}
 		}
@@ -177,7 +172,7 @@ func (q *queue) take(ctx actor.Context, m *turn.TakeMessages) *turn.Messages {
 			return out
 		}
 	}
-	return &turn.Messages{}
+	return &Messages{}
 }
 
 func (q *queue) cancelPrompt(ctx actor.Context, m *CancelPrompt) {
@@ -220,7 +215,7 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 			// Sent as a regular follow-up; the answer is still a Result
 			// (as QueueOp promises), naming the id that was sent.
 			q.emit(ctx, &Result{OK: true, Reason: "target_completed", MessageID: m.NewID}, ctx.Sender(), event.PromptQueued, event.PromptQueuedPayload{
-				MessageID: m.NewID, Content: m.Content, Delivery: DeliveryFollowUp, Client: m.Client,
+				MessageID: m.NewID, Content: m.Content, Delivery: event.DeliveryFollowUp, Client: m.Client,
 			})
 			q.schedule(ctx)
 			return
@@ -233,7 +228,7 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 	}
 	q.emit(ctx, nil, nil, event.PromptAmended, event.PromptChangedPayload{MessageID: m.TargetID, Content: m.Content, Reason: "amended by " + m.NewID, Client: m.Client})
 	q.emit(ctx, &Result{OK: true, Reason: "ok", MessageID: m.NewID}, ctx.Sender(), event.PromptQueued, event.PromptQueuedPayload{
-		MessageID: m.NewID, Content: m.Content, Delivery: DeliveryPrompt, Position: "head", Client: m.Client,
+		MessageID: m.NewID, Content: m.Content, Delivery: event.DeliveryPrompt, Position: "head", Client: m.Client,
 	})
 	q.amends[m.TargetID] = m.NewID
 	ctx.Send(q.cfg.Session, &CancelRun{RunID: m.TargetID, Reason: "amended"})
@@ -248,7 +243,7 @@ func (q *queue) dropAfter(ctx actor.Context, i int) {
 
 // giveBack puts messages a turn could not deliver back at the head, in
 // their order. Taking them wrote no event, so the log already agrees.
-func (q *queue) giveBack(ctx actor.Context, m turn.Messages) {
+func (q *queue) giveBack(ctx actor.Context, m Messages) {
 	back := make([]Entry, len(m.IDs))
 	for i, id := range m.IDs {
 		back[i] = Entry{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery}

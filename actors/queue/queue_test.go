@@ -7,7 +7,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
 )
@@ -51,14 +50,14 @@ func TestReturnedMessagesGoBackToTheHead(t *testing.T) {
 	defer sys.Shutdown()
 	session := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
 	st := queue.State{Running: "run", Entries: []queue.Entry{
-		{MessageID: "s1", Delivery: queue.DeliverySteer}, {MessageID: "p1", Delivery: queue.DeliveryPrompt},
+		{MessageID: "s1", Delivery: event.DeliverySteer}, {MessageID: "p1", Delivery: event.DeliveryPrompt},
 	}}
 	q := sys.Root.Spawn(queue.Props(queue.Config{Session: session, State: st}))
-	res, err := sys.Root.RequestFuture(q, &turn.TakeMessages{RunID: "run", Steer: true}, 5*time.Second).Result()
+	res, err := sys.Root.RequestFuture(q, &queue.TakeMessages{RunID: "run", Steer: true}, 5*time.Second).Result()
 	testkit.NoError(t, err)
-	taken := res.(*turn.Messages)
+	taken := res.(*queue.Messages)
 	testkit.DeepEqual(t, taken.IDs, []string{"s1"})
-	sys.Root.Send(q, &turn.Returned{Messages: *taken})
+	sys.Root.Send(q, &queue.Returned{Messages: *taken})
 	res, err = sys.Root.RequestFuture(q, &queue.GetState{}, 5*time.Second).Result()
 	testkit.NoError(t, err)
 	testkit.DeepEqual(t, ids(res.(*queue.StateReply).State), []string{"s1", "p1"})

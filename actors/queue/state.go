@@ -4,13 +4,6 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// Deliveries of a queued message.
-const (
-	DeliveryPrompt   = "prompt"
-	DeliverySteer    = "steer"
-	DeliveryFollowUp = "follow_up"
-)
-
 // Entry is one queued message.
 type Entry struct {
 	MessageID string

@@ -27,7 +27,7 @@ func compactionEnded(t *testing.T, r *engineRig) event.CompactionPayload {
 }
 
 func TestManualCompaction(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("first answer")),
 		llmserver.Steps(llmserver.Text("second answer")),
 		llmserver.Steps(llmserver.Text("SUMMARY: two questions answered")),
@@ -36,13 +36,11 @@ func TestManualCompaction(t *testing.T) {
 	testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "question one"), 10*time.Second)
 	testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "question two"), 10*time.Second)
 
-	res, err := r.rt.Sessions.Do(context.Background(), r.id, &session.Compact{Instructions: "keep the numbers"})
+	reply, err := r.rt.Sessions.Compact(context.Background(), r.id, "keep the numbers")
 	testkit.NoError(t, err)
-	reply := res.(*session.CompactReply)
-	testkit.NoError(t, reply.Err)
 	testkit.Equal(t, reply.Summary, "SUMMARY: two questions answered")
 	ended := compactionEnded(t, r)
-	testkit.Equal(t, ended.Reason, turn.CompactManual)
+	testkit.Equal(t, ended.Reason, event.CompactionManual)
 	testkit.Equal(t, ended.FirstKeptEntryID, reply.FirstKeptEntryID)
 	sumReq := r.llm.Requests()[2]
 	if last := sumReq.Messages[len(sumReq.Messages)-1].Content; !strings.Contains(last, "keep the numbers") {
@@ -71,7 +69,7 @@ func TestManualCompaction(t *testing.T) {
 func TestContextOverflowCompactsAndRetries(t *testing.T) {
 	overflow := llmserver.Steps(llmserver.HTTPError(llmserver.APIError{Status: 400, Type: "exceed_context_size_error",
 		Message: "request (1528 tokens) exceeds the available context size (1024 tokens), try increasing it"}))
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("an answer")),
 		overflow,
 		llmserver.Steps(llmserver.Text("SUMMARY")),
@@ -79,13 +77,13 @@ func TestContextOverflowCompactsAndRetries(t *testing.T) {
 	}}, smallCompaction)
 	testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "one"), 10*time.Second)
 	end := testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "two"), 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
-	testkit.Equal(t, compactionEnded(t, r).Reason, turn.CompactOverflow)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
+	testkit.Equal(t, compactionEnded(t, r).Reason, event.CompactionOverflow)
 }
 
 func TestThresholdCompactionBeforeAStep(t *testing.T) {
 	big := strings.Repeat("lorem ipsum ", 200) // ~600 tokens by the estimate
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text(big)),
 		llmserver.Steps(llmserver.Text("SUMMARY")),
 		llmserver.Steps(llmserver.Text("small")),
@@ -100,6 +98,6 @@ func TestThresholdCompactionBeforeAStep(t *testing.T) {
 	})
 	testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "talk a lot"), 10*time.Second)
 	end := testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "and now?"), 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
-	testkit.Equal(t, compactionEnded(t, r).Reason, turn.CompactThreshold)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
+	testkit.Equal(t, compactionEnded(t, r).Reason, event.CompactionThreshold)
 }

@@ -35,12 +35,6 @@ type Engine struct {
 	NewID func(prefix string) string
 }
 
-// Policies after a crash interrupted a run.
-const (
-	CrashResume = "resume"
-	CrashStop   = "stop"
-)
-
 // InterruptedOutput is what the model is told of a tool call cut off by a
 // restart: it may or may not have had its effect.
 const InterruptedOutput = "Interrupted: troupe restarted while this tool call was running. " +
@@ -62,7 +56,7 @@ func boolOr(p *bool, def bool) bool {
 
 // approvalMode is the session's mode, defaulting to the engine's.
 func (s *session) approvalMode() string {
-	return deref(s.f.st.Settings.ApprovalMode, deref(&s.cfg.Engine.DefaultMode, turn.ModeDefault))
+	return deref(s.f.st.Settings.ApprovalMode, deref(&s.cfg.Engine.DefaultMode, event.ApprovalDefault))
 }
 
 func blocksText(bs []event.Block) string {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/llm"
@@ -69,7 +69,7 @@ func (a *arrivals) wait(b *testing.B, timeout time.Duration) {
 // bootEngine starts a runtime whose runs use p, with one session subscribed
 // (live only) by a fresh arrivals actor.
 func bootEngine(b *testing.B, p llm.Provider, keep bool) (*runtime.Runtime, *arrivals) {
-	rt := testkit.Boot(b, runtime.Options{Engine: testkit.Engine(p, turn.StyleNative)})
+	rt := testkit.Boot(b, runtime.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
 	ctx := context.Background()
 	testkit.NoError(b, rt.Sessions.Create(ctx, "bench", event.CreatedPayload{Cwd: b.TempDir()}))
 	a := newArrivals(b, rt.System, keep)
@@ -98,9 +98,8 @@ func BenchmarkEngineDeltaThroughput(b *testing.B) {
 		testkit.NoError(b, err)
 		b.StartTimer()
 		start := time.Now()
-		res, err := rt.Sessions.Do(ctx, "bench", &session.Prompt{Content: []event.Block{{Type: "text", Text: "go"}}})
+		_, err = rt.Sessions.Prompt(ctx, "bench", sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: "go"}}})
 		testkit.NoError(b, err)
-		testkit.QueuedID(b, res)
 		a.wait(b, 5*time.Minute)
 		took += time.Since(start)
 		b.StopTimer()
@@ -157,9 +156,8 @@ func BenchmarkEngineChunkLatency(b *testing.B) {
 		p := &stampProvider{n: chunks, pause: 50 * time.Microsecond}
 		rt, a := bootEngine(b, p, true)
 		b.StartTimer()
-		res, err := rt.Sessions.Do(context.Background(), "bench", &session.Prompt{Content: []event.Block{{Type: "text", Text: "go"}}})
+		_, err := rt.Sessions.Prompt(context.Background(), "bench", sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: "go"}}})
 		testkit.NoError(b, err)
-		testkit.QueuedID(b, res)
 		a.wait(b, 2*time.Minute)
 		b.StopTimer()
 		a.mu.Lock()

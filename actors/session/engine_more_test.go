@@ -18,6 +18,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/llm"
@@ -81,22 +82,29 @@ func text(s string) []event.Block { return []event.Block{{Type: "text", Text: s}
 // queueMsg queues a prompt with a delivery and returns its id.
 func (r *engineRig) queueMsg(t *testing.T, delivery, s string) string {
 	t.Helper()
-	res, err := r.rt.Sessions.Do(context.Background(), r.id, &session.Prompt{Content: text(s), Delivery: delivery})
+	res, err := r.rt.Sessions.Prompt(context.Background(), r.id, sessions.PromptRequest{Content: text(s), Delivery: delivery})
 	testkit.NoError(t, err)
-	return testkit.QueuedID(t, res)
+	return res.MessageID
 }
 
-func (r *engineRig) do(t *testing.T, req session.Request) any {
+func (r *engineRig) amend(t *testing.T, req sessions.AmendRequest) sessions.QueueResult {
 	t.Helper()
-	res, err := r.rt.Sessions.Do(context.Background(), r.id, req)
+	res, err := r.rt.Sessions.QueueAmend(context.Background(), r.id, req)
+	testkit.NoError(t, err)
+	return res
+}
+
+func (r *engineRig) cancel(t *testing.T) sessions.CancelResult {
+	t.Helper()
+	res, err := r.rt.Sessions.Cancel(context.Background(), r.id, "user")
 	testkit.NoError(t, err)
 	return res
 }
 
 func (r *engineRig) settings(t *testing.T, s event.Settings) {
 	t.Helper()
-	res := r.do(t, &session.ChangeSettings{Settings: s})
-	testkit.NoError(t, res.(*session.Appended).Err)
+	_, err := r.rt.Sessions.SetSettings(context.Background(), r.id, s)
+	testkit.NoError(t, err)
 }
 
 func payloads[T any](t testing.TB, evs []event.Event, kind event.Kind) []T {
@@ -142,16 +150,16 @@ func touch(t *testing.T, dir, name string) {
 // --- steering ---------------------------------------------------------------
 
 func TestSteerDuringToolsSkipsTheRest(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("b1", "bash", waitForFile("go")), llmserver.ToolCall("l1", "ls", `{}`)),
 		llmserver.Steps(llmserver.Text("changed course")),
 	}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "do two things")
 	r.c.WaitKind(t, event.ToolStarted, waitLong)
-	steer := r.queueMsg(t, queue.DeliverySteer, "stop, do this instead")
+	steer := r.queueMsg(t, event.DeliverySteer, "stop, do this instead")
 	touch(t, r.cwd, "go")
 	end := testkit.WaitRunEnded(t, r.c, run, waitLong)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"bash:success", "ls:skipped"})
@@ -159,7 +167,7 @@ func TestSteerDuringToolsSkipsTheRest(t *testing.T) {
 	testkit.Equal(t, done[1].ToolCallID, "l1")
 	testkit.Equal(t, done[1].Output, "Skipped due to queued user message.")
 	del := payloads[event.PromptDeliveredPayload](t, evs, event.PromptDelivered)
-	testkit.DeepEqual(t, del, []event.PromptDeliveredPayload{{MessageID: steer, RunID: run, Delivery: queue.DeliverySteer}})
+	testkit.DeepEqual(t, del, []event.PromptDeliveredPayload{{MessageID: steer, RunID: run, Delivery: event.DeliverySteer}})
 	testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 	testkit.Equal(t, testkit.CountKind(evs, event.RunStarted), 1)
 
@@ -179,24 +187,24 @@ func TestSteerDuringToolsSkipsTheRest(t *testing.T) {
 }
 
 func TestSteeringModes(t *testing.T) {
-	for _, mode := range []string{queue.ModeAll, queue.ModeOneAtATime} {
+	for _, mode := range []string{event.QueueAll, event.QueueOneAtATime} {
 		t.Run(mode, func(t *testing.T) {
 			replies := []llmserver.Reply{
 				llmserver.Steps(llmserver.ToolCall("b1", "bash", waitForFile("go")), llmserver.ToolCall("l1", "ls", `{}`)),
 				llmserver.Steps(llmserver.Text("took the first")),
 			}
-			if mode == queue.ModeOneAtATime {
+			if mode == event.QueueOneAtATime {
 				replies = append(replies, llmserver.Steps(llmserver.Text("took the second")))
 			}
-			r := newRig(t, turn.StyleNative, llmserver.Script{Replies: replies}, nil)
+			r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: replies}, nil)
 			r.settings(t, event.Settings{SteeringMode: ptr(mode)})
 			run := testkit.Prompt(t, r.rt, r.id, "work")
 			r.c.WaitKind(t, event.ToolStarted, waitLong)
-			s1 := r.queueMsg(t, queue.DeliverySteer, "steer one")
-			s2 := r.queueMsg(t, queue.DeliverySteer, "steer two")
+			s1 := r.queueMsg(t, event.DeliverySteer, "steer one")
+			s2 := r.queueMsg(t, event.DeliverySteer, "steer two")
 			touch(t, r.cwd, "go")
 			end := testkit.WaitRunEnded(t, r.c, run, waitLong)
-			testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+			testkit.Equal(t, end.StopReason, event.StopEndTurn)
 
 			evs := r.c.Events()
 			testkit.DeepEqual(t, toolStatuses(evs), []string{"bash:success", "ls:skipped"})
@@ -209,7 +217,7 @@ func TestSteeringModes(t *testing.T) {
 			testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 
 			reqs := r.llm.Requests()
-			if mode == queue.ModeAll {
+			if mode == event.QueueAll {
 				testkit.Equal(t, len(reqs), 2)
 				msgs := reqs[1].Messages
 				testkit.Equal(t, msgs[len(msgs)-2].Content, "steer one")
@@ -228,39 +236,39 @@ func TestSteeringModes(t *testing.T) {
 // --- follow-up --------------------------------------------------------------
 
 func TestFollowUpModes(t *testing.T) {
-	for _, mode := range []string{queue.ModeAll, queue.ModeOneAtATime} {
+	for _, mode := range []string{event.QueueAll, event.QueueOneAtATime} {
 		t.Run(mode, func(t *testing.T) {
 			replies := []llmserver.Reply{
 				llmserver.Steps(llmserver.Text("first answer")),
 				llmserver.Steps(llmserver.Text("second answer")),
 			}
-			if mode == queue.ModeOneAtATime {
+			if mode == event.QueueOneAtATime {
 				replies = append(replies, llmserver.Steps(llmserver.Text("third answer")))
 			}
-			r, g := newGatedRig(t, turn.StyleNative, llmserver.Script{Replies: replies}, nil)
+			r, g := newGatedRig(t, event.ToolStyleNative, llmserver.Script{Replies: replies}, nil)
 			r.settings(t, event.Settings{FollowUpMode: ptr(mode)})
 			held := g.hold(0)
 			run := testkit.Prompt(t, r.rt, r.id, "start")
 			testkit.ChanRead(t, held.entered, waitLong)
-			f1 := r.queueMsg(t, queue.DeliveryFollowUp, "also this")
-			f2 := r.queueMsg(t, queue.DeliveryFollowUp, "and that")
+			f1 := r.queueMsg(t, event.DeliveryFollowUp, "also this")
+			f2 := r.queueMsg(t, event.DeliveryFollowUp, "and that")
 			close(held.release)
 			end := testkit.WaitRunEnded(t, r.c, run, waitLong)
-			testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+			testkit.Equal(t, end.StopReason, event.StopEndTurn)
 
 			evs := r.c.Events()
 			testkit.Equal(t, testkit.CountKind(evs, event.RunStarted), 1)
 			testkit.Equal(t, testkit.CountKind(evs, event.RunEnded), 1)
 			var ids []string
 			for _, d := range payloads[event.PromptDeliveredPayload](t, evs, event.PromptDelivered) {
-				testkit.Equal(t, d.Delivery, queue.DeliveryFollowUp)
+				testkit.Equal(t, d.Delivery, event.DeliveryFollowUp)
 				testkit.Equal(t, d.RunID, run)
 				ids = append(ids, d.MessageID)
 			}
 			testkit.DeepEqual(t, ids, []string{f1, f2})
 
 			reqs := r.llm.Requests()
-			if mode == queue.ModeAll {
+			if mode == event.QueueAll {
 				testkit.Equal(t, len(reqs), 2)
 				msgs := reqs[1].Messages
 				testkit.Equal(t, msgs[len(msgs)-3].Content, "first answer")
@@ -280,14 +288,14 @@ func TestFollowUpModes(t *testing.T) {
 // A follow-up is not a steer: it waits past tool boundaries until the
 // model answers without calls.
 func TestFollowUpWaitsForTheEndOfTheTurn(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("b1", "bash", waitForFile("go")), llmserver.ToolCall("l1", "ls", `{}`)),
 		llmserver.Steps(llmserver.Text("tools done")),
 		llmserver.Steps(llmserver.Text("follow-up done")),
 	}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "work")
 	r.c.WaitKind(t, event.ToolStarted, waitLong)
-	f := r.queueMsg(t, queue.DeliveryFollowUp, "afterwards, this")
+	f := r.queueMsg(t, event.DeliveryFollowUp, "afterwards, this")
 	touch(t, r.cwd, "go")
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	evs := r.c.Events()
@@ -304,10 +312,10 @@ func TestFollowUpWaitsForTheEndOfTheTurn(t *testing.T) {
 
 // A steer or follow-up with no run to join starts one.
 func TestFollowUpWithNothingRunningStartsARun(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("hi"))}}, nil)
-	id := r.queueMsg(t, queue.DeliveryFollowUp, "hello")
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("hi"))}}, nil)
+	id := r.queueMsg(t, event.DeliveryFollowUp, "hello")
 	end := testkit.WaitRunEnded(t, r.c, id, waitLong)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 	testkit.Equal(t, lastMsg(r.llm.Requests()[0]).Content, "hello")
 }
 
@@ -322,7 +330,7 @@ func runStarts(t testing.TB, evs []event.Event) []string {
 }
 
 func TestAmendRunningHead(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("partial "), llmserver.Delay(time.Minute), llmserver.Text("never")),
 		llmserver.Steps(llmserver.Text("answer to the amendment")),
 		llmserver.Steps(llmserver.Text("answer to second")),
@@ -330,14 +338,14 @@ func TestAmendRunningHead(t *testing.T) {
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	second := testkit.Prompt(t, r.rt, r.id, "second")
 	r.c.WaitKind(t, event.MessageDelta, waitLong)
-	res := r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: first, Content: text("first, amended")}}).(*queue.Result)
+	res := r.amend(t, sessions.AmendRequest{TargetID: first, Content: text("first, amended")})
 	if !res.OK || res.Reason != "ok" || res.MessageID == "" || res.MessageID == first {
 		t.Fatalf("amend result %+v", res)
 	}
 	amended := res.MessageID
 	end := testkit.WaitRunEnded(t, r.c, first, waitLong)
-	testkit.Equal(t, end.StopReason, turn.StopCancelled)
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, amended, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopCancelled)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, amended, waitLong).StopReason, event.StopEndTurn)
 	testkit.WaitRunEnded(t, r.c, second, waitLong)
 
 	evs := r.c.Events()
@@ -357,14 +365,14 @@ func TestAmendRunningHead(t *testing.T) {
 }
 
 func TestAmendRunningHeadReplacingQueue(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("partial"), llmserver.Delay(time.Minute)),
 		llmserver.Steps(llmserver.Text("replacement ran")),
 	}}, nil)
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	second := testkit.Prompt(t, r.rt, r.id, "second")
 	r.c.WaitKind(t, event.MessageDelta, waitLong)
-	res := r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: first, Content: text("instead"), ReplaceQueue: true}}).(*queue.Result)
+	res := r.amend(t, sessions.AmendRequest{TargetID: first, Content: text("instead"), ReplaceQueue: true})
 	testkit.Equal(t, res.Reason, "ok")
 	testkit.WaitRunEnded(t, r.c, res.MessageID, waitLong)
 	evs := r.c.Events()
@@ -378,7 +386,7 @@ func TestAmendRunningHeadReplacingQueue(t *testing.T) {
 }
 
 func TestAmendQueuedEntryEditsInPlace(t *testing.T) {
-	r, g := newGatedRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r, g := newGatedRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("one")),
 		llmserver.Steps(llmserver.Text("two")),
 	}}, nil)
@@ -386,12 +394,12 @@ func TestAmendQueuedEntryEditsInPlace(t *testing.T) {
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	second := testkit.Prompt(t, r.rt, r.id, "second")
 	testkit.ChanRead(t, held.entered, waitLong)
-	res := r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: second, Content: text("second, amended")}}).(*queue.Result)
+	res := r.amend(t, sessions.AmendRequest{TargetID: second, Content: text("second, amended")})
 	if !res.OK || res.Reason != "ok" || res.MessageID != second {
 		t.Fatalf("amend result %+v", res)
 	}
 	close(held.release)
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, first, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, first, waitLong).StopReason, event.StopEndTurn)
 	testkit.WaitRunEnded(t, r.c, second, waitLong)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, runStarts(t, evs), []string{first, second})
@@ -403,26 +411,24 @@ func TestAmendQueuedEntryEditsInPlace(t *testing.T) {
 }
 
 func TestAmendCompletedTarget(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("done")),
 		llmserver.Steps(llmserver.Text("sent anyway")),
 	}}, nil)
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	testkit.WaitRunEnded(t, r.c, first, waitLong)
-	res := r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: first, Content: text("too late")}})
-	rr, ok := res.(*queue.Result)
-	if !ok || rr.OK || rr.Reason != "target_completed" {
+	res := r.amend(t, sessions.AmendRequest{TargetID: first, Content: text("too late")})
+	if res.OK || res.Reason != "target_completed" {
 		t.Fatalf("amend of a finished prompt: %#v", res)
 	}
 	testkit.Equal(t, testkit.CountKind(r.c.Events(), event.PromptQueued), 1)
 
 	// send_anyway forwards it as a new prompt and says which.
-	res = r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{TargetID: first, Content: text("too late, but send"), OnTargetCompleted: "send_anyway"}})
-	rr, ok = res.(*queue.Result)
-	if !ok || !rr.OK || rr.MessageID == "" {
-		t.Fatalf("send_anyway reply %#v, want *queue.Result with the new id", res)
+	res = r.amend(t, sessions.AmendRequest{TargetID: first, Content: text("too late, but send"), OnTargetCompleted: "send_anyway"})
+	if !res.OK || res.MessageID == "" {
+		t.Fatalf("send_anyway reply %#v, want the new id", res)
 	}
-	testkit.WaitRunEnded(t, r.c, rr.MessageID, waitLong)
+	testkit.WaitRunEnded(t, r.c, res.MessageID, waitLong)
 	testkit.Equal(t, lastMsg(r.llm.Requests()[1]).Content, "too late, but send")
 }
 
@@ -464,7 +470,7 @@ sleep 30 & echo $! > child.pid
 sh -c 'sleep 30 & echo $! > grand.pid; wait' & echo $! > sub.pid
 wait`
 	args, _ := json.Marshal(map[string]string{"command": cmd})
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("b1", "bash", string(args))),
 	}}, nil)
 	names := []string{"sh.pid", "child.pid", "sub.pid", "grand.pid"}
@@ -491,10 +497,10 @@ wait`
 			t.Fatalf("%s %d is not running before the cancel", names[i], pid)
 		}
 	}
-	reply := r.do(t, &session.CancelRun{Reason: "user"}).(*session.CancelRunReply)
+	reply := r.cancel(t)
 	testkit.Equal(t, reply.RunID, run)
 	end := testkit.WaitRunEnded(t, r.c, run, waitLong)
-	testkit.Equal(t, end.StopReason, turn.StopCancelled)
+	testkit.Equal(t, end.StopReason, event.StopCancelled)
 	testkit.DeepEqual(t, toolStatuses(r.c.Events()), []string{"bash:cancelled"})
 	for i, pid := range pids {
 		testkit.Eventually(t, waitLong, names[i]+" gone", func() bool { return !alive(pid) })
@@ -506,10 +512,9 @@ wait`
 
 // --- approvals --------------------------------------------------------------
 
-func (r *engineRig) decide(t *testing.T, d turn.Decide) {
+func (r *engineRig) decide(t *testing.T, d sessions.Decision) {
 	t.Helper()
-	res := r.do(t, &session.Decide{Decide: d}).(*turn.DecideResult)
-	testkit.NoError(t, res.Err)
+	testkit.NoError(t, r.rt.Sessions.Decide(context.Background(), r.id, d))
 }
 
 func permissionRequests(t testing.TB, evs []event.Event) []string {
@@ -521,10 +526,10 @@ func permissionRequests(t testing.TB, evs []event.Event) []string {
 }
 
 func TestApprovalDefaultPausesUntilDecided(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("w1", "write", `{"path":"a.txt","content":"A"}`)),
 		llmserver.Steps(llmserver.Text("written")),
-	}}, func(e *session.Engine) { e.DefaultMode = turn.ModeDefault })
+	}}, func(e *session.Engine) { e.DefaultMode = event.ApprovalDefault })
 	run := testkit.Prompt(t, r.rt, r.id, "write")
 	r.c.WaitKind(t, event.ToolPermissionRequested, waitLong)
 	// Nothing moves while the request waits (the settle time only gives a
@@ -541,8 +546,8 @@ func TestApprovalDefaultPausesUntilDecided(t *testing.T) {
 	if len(st) != 1 || !st[0].AwaitingApproval {
 		t.Fatalf("tool.started %+v", st)
 	}
-	r.decide(t, turn.Decide{ToolCallID: "w1", Allow: true, OptionID: "allow_once", By: "test"})
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
+	r.decide(t, sessions.Decision{ToolCallID: "w1", Allow: true, OptionID: "allow_once", By: "test"})
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopEndTurn)
 	testkit.DeepEqual(t, toolStatuses(r.c.Events()), []string{"write:success"})
 	got, err := os.ReadFile(filepath.Join(r.cwd, "a.txt"))
 	testkit.NoError(t, err)
@@ -553,20 +558,20 @@ func TestApprovalDefaultPausesUntilDecided(t *testing.T) {
 }
 
 func TestApprovalAllowAlways(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("w1", "write", `{"path":"a.txt","content":"A"}`)),
 		llmserver.Steps(llmserver.ToolCall("w2", "write", `{"path":"b.txt","content":"B"}`)),
 		llmserver.Steps(llmserver.Text("both written")),
 		llmserver.Steps(llmserver.ToolCall("w3", "write", `{"path":"c.txt","content":"C"}`)),
 		llmserver.Steps(llmserver.Text("third written")),
-	}}, func(e *session.Engine) { e.DefaultMode = turn.ModeDefault })
+	}}, func(e *session.Engine) { e.DefaultMode = event.ApprovalDefault })
 	run := testkit.Prompt(t, r.rt, r.id, "write two")
 	r.c.WaitKind(t, event.ToolPermissionRequested, waitLong)
-	r.decide(t, turn.Decide{ToolCallID: "w1", Allow: true, Always: true, OptionID: "allow_always", By: "test"})
+	r.decide(t, sessions.Decision{ToolCallID: "w1", Allow: true, Always: true, OptionID: "allow_always", By: "test"})
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	// A later run of the same session remembers the choice too.
 	run2 := testkit.Prompt(t, r.rt, r.id, "write a third")
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run2, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run2, waitLong).StopReason, event.StopEndTurn)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, permissionRequests(t, evs), []string{"w1"})
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"write:success", "write:success", "write:success"})
@@ -578,11 +583,11 @@ func TestApprovalAllowAlways(t *testing.T) {
 }
 
 func TestApprovalYoloNeverAsks(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("w1", "write", `{"path":"a.txt","content":"A"}`), llmserver.ToolCall("b1", "bash", `{"command":"echo hi"}`)),
 		llmserver.Steps(llmserver.Text("ok")),
-	}}, func(e *session.Engine) { e.DefaultMode = turn.ModeDefault })
-	r.settings(t, event.Settings{ApprovalMode: ptr(turn.ModeYolo)})
+	}}, func(e *session.Engine) { e.DefaultMode = event.ApprovalDefault })
+	r.settings(t, event.Settings{ApprovalMode: ptr(event.ApprovalYolo)})
 	run := testkit.Prompt(t, r.rt, r.id, "go")
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	evs := r.c.Events()
@@ -594,22 +599,22 @@ func TestApprovalYoloNeverAsks(t *testing.T) {
 func TestApprovalAutoEdit(t *testing.T) {
 	outside := t.TempDir()
 	outArgs, _ := json.Marshal(map[string]string{"path": filepath.Join(outside, "o.txt"), "content": "O"})
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(
 			llmserver.ToolCall("w1", "write", `{"path":"in.txt","content":"I"}`),
 			llmserver.ToolCall("b1", "bash", `{"command":"echo ran > bash.txt"}`),
 			llmserver.ToolCall("w2", "write", string(outArgs)),
 		),
 		llmserver.Steps(llmserver.Text("ok")),
-	}}, func(e *session.Engine) { e.DefaultMode = turn.ModeDefault })
-	r.settings(t, event.Settings{ApprovalMode: ptr(turn.ModeAutoEdit)})
+	}}, func(e *session.Engine) { e.DefaultMode = event.ApprovalDefault })
+	r.settings(t, event.Settings{ApprovalMode: ptr(event.ApprovalAutoEdit)})
 	run := testkit.Prompt(t, r.rt, r.id, "go")
 	// Every call needing approval is asked about up front, and the answers
 	// may come in any order; the calls still run in order.
 	r.c.WaitFor(t, waitLong, func(evs []event.Event) bool { return len(permissionRequests(t, evs)) == 2 })
 	testkit.DeepEqual(t, permissionRequests(t, r.c.Events()), []string{"b1", "w2"})
-	r.decide(t, turn.Decide{ToolCallID: "w2", Allow: false, Reason: "outside", By: "test"})
-	r.decide(t, turn.Decide{ToolCallID: "b1", Allow: true, OptionID: "allow_once", By: "test"})
+	r.decide(t, sessions.Decision{ToolCallID: "w2", Allow: false, Reason: "outside", By: "test"})
+	r.decide(t, sessions.Decision{ToolCallID: "b1", Allow: true, OptionID: "allow_once", By: "test"})
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	testkit.DeepEqual(t, toolStatuses(r.c.Events()), []string{"write:success", "bash:success", "write:error"})
 	if _, err := os.Stat(filepath.Join(outside, "o.txt")); err == nil {
@@ -631,26 +636,26 @@ func TestEveryStopReason(t *testing.T) {
 		want    string
 		errHas  string
 	}{
-		{name: "end_turn", want: turn.StopEndTurn, replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("fine"))}},
-		{name: "max_tokens", want: turn.StopMaxTokens, replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("cut sho"), llmserver.Finish("length"))}},
-		{name: "refusal", want: turn.StopRefusal, replies: []llmserver.Reply{llmserver.Steps(llmserver.Finish("content_filter"))}},
-		{name: "max_turn_requests", want: turn.StopMaxTurnRequests, tune: func(e *session.Engine) { e.MaxSteps = 1 }, replies: []llmserver.Reply{
+		{name: "end_turn", want: event.StopEndTurn, replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("fine"))}},
+		{name: "max_tokens", want: event.StopMaxTokens, replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("cut sho"), llmserver.Finish("length"))}},
+		{name: "refusal", want: event.StopRefusal, replies: []llmserver.Reply{llmserver.Steps(llmserver.Finish("content_filter"))}},
+		{name: "max_turn_requests", want: event.StopMaxTurnRequests, tune: func(e *session.Engine) { e.MaxSteps = 1 }, replies: []llmserver.Reply{
 			llmserver.Steps(llmserver.ToolCall("l1", "ls", `{}`)), llmserver.Steps(llmserver.Text("final")),
 		}},
-		{name: "cancelled", want: turn.StopCancelled, cancel: true, replies: []llmserver.Reply{
+		{name: "cancelled", want: event.StopCancelled, cancel: true, replies: []llmserver.Reply{
 			llmserver.Steps(llmserver.Text("wait"), llmserver.Delay(time.Minute)),
 		}},
-		{name: "error", want: turn.StopError, errHas: "boom", tune: func(e *session.Engine) { e.Retry.Enabled = false }, replies: []llmserver.Reply{
+		{name: "error", want: event.StopError, errHas: "boom", tune: func(e *session.Engine) { e.Retry.Enabled = false }, replies: []llmserver.Reply{
 			llmserver.Steps(llmserver.Text("half"), llmserver.StreamError(llmserver.APIError{Status: 500, Message: "boom"})),
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, turn.StyleNative, llmserver.Script{Replies: tc.replies}, tc.tune)
+			r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: tc.replies}, tc.tune)
 			run := testkit.Prompt(t, r.rt, r.id, "go")
 			if tc.cancel {
 				r.c.WaitKind(t, event.MessageDelta, waitLong)
-				r.do(t, &session.CancelRun{Reason: "user"})
+				r.cancel(t)
 			}
 			end := testkit.WaitRunEnded(t, r.c, run, waitLong)
 			testkit.Equal(t, end.StopReason, tc.want)
@@ -681,7 +686,7 @@ func TestTextToolCallsEveryFormat(t *testing.T) {
 		for _, inner := range []llmserver.InnerForm{llmserver.InnerJSON, llmserver.InnerCall} {
 			t.Run(string(f)+"/"+string(inner), func(t *testing.T) {
 				file := fmt.Sprintf("%s-%s.txt", f, inner)
-				r := newRig(t, turn.StyleText, llmserver.Script{Replies: []llmserver.Reply{
+				r := newRig(t, event.ToolStyleText, llmserver.Script{Replies: []llmserver.Reply{
 					llmserver.Steps(
 						llmserver.Text("<think>plan the write</think>Writing now."),
 						llmserver.TextToolCall(f, inner, "write", map[string]any{"path": file, "content": "via " + string(f)}),
@@ -689,7 +694,7 @@ func TestTextToolCallsEveryFormat(t *testing.T) {
 					llmserver.Steps(llmserver.Text("written")),
 				}}, nil)
 				run := testkit.Prompt(t, r.rt, r.id, "write")
-				testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
+				testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopEndTurn)
 				got, err := os.ReadFile(filepath.Join(r.cwd, file))
 				testkit.NoError(t, err)
 				testkit.Equal(t, string(got), "via "+string(f))
@@ -723,7 +728,7 @@ func TestTextToolCallsEveryFormat(t *testing.T) {
 }
 
 func TestNativeStyleExecutesTextToolCalls(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("Let me write."), llmserver.TextToolCall(llmserver.FormatQwen, llmserver.InnerJSON, "write", map[string]any{"path": "n.txt", "content": "native"})),
 		llmserver.Steps(llmserver.Text("done")),
 	}}, nil)
@@ -758,7 +763,7 @@ func (panicTool) Run(context.Context, tools.Call, func(string)) (tools.Result, e
 }
 
 func TestToolPanicFailsOnlyThatCall(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("p1", "explode", `{}`), llmserver.ToolCall("l1", "ls", `{}`)),
 		llmserver.Steps(llmserver.Text("the tool broke")),
 		llmserver.Steps(llmserver.Text("still here")),
@@ -766,7 +771,7 @@ func TestToolPanicFailsOnlyThatCall(t *testing.T) {
 		e.Tools = func(session.State) []tools.Tool { return append(tools.Builtins(), panicTool{}) }
 	})
 	run := testkit.Prompt(t, r.rt, r.id, "explode")
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopEndTurn)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"explode:error", "ls:success"})
 	msgs := r.llm.Requests()[1].Messages
@@ -781,7 +786,7 @@ func TestToolPanicFailsOnlyThatCall(t *testing.T) {
 	}
 	// The session goes on serving.
 	run2 := testkit.Prompt(t, r.rt, r.id, "again")
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run2, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run2, waitLong).StopReason, event.StopEndTurn)
 	testkit.Equal(t, testkit.CountKind(r.c.Events(), event.RunInterrupted), 0)
 }
 
@@ -814,19 +819,19 @@ func TestCancelAnswersEveryToolCall(t *testing.T) {
 	for _, where := range []string{"tool", "approval"} {
 		t.Run(where, func(t *testing.T) {
 			first := llmserver.ToolCall("b1", "bash", waitForFile("never"))
-			mode := turn.ModeYolo
+			mode := event.ApprovalYolo
 			if where == "approval" {
 				first = llmserver.ToolCall("b1", "write", `{"path":"a.txt","content":"A"}`)
-				mode = turn.ModeDefault
+				mode = event.ApprovalDefault
 			}
-			r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+			r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 				llmserver.Steps(first, llmserver.ToolCall("l1", "ls", `{}`)),
 				llmserver.Steps(llmserver.Text("next answer")),
 			}}, func(e *session.Engine) { e.DefaultMode = mode })
 			run := testkit.Prompt(t, r.rt, r.id, "work")
 			r.c.WaitKind(t, event.ToolStarted, waitLong)
-			r.do(t, &session.CancelRun{Reason: "user"})
-			testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopCancelled)
+			r.cancel(t)
+			testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopCancelled)
 			next := testkit.Prompt(t, r.rt, r.id, "next")
 			testkit.WaitRunEnded(t, r.c, next, waitLong)
 			evs := r.c.Events()
@@ -856,8 +861,8 @@ func TestCancelAnswersEveryToolCall(t *testing.T) {
 
 // An amend must name its target.
 func TestAmendWithoutTargetWhenIdle(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{}, nil)
-	res := r.do(t, &session.QueueOp{Op: &queue.AmendPrompt{Content: text("what?")}}).(*queue.Result)
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{}, nil)
+	res := r.amend(t, sessions.AmendRequest{Content: text("what?")})
 	if res.OK {
 		t.Fatalf("amend of nothing: %+v", res)
 	}
@@ -875,15 +880,15 @@ func (touchPanics) Category() tools.Category    { return tools.CategoryEdit }
 func (touchPanics) Touches(tools.Call) []string { panic("touches exploded") }
 
 func TestToolPanicBeforeRunFailsOnlyThatCall(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("s1", "scribble", `{}`), llmserver.ToolCall("l1", "ls", `{}`)),
 		llmserver.Steps(llmserver.Text("noted")),
 	}}, func(e *session.Engine) {
-		e.DefaultMode = turn.ModeAutoEdit
+		e.DefaultMode = event.ApprovalAutoEdit
 		e.Tools = func(session.State) []tools.Tool { return append(tools.Builtins(), touchPanics{}) }
 	})
 	run := testkit.Prompt(t, r.rt, r.id, "scribble")
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopEndTurn)
 	evs := r.c.Events()
 	testkit.DeepEqual(t, toolStatuses(evs), []string{"scribble:error", "ls:success"})
 	testkit.Equal(t, testkit.CountKind(evs, event.RunInterrupted), 0)
@@ -894,13 +899,13 @@ func TestToolPanicBeforeRunFailsOnlyThatCall(t *testing.T) {
 // showing "retrying" must see it end.
 func TestCancelDuringRetryWaitEndsTheRetry(t *testing.T) {
 	busy := llmserver.Steps(llmserver.HTTPError(llmserver.APIError{Status: 503, Message: "Loading model"}))
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{busy}}, func(e *session.Engine) {
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{busy}}, func(e *session.Engine) {
 		e.Retry.BaseDelay = time.Minute
 	})
 	run := testkit.Prompt(t, r.rt, r.id, "hi")
 	r.c.WaitKind(t, event.RetryStarted, waitLong)
-	r.do(t, &session.CancelRun{Reason: "user"})
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopCancelled)
+	r.cancel(t)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopCancelled)
 	ends := payloads[event.RetryPayload](t, r.c.Events(), event.RetryEnded)
 	if len(ends) != 1 || ends[0].Success {
 		t.Fatalf("retry.ended %+v, want one failure", ends)
@@ -908,13 +913,13 @@ func TestCancelDuringRetryWaitEndsTheRetry(t *testing.T) {
 }
 
 func TestQueuePositions(t *testing.T) {
-	r, g := newGatedRig(t, turn.StyleNative, llmserver.Script{Default: ptr(llmserver.Steps(llmserver.Text("ok")))}, nil)
+	r, g := newGatedRig(t, event.ToolStyleNative, llmserver.Script{Default: ptr(llmserver.Steps(llmserver.Text("ok")))}, nil)
 	held := g.hold(0)
 	first := testkit.Prompt(t, r.rt, r.id, "first")
 	testkit.ChanRead(t, held.entered, waitLong)
-	q := func(text, pos, after string) *queue.Enqueued {
-		res := r.do(t, &session.Prompt{Content: []event.Block{{Type: "text", Text: text}}, Position: pos, After: after}).(*queue.Enqueued)
-		testkit.NoError(t, res.Err)
+	q := func(text, pos, after string) sessions.PromptResult {
+		res, err := r.rt.Sessions.Prompt(context.Background(), r.id, sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: text}}, Position: pos, After: after})
+		testkit.NoError(t, err)
 		return res
 	}
 	b := q("b", "", "")
@@ -923,9 +928,11 @@ func TestQueuePositions(t *testing.T) {
 	testkit.Equal(t, b.Position, 1)
 	testkit.Equal(t, c.Position, 1)
 	testkit.Equal(t, d.Position, 3)
-	res := r.do(t, &session.QueueOp{Op: &queue.CancelPrompt{MessageID: "nope"}}).(*queue.Result)
+	res, err := r.rt.Sessions.QueueCancel(context.Background(), r.id, "nope")
+	testkit.NoError(t, err)
 	testkit.Equal(t, res.Reason, "not_found")
-	res = r.do(t, &session.QueueOp{Op: &queue.UpdatePrompt{MessageID: first, Content: text("x")}}).(*queue.Result)
+	res, err = r.rt.Sessions.QueueUpdate(context.Background(), r.id, first, text("x"))
+	testkit.NoError(t, err)
 	testkit.Equal(t, res.Reason, "already_running")
 	close(held.release)
 	testkit.WaitRunEnded(t, r.c, d.MessageID, waitLong)
@@ -935,7 +942,7 @@ func TestQueuePositions(t *testing.T) {
 // Text-style calls skipped for a steer are answered in the one results
 // message, which comes before the steer.
 func TestSteerSkipsTextStyleCalls(t *testing.T) {
-	r := newRig(t, turn.StyleText, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleText, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(
 			llmserver.TextToolCall(llmserver.FormatQwen, llmserver.InnerJSON, "bash", map[string]any{"command": "while [ ! -e go ]; do sleep 0.02; done; echo released"}),
 			llmserver.TextToolCall(llmserver.FormatQwen, llmserver.InnerJSON, "ls", map[string]any{}),
@@ -944,7 +951,7 @@ func TestSteerSkipsTextStyleCalls(t *testing.T) {
 	}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "work")
 	r.c.WaitKind(t, event.ToolStarted, waitLong)
-	r.queueMsg(t, queue.DeliverySteer, "change of plan")
+	r.queueMsg(t, event.DeliverySteer, "change of plan")
 	touch(t, r.cwd, "go")
 	testkit.WaitRunEnded(t, r.c, run, waitLong)
 	testkit.DeepEqual(t, toolStatuses(r.c.Events()), []string{"bash:success", "ls:skipped"})
@@ -959,7 +966,7 @@ func TestSteerSkipsTextStyleCalls(t *testing.T) {
 // An emit carrying only a reply (no events) must be answered once what
 // came before it is committed, even when that is already the case.
 func TestEmptyEmitIsAnsweredWhenAllIsCommitted(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{}, nil)
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{}, nil)
 	pid := actor.NewPID(r.rt.System.Address(), r.rt.Registry().Id+"/"+r.id)
 	got := make(chan string, 1)
 	probe := r.rt.System.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {

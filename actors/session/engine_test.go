@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/llm"
@@ -88,14 +87,14 @@ func toolStatuses(evs []event.Event) []string {
 }
 
 func TestNativeToolLoop(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("writing"), llmserver.ToolCall("c1", "write", `{"path":"a.txt","content":"hello"}`)),
 		llmserver.Steps(llmserver.ToolCall("c2", "read", `{"path":"a.txt"}`), llmserver.ReportUsage(llmserver.Usage{PromptTokens: 10, CompletionTokens: 5})),
 		llmserver.Steps(llmserver.Thinking("hmm"), llmserver.Text("done")),
 	}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "make a file")
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 	got, err := os.ReadFile(filepath.Join(r.cwd, "a.txt"))
 	testkit.NoError(t, err)
 	testkit.Equal(t, string(got), "hello")
@@ -116,14 +115,14 @@ func TestNativeToolLoop(t *testing.T) {
 }
 
 func TestTextToolStyle(t *testing.T) {
-	r := newRig(t, turn.StyleText, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleText, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("<think>plan</think>Listing."), llmserver.TextToolCall(llmserver.FormatGemma, llmserver.InnerCall, "ls", map[string]any{})),
 		llmserver.Steps(llmserver.Text("all listed")),
 	}}, nil)
 	testkit.NoError(t, os.WriteFile(filepath.Join(r.cwd, "x.go"), []byte("package x"), 0o644))
 	run := testkit.Prompt(t, r.rt, r.id, "list")
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 2)
 	if len(reqs[0].Tools) != 0 || !strings.Contains(reqs[0].Messages[0].Content, "ls") {
@@ -149,11 +148,11 @@ func TestTextToolStyle(t *testing.T) {
 
 func TestMaxTurnsAsksForFinalAnswer(t *testing.T) {
 	call := llmserver.Steps(llmserver.ToolCall("", "ls", `{}`))
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{call, call, llmserver.Steps(llmserver.Text("final"))}},
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{call, call, llmserver.Steps(llmserver.Text("final"))}},
 		func(e *session.Engine) { e.MaxSteps = 2 })
 	run := testkit.Prompt(t, r.rt, r.id, "loop")
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopMaxTurnRequests)
+	testkit.Equal(t, end.StopReason, event.StopMaxTurnRequests)
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 3)
 	if len(reqs[2].Tools) != 0 {
@@ -165,10 +164,10 @@ func TestMaxTurnsAsksForFinalAnswer(t *testing.T) {
 
 func TestRetryThenSuccess(t *testing.T) {
 	busy := llmserver.Steps(llmserver.HTTPError(llmserver.APIError{Status: 503, Message: "Loading model", Type: "unavailable_error"}))
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{busy, busy, llmserver.Steps(llmserver.Text("ok"))}}, nil)
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{busy, busy, llmserver.Steps(llmserver.Text("ok"))}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "hi")
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 	n := map[event.Kind]int{}
 	for _, e := range r.c.Events() {
 		n[e.Kind]++
@@ -180,30 +179,29 @@ func TestRetryThenSuccess(t *testing.T) {
 
 func TestRetryDisabledGivesTheError(t *testing.T) {
 	busy := llmserver.Steps(llmserver.HTTPError(llmserver.APIError{Status: 503, Message: "Loading model", Type: "unavailable_error"}))
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{busy}}, func(e *session.Engine) { e.Retry.Enabled = false })
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{busy}}, func(e *session.Engine) { e.Retry.Enabled = false })
 	run := testkit.Prompt(t, r.rt, r.id, "hi")
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopError)
+	testkit.Equal(t, end.StopReason, event.StopError)
 	if !strings.Contains(end.Error, "Loading model") {
 		t.Fatalf("error %q", end.Error)
 	}
 }
 
 func TestApprovalDenyReachesModel(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("w1", "write", `{"path":"no.txt","content":"x"}`)),
 		llmserver.Steps(llmserver.Text("understood")),
-	}}, func(e *session.Engine) { e.DefaultMode = turn.ModeDefault })
+	}}, func(e *session.Engine) { e.DefaultMode = event.ApprovalDefault })
 	run := testkit.Prompt(t, r.rt, r.id, "write it")
 	req := r.c.WaitKind(t, event.ToolPermissionRequested, 10*time.Second)
 	var p event.PermissionRequestedPayload
 	testkit.NoError(t, req.Decode(&p))
 	testkit.Equal(t, p.ToolCallID, "w1")
-	res, err := r.rt.Sessions.Do(context.Background(), r.id, &session.Decide{Decide: turn.Decide{ToolCallID: "w1", Allow: false, Reason: "not now", By: "test"}})
+	err := r.rt.Sessions.Decide(context.Background(), r.id, sessions.Decision{ToolCallID: "w1", Allow: false, Reason: "not now", By: "test"})
 	testkit.NoError(t, err)
-	testkit.NoError(t, res.(*turn.DecideResult).Err)
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopEndTurn)
+	testkit.Equal(t, end.StopReason, event.StopEndTurn)
 	if _, err := os.Stat(filepath.Join(r.cwd, "no.txt")); err == nil {
 		t.Fatal("denied write ran")
 	}
@@ -214,16 +212,16 @@ func TestApprovalDenyReachesModel(t *testing.T) {
 }
 
 func TestCancelMidStream(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("partial "), llmserver.Delay(time.Minute), llmserver.Text("never")),
 	}}, nil)
 	run := testkit.Prompt(t, r.rt, r.id, "talk")
 	r.c.WaitKind(t, event.MessageDelta, 10*time.Second)
-	res, err := r.rt.Sessions.Do(context.Background(), r.id, &session.CancelRun{Reason: "user"})
+	res, err := r.rt.Sessions.Cancel(context.Background(), r.id, "user")
 	testkit.NoError(t, err)
-	testkit.Equal(t, res.(*session.CancelRunReply).RunID, run)
+	testkit.Equal(t, res.RunID, run)
 	end := testkit.WaitRunEnded(t, r.c, run, 10*time.Second)
-	testkit.Equal(t, end.StopReason, turn.StopCancelled)
+	testkit.Equal(t, end.StopReason, event.StopCancelled)
 	mc := r.c.WaitKind(t, event.MessageCompleted, time.Second)
 	var p event.MessageCompletedPayload
 	testkit.NoError(t, mc.Decode(&p))
@@ -231,7 +229,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestQueuedPromptsRunInOrderAndCanBeEdited(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("one"), llmserver.Delay(time.Minute)),
 		llmserver.Steps(llmserver.Text("two")),
 	}}, nil)
@@ -240,18 +238,18 @@ func TestQueuedPromptsRunInOrderAndCanBeEdited(t *testing.T) {
 	third := testkit.Prompt(t, r.rt, r.id, "third")
 	r.c.WaitKind(t, event.MessageDelta, 10*time.Second) // the first run holds the first reply
 	ctx := context.Background()
-	res, err := r.rt.Sessions.Do(ctx, r.id, &session.QueueOp{Op: &queue.UpdatePrompt{MessageID: second, Content: []event.Block{{Type: "text", Text: "second, edited"}}}})
+	res, err := r.rt.Sessions.QueueUpdate(ctx, r.id, second, []event.Block{{Type: "text", Text: "second, edited"}})
 	testkit.NoError(t, err)
-	testkit.Equal(t, res.(*queue.Result).Reason, "ok")
-	res, err = r.rt.Sessions.Do(ctx, r.id, &session.QueueOp{Op: &queue.CancelPrompt{MessageID: third}})
+	testkit.Equal(t, res.Reason, "ok")
+	res, err = r.rt.Sessions.QueueCancel(ctx, r.id, third)
 	testkit.NoError(t, err)
-	testkit.Equal(t, res.(*queue.Result).Reason, "ok")
-	res, err = r.rt.Sessions.Do(ctx, r.id, &session.QueueOp{Op: &queue.CancelPrompt{MessageID: first}})
+	testkit.Equal(t, res.Reason, "ok")
+	res, err = r.rt.Sessions.QueueCancel(ctx, r.id, first)
 	testkit.NoError(t, err)
-	testkit.Equal(t, res.(*queue.Result).Reason, "already_running")
-	_, err = r.rt.Sessions.Do(ctx, r.id, &session.CancelRun{Reason: "next"})
+	testkit.Equal(t, res.Reason, "already_running")
+	_, err = r.rt.Sessions.Cancel(ctx, r.id, "next")
 	testkit.NoError(t, err)
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, first, 10*time.Second).StopReason, turn.StopCancelled)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, first, 10*time.Second).StopReason, event.StopCancelled)
 	testkit.WaitRunEnded(t, r.c, second, 10*time.Second)
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 2)

@@ -97,7 +97,7 @@ func (r *runTracker) apply(e event.Event, payload any) {
 			}
 		}
 	case *event.PermissionResolvedPayload:
-		if p.Outcome == "allowed" && p.OptionID == "allow_always" {
+		if p.Outcome == event.PermissionAllowed && p.OptionID == "allow_always" {
 			r.allowed[r.toolCats[p.ToolCallID]] = true
 		}
 	}

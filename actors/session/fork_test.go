@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -24,7 +22,7 @@ func contents(t *testing.T, r *engineRig, req int) string {
 
 // A fork starts from its parent's conversation up to the fork point.
 func TestForkStartsFromTheParentsHistory(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("A1")), llmserver.Steps(llmserver.Text("A2")), llmserver.Steps(llmserver.Text("B1")),
 	}}, nil)
 	ctx := context.Background()
@@ -42,10 +40,10 @@ func TestForkStartsFromTheParentsHistory(t *testing.T) {
 }
 
 func TestImportedHistoryIsContext(t *testing.T) {
-	r := newRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("ok"))}}, nil)
-	_, err := r.rt.Sessions.Do(context.Background(), r.id, &session.ImportHistory{History: event.HistoryImportedPayload{
+	r := newRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("ok"))}}, nil)
+	_, err := r.rt.Sessions.ImportHistory(context.Background(), r.id, event.HistoryImportedPayload{
 		Source: "init_history", Messages: []event.HistoryMessage{{Role: "user", Content: "Previous conversation summary: X"}},
-	}})
+	})
 	testkit.NoError(t, err)
 	testkit.WaitRunEnded(t, r.c, testkit.Prompt(t, r.rt, r.id, "go on"), 10*time.Second)
 	testkit.Equal(t, contents(t, r, 0), "user:Previous conversation summary: X|user:go on")

@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/testkit"
@@ -34,10 +33,9 @@ func TestASessionHasOneOwnerAtATime(t *testing.T) {
 	if !errors.As(err, &held) {
 		t.Fatalf("append from the second owner: %v", err)
 	}
-	res, err := second.Sessions.Do(ctx, "s", &session.Prompt{})
-	testkit.NoError(t, err)
-	if q, ok := res.(*queue.Enqueued); !ok || !errors.As(q.Err, &held) {
-		t.Fatalf("prompt from the second owner: %#v", res)
+	_, err = second.Sessions.Prompt(ctx, "s", sessions.PromptRequest{})
+	if !errors.As(err, &held) {
+		t.Fatalf("prompt from the second owner: %v", err)
 	}
 	// A refused session does not stay in memory.
 	testkit.Eventually(t, 5*time.Second, "the refused session stops", func() bool {

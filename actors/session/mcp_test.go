@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/testkit"
@@ -28,7 +27,7 @@ func TestMCPServerToolReachesTheModel(t *testing.T) {
 		llmserver.Steps(llmserver.Text("the server echoed")),
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, runtime.Options{Engine: testkit.Engine(p, turn.StyleNative)})
+	rt := testkit.Boot(t, runtime.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
 	servers, _ := json.Marshal([]map[string]any{{"name": "t", "command": bin, "args": []string{}, "env": []any{}}})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "m", event.CreatedPayload{Cwd: t.TempDir(), MCPServers: servers}))
@@ -37,7 +36,7 @@ func TestMCPServerToolReachesTheModel(t *testing.T) {
 	testkit.NoError(t, err)
 
 	run := testkit.Prompt(t, rt, "m", "echo hi")
-	testkit.Equal(t, testkit.WaitRunEnded(t, c, run, 30*time.Second).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, c, run, 30*time.Second).StopReason, event.StopEndTurn)
 	var started event.ToolStartedPayload
 	testkit.NoError(t, c.WaitKind(t, event.ToolStarted, time.Second).Decode(&started))
 	testkit.Equal(t, started.Category, "mcp")

@@ -4,14 +4,17 @@ import (
 	"errors"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
 // Errors a session answers with; transports map them to their protocol.
+// ErrNotFound is the store's own, so a lookup in either says the same.
 var (
-	ErrNotFound = errors.New("session not found")
+	ErrNotFound = persistence.ErrSessionNotFound
 	ErrExists   = errors.New("session already exists")
 	ErrFailed   = errors.New("session failed and was stopped")
+	ErrNoRun    = errors.New("no run is in progress")
 )
 
 // Request is implemented by the messages a client may send (through the

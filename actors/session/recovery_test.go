@@ -8,7 +8,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/testkit"
@@ -28,7 +27,7 @@ func TestCrashMidRunKeepsQueueAndResumes(t *testing.T) {
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
 	rt := testkit.Boot(t, runtime.Options{
-		Engine:   testkit.Engine(p, turn.StyleNative),
+		Engine:   testkit.Engine(p, event.ToolStyleNative),
 		Sessions: sessions.Config{Backoff: time.Millisecond},
 		SessionMiddleware: []actor.ReceiverMiddleware{testkit.PanicWhen(func(m any) bool {
 			_, ok := m.(*session.GetState)

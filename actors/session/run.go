@@ -153,7 +153,7 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 
 func (s *session) toTurn(ctx actor.Context, sender *actor.PID, msg any) {
 	if s.turnPID == nil {
-		s.reply(ctx, sender, &turn.DecideResult{Err: errors.New("no run is in progress")})
+		s.reply(ctx, sender, &turn.DecideResult{Err: ErrNoRun})
 		return
 	}
 	if _, isDecide := msg.(*turn.Decide); isDecide {
@@ -329,16 +329,16 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 			killGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
 		}
 		cut = append(cut, o.id)
-		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: "interrupted", Output: InterruptedOutput})
+		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})
 	}
-	policy := deref(s.f.st.Settings.CrashPolicy, CrashResume)
+	policy := deref(s.f.st.Settings.CrashPolicy, event.CrashResume)
 	add(event.RunInterrupted, event.RunInterruptedPayload{RunID: runID, ToolCallIDs: cut, Policy: policy})
-	if policy == CrashStop {
-		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: turn.StopCancelled, Error: "interrupted by a restart of troupe"})
+	if policy == event.CrashStop {
+		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: event.StopCancelled, Error: "interrupted by a restart of troupe"})
 	}
 	ctx.Logger().Warn("run interrupted by a restart", "session", s.cfg.ID, "run", runID, "policy", policy, "tool_calls", len(cut))
 	s.commit(ctx, drafts, nil, nil)
-	if policy != CrashStop {
+	if policy != event.CrashStop {
 		s.startTurn(ctx, runID, steps)
 	}
 }
@@ -363,7 +363,7 @@ func (s *session) applyBufferedSettings(ctx actor.Context) {
 func (s *session) cancelDeferred(ctx actor.Context, reason string) {
 	run := s.mcp.deferred
 	s.mcp.deferred, s.turnRun = "", ""
-	if d, err := event.NewDraft(event.RunEnded, event.RunEndedPayload{RunID: run, StopReason: turn.StopCancelled, Error: reason}); err == nil {
+	if d, err := event.NewDraft(event.RunEnded, event.RunEndedPayload{RunID: run, StopReason: event.StopCancelled, Error: reason}); err == nil {
 		s.commit(ctx, []event.Draft{d}, nil, nil)
 	}
 	if s.queuePID != nil {

@@ -14,7 +14,7 @@ import (
 // A model change during a run reaches the run from its next step: the
 // running turn resolves the session's settings again.
 func TestModelChangeReachesTheRunningTurn(t *testing.T) {
-	r, g := newGatedRig(t, turn.StyleNative, llmserver.Script{Replies: []llmserver.Reply{
+	r, g := newGatedRig(t, event.ToolStyleNative, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.ToolCall("c1", "ls", `{}`)),
 		llmserver.Steps(llmserver.Text("done")),
 	}}, func(e *session.Engine) {
@@ -32,7 +32,7 @@ func TestModelChangeReachesTheRunningTurn(t *testing.T) {
 	<-first.entered
 	r.settings(t, event.Settings{Model: ptr("bigger")})
 	close(first.release)
-	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, turn.StopEndTurn)
+	testkit.Equal(t, testkit.WaitRunEnded(t, r.c, run, waitLong).StopReason, event.StopEndTurn)
 	reqs := r.llm.Requests()
 	testkit.Equal(t, len(reqs), 2)
 	testkit.Equal(t, reqs[0].Model, "scripted")

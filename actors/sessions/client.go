@@ -11,20 +11,37 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// Client is the Go API to sessions for code outside the actor system
-// (commands, transports' goroutines, tests). Every call is a request to the
-// registry bounded by ctx's deadline (30 s without one).
+// Client is the session facade: the Go API to sessions for everything
+// outside the actor tree that drives them (commands, transports, tests).
+// Its methods are typed requests to the registry, each bounded by ctx's
+// deadline (30 s without one); Async makes the same requests from inside
+// an actor. Reads that need no session actor (listing, snapshots, a
+// fork's inherited history) go to the store directly.
 type Client struct {
 	root     *actor.RootContext
 	registry *actor.PID
+	store    *persistence.Store
+	spillDir string
 }
 
-// NewClient talks to the registry at pid.
-func NewClient(root *actor.RootContext, registry *actor.PID) *Client {
-	return &Client{root: root, registry: registry}
+// ClientConfig is what a client talks to.
+type ClientConfig struct {
+	Root     *actor.RootContext
+	Registry *actor.PID
+	// Store answers the reads that need no session actor.
+	Store *persistence.Store
+	// SpillDir keeps the full output of a RunBash result too long to
+	// return whole; empty keeps none.
+	SpillDir string
+}
+
+// NewClient talks to the registry and the store of cfg.
+func NewClient(cfg ClientConfig) *Client {
+	return &Client{root: cfg.Root, registry: cfg.Registry, store: cfg.Store, spillDir: cfg.SpillDir}
 }
 
 // NewID makes a session id that sorts by creation time.
@@ -35,8 +52,11 @@ func NewID() string {
 	return "s-" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[2:]))
 }
 
+// requestTimeout bounds a request whose caller set no deadline.
+const requestTimeout = 30 * time.Second
+
 func (c *Client) request(ctx context.Context, id string, msg session.Request) (any, error) {
-	timeout := 30 * time.Second
+	timeout := requestTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
@@ -46,21 +66,18 @@ func (c *Client) request(ctx context.Context, id string, msg session.Request) (a
 	// The future's own timeout bounds the wait, so no goroutine outlives it.
 	res, err := c.root.RequestFuture(c.registry, &Route{ID: id, Msg: msg}, timeout).Result()
 	if err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, &UnreachableError{Session: id, Err: err}
 	}
 	if rf, ok := res.(*RouteFailed); ok {
-		return nil, rf.Err
+		return nil, &UnreachableError{Session: id, Err: rf.Err}
 	}
 	return res, nil
 }
 
-// Create writes a new session's first event.
+// Create writes a new session's first event; ErrExists when it has one.
 func (c *Client) Create(ctx context.Context, id string, created event.CreatedPayload) error {
-	res, err := c.request(ctx, id, &session.Create{Created: created})
-	if err != nil {
-		return err
-	}
-	return res.(*session.Appended).Err
+	_, err := run(ctx, c, id, appended(&session.Create{Created: created}, "create"))
+	return err
 }
 
 // Append commits drafts to session id and returns their seqs once durable.
@@ -69,29 +86,23 @@ func (c *Client) Append(ctx context.Context, id string, drafts ...event.Draft) (
 	if err != nil {
 		return 0, 0, err
 	}
-	a := res.(*session.Appended)
+	a, err := replyAs[*session.Appended](res, "append")
+	if err != nil {
+		return 0, 0, err
+	}
 	return a.FirstSeq, a.LastSeq, a.Err
 }
 
 // State returns the folded state of session id.
-func (c *Client) State(ctx context.Context, id string) (session.State, error) {
-	res, err := c.request(ctx, id, &session.GetState{})
-	if err != nil {
-		return session.State{}, err
-	}
-	r := res.(*session.StateReply)
-	return r.State, r.Err
+func (c *Client) State(ctx context.Context, id string) (State, error) {
+	return run(ctx, c, id, stateCall())
 }
 
-// Subscribe delivers events from seq from (then live) to target as
-// *session.Events. It returns the subscription to pass to Unsubscribe.
-func (c *Client) Subscribe(ctx context.Context, id string, from int64, liveOnly bool, target *actor.PID) (*session.Subscribed, error) {
-	res, err := c.request(ctx, id, &session.Subscribe{From: from, LiveOnly: liveOnly, Target: target})
-	if err != nil {
-		return nil, err
-	}
-	s := res.(*session.Subscribed)
-	return s, s.Err
+// Subscribe delivers events from seq from (then live) to the actor target
+// as *Events, in order, with no gap and no duplicate; liveOnly skips the
+// history. The subscription ends with *Closed.
+func (c *Client) Subscribe(ctx context.Context, id string, from int64, liveOnly bool, target *actor.PID) (Subscribed, error) {
+	return run(ctx, c, id, subscribeCall(from, liveOnly, target))
 }
 
 // Unsubscribe ends a subscription; it does not wait for the target's Closed.
@@ -106,9 +117,4 @@ func (c *Client) Live(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("list live sessions: %w", err)
 	}
 	return res.(*LiveSessions).IDs, nil
-}
-
-// Do sends any session request and returns the session's reply as is.
-func (c *Client) Do(ctx context.Context, id string, req session.Request) (any, error) {
-	return c.request(ctx, id, req)
 }

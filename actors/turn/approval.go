@@ -1,20 +1,9 @@
 package turn
 
 import (
+	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/tools"
 )
-
-// Approval modes (the aionrs spec's names).
-const (
-	ModeDefault  = "default"
-	ModeAutoEdit = "auto_edit"
-	ModeYolo     = "yolo"
-)
-
-// ByMode resolves a permission request when the approval mode decides it
-// (tool.permission_resolved's resolved_by): an allow after a mode change,
-// or a denial because no one could be asked (Policy.DenyUnapproved).
-const ByMode = "mode"
 
 // Policy decides which calls need a person's decision.
 type Policy struct {
@@ -31,7 +20,7 @@ type Policy struct {
 // but reads. A category allowed "always" runs without asking, except edits
 // outside the session's directories, which always ask (unless yolo).
 func (p Policy) needsApproval(tool tools.Tool, call tools.Call) bool {
-	if p.Mode == ModeYolo {
+	if p.Mode == event.ApprovalYolo {
 		return false
 	}
 	cat := tool.Category()
@@ -46,7 +35,7 @@ func (p Policy) needsApproval(tool tools.Tool, call tools.Call) bool {
 	case tools.CategoryInfo:
 		return false
 	case tools.CategoryEdit:
-		return p.Mode != ModeAutoEdit
+		return p.Mode != event.ApprovalAutoEdit
 	default:
 		return true
 	}

@@ -55,7 +55,7 @@ func (t *turn) prepareCalls(ctx actor.Context) {
 	for i := range t.calls {
 		if t.calls[i].approval == approvalPending {
 			t.record(ctx, &t.calls[i], &Decide{ToolCallID: t.calls[i].id,
-				Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: ByMode})
+				Reason: "this session cannot ask for approval and its mode (" + t.policy.Mode + ") requires it", By: event.ResolvedByMode})
 		}
 	}
 }
@@ -88,7 +88,7 @@ func (t *turn) runNextCall(ctx actor.Context) {
 
 func (t *turn) failCall(ctx actor.Context, c *call, out string) {
 	t.emitStarted(ctx, c, false)
-	t.completeCall(ctx, c, "error", out, tools.Result{}, 0)
+	t.completeCall(ctx, c, event.ToolError, out, tools.Result{}, 0)
 	t.afterCall(ctx)
 }
 
@@ -140,10 +140,10 @@ func (t *turn) decide(ctx actor.Context, d *Decide) error {
 
 // record records a decision; the call runs (or fails) when its turn comes.
 func (t *turn) record(ctx actor.Context, c *call, d *Decide) {
-	outcome := "allowed"
+	outcome := event.PermissionAllowed
 	c.approval = approvalAllowed
 	if !d.Allow {
-		outcome, c.approval = "denied", approvalDenied
+		outcome, c.approval = event.PermissionDenied, approvalDenied
 		c.denial = "Permission denied by the user."
 		if d.Reason != "" {
 			c.denial = "Permission denied: " + d.Reason
@@ -192,22 +192,22 @@ func (t *turn) onToolDone(ctx actor.Context, d *toolcall.Done) {
 	ctx.Stop(t.running)
 	t.running = nil
 	c := &t.calls[t.callIdx]
-	status := "success"
+	status := event.ToolSuccess
 	out := d.Result.Output
 	switch {
 	case d.Cancelled:
-		status = "cancelled"
+		status = event.ToolCancelled
 		if out == "" {
 			out = "Tool call cancelled."
 		}
 	case d.Err != nil:
-		status, out = "error", "Error: "+d.Err.Error()
+		status, out = event.ToolError, "Error: "+d.Err.Error()
 	case d.Result.IsError:
-		status = "error"
+		status = event.ToolError
 	}
 	t.completeCall(ctx, c, status, out, d.Result, d.Duration)
 	if t.cancelled {
-		t.end(ctx, StopCancelled, t.cancelReason)
+		t.end(ctx, event.StopCancelled, t.cancelReason)
 		return
 	}
 	t.afterCall(ctx)
@@ -230,7 +230,7 @@ func (t *turn) closeCall(ctx actor.Context, c *call, status, out string) {
 		if t.cancelReason != "" {
 			why = t.cancelReason
 		}
-		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: "cancelled", Reason: why})
+		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: event.PermissionCancelled, Reason: why})
 	}
 	t.emitStarted(ctx, c, false)
 	t.completeCall(ctx, c, status, out, tools.Result{}, 0)

@@ -11,13 +11,6 @@ import (
 	"github.com/troupehq/troupe/runtime/llm"
 )
 
-// Compaction reasons.
-const (
-	CompactThreshold = "threshold"
-	CompactOverflow  = "overflow"
-	CompactManual    = "manual"
-)
-
 // Compacted reports a manual compaction to the session, before Finished.
 type Compacted struct {
 	RunID            string
@@ -120,18 +113,18 @@ func (t *turn) onCompactionDone(ctx actor.Context, m *compactionDone) {
 			err = errString(p.Error)
 		}
 		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Token: t.cfg.Token, Summary: p.Summary, FirstKeptEntryID: p.FirstKeptEntryID, TokensBefore: m.cut.TokensBefore, Err: err})
-		t.end(ctx, StopEndTurn, "")
+		t.end(ctx, event.StopEndTurn, "")
 		return
 	}
 	if t.cancelled {
-		t.end(ctx, StopCancelled, t.cancelReason)
+		t.end(ctx, event.StopCancelled, t.cancelReason)
 		return
 	}
 	switch t.afterCompact {
 	case thenRetryStream:
 		if p.Summary == "" {
 			t.completeMessage(ctx, nil, emptyParse, nil)
-			t.end(ctx, StopError, "context overflow and compaction failed: "+p.Error)
+			t.end(ctx, event.StopError, "context overflow and compaction failed: "+p.Error)
 			return
 		}
 		t.attempt++

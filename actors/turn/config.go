@@ -11,12 +11,6 @@ import (
 	"github.com/troupehq/troupe/runtime/tools"
 )
 
-// Tool styles.
-const (
-	StyleNative = "native"
-	StyleText   = "text"
-)
-
 // Retry configures automatic retries of transient provider errors.
 type Retry struct {
 	Enabled     bool
@@ -30,7 +24,7 @@ type Config struct {
 	RunID     string
 	Token     uint64     // set by the session; echoed on every message to it
 	Session   *actor.PID // receives *Emit and *Finished
-	Queue     *actor.PID // answers *TakeMessages
+	Queue     *actor.PID // answers *queue.TakeMessages
 
 	// Resolve, when set, picks Provider, Model and the rest at the start of
 	// the run; otherwise the fields below are used as given.
@@ -78,7 +72,7 @@ func (c *Config) defaults() {
 		c.Retry.BaseDelay = 2 * time.Second
 	}
 	if c.ToolStyle == "" {
-		c.ToolStyle = StyleNative
+		c.ToolStyle = event.ToolStyleNative
 	}
 	if c.Conversation == nil {
 		c.Conversation = &conversation.Conversation{}

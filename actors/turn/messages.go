@@ -47,27 +47,6 @@ type DecideResult struct {
 // AbortRetry stops a pending automatic retry; the run ends with the error.
 type AbortRetry struct{}
 
-// TakeMessages asks the queue for steering (Steer) or follow-up messages.
-// The queue answers *Messages; an empty answer means none.
-type TakeMessages struct {
-	RunID string
-	Steer bool
-}
-
-// Messages answers TakeMessages: the queue has removed them and the turn
-// delivers each with prompt.delivered.
-type Messages struct {
-	IDs      []string
-	Contents [][]event.Block
-	Delivery string
-}
-
-// Returned gives the queue back messages it handed to a turn that ended
-// before delivering them (a cancel raced the answer), so none is lost.
-type Returned struct {
-	Messages Messages
-}
-
 // AllowCategory tells the session a client chose "always" for a category.
 type AllowCategory struct {
 	Category string

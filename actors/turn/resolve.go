@@ -49,7 +49,7 @@ func (t *turn) resolve(ctx actor.Context) {
 func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 	t.cancelStream = nil
 	if t.cancelled {
-		t.end(ctx, StopCancelled, t.cancelReason)
+		t.end(ctx, event.StopCancelled, t.cancelReason)
 		return
 	}
 	if t.modelStale {
@@ -59,8 +59,8 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 		return
 	}
 	if m.err != nil {
-		t.errKind = ErrorConfig
-		t.end(ctx, StopError, m.err.Error())
+		t.errKind = event.ErrorKindConfig
+		t.end(ctx, event.StopError, m.err.Error())
 		return
 	}
 	t.cfg.Provider, t.cfg.Model, t.cfg.MaxTokens = m.model.Provider, m.model.ID, m.model.MaxTokens
@@ -80,9 +80,9 @@ func (t *turn) begin(ctx actor.Context) {
 		t.nextStep(ctx, t.pendingInstruction)
 		return
 	}
-	if !t.startCompaction(ctx, CompactManual, t.cfg.Instructions, thenFinish) {
+	if !t.startCompaction(ctx, event.CompactionManual, t.cfg.Instructions, thenFinish) {
 		ctx.Send(t.cfg.Session, &Compacted{RunID: t.cfg.RunID, Token: t.cfg.Token, Err: errString("nothing to compact")})
-		t.end(ctx, StopEndTurn, "")
+		t.end(ctx, event.StopEndTurn, "")
 	}
 }
 

@@ -20,7 +20,7 @@ func (t *turn) request() llm.Request {
 	system := t.cfg.SystemPrompt
 	var defs []llm.ToolDef
 	if !t.finalRequested && len(t.cfg.Tools) > 0 {
-		if t.cfg.ToolStyle == StyleText {
+		if t.cfg.ToolStyle == event.ToolStyleText {
 			tts := make([]toolcall.Tool, len(t.cfg.Tools))
 			for i, tl := range t.cfg.Tools {
 				tts[i] = toolcall.Tool{Name: tl.Name(), Description: tl.Description(), Parameters: tl.Parameters()}
@@ -126,7 +126,7 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 	t.cancelStream = nil
 	if t.cancelled {
 		t.completeMessage(ctx, m.resp, m.parsed, nil)
-		t.end(ctx, StopCancelled, t.cancelReason)
+		t.end(ctx, event.StopCancelled, t.cancelReason)
 		return
 	}
 	if m.err != nil {
@@ -139,7 +139,7 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 	t.finish = m.resp.FinishReason
 	calls := t.completeMessage(ctx, m.resp, m.parsed, m.resp.Usage)
 	if t.finalRequested {
-		t.end(ctx, StopMaxTurnRequests, "")
+		t.end(ctx, event.StopMaxTurnRequests, "")
 		return
 	}
 	if len(calls) == 0 {
@@ -153,16 +153,10 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 
 var emptyParse toolcall.Result
 
-// Error kinds of run.ended.
-const (
-	ErrorProvider = "provider"
-	ErrorConfig   = "config"
-)
-
 func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 	if llm.IsContextOverflow(m.err) && !t.overflowCompacted {
 		t.overflowCompacted = true
-		if t.startCompaction(ctx, CompactOverflow, "", thenRetryStream) {
+		if t.startCompaction(ctx, event.CompactionOverflow, "", thenRetryStream) {
 			return
 		}
 	}
@@ -183,8 +177,8 @@ func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 		t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: retry.MaxAttempts, Error: m.err.Error()})
 	}
 	t.completeMessage(ctx, m.resp, m.parsed, nil)
-	t.errKind, t.errRetryable = ErrorProvider, llm.IsRetryable(m.err)
-	t.end(ctx, StopError, m.err.Error())
+	t.errKind, t.errRetryable = event.ErrorKindProvider, llm.IsRetryable(m.err)
+	t.end(ctx, event.StopError, m.err.Error())
 }
 
 // completeMessage records the step's assistant message (partial when the

@@ -7,21 +7,12 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/toolcall"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"
-)
-
-// Stop reasons (canonical; ACP's names plus error).
-const (
-	StopEndTurn         = "end_turn"
-	StopMaxTokens       = "max_tokens"
-	StopMaxTurnRequests = "max_turn_requests"
-	StopRefusal         = "refusal"
-	StopCancelled       = "cancelled"
-	StopError           = "error"
 )
 
 // SkippedOutput is what the model is told of calls skipped for a steer.
@@ -124,7 +115,7 @@ func (t *turn) Receive(ctx actor.Context) {
 	case *AbortRetry:
 		if t.phase == phaseRetryWait {
 			t.emit(ctx, event.RetryEnded, event.RetryPayload{RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: t.cfg.Retry.MaxAttempts, Error: "retry aborted"})
-			t.end(ctx, StopError, "retry aborted")
+			t.end(ctx, event.StopError, "retry aborted")
 		}
 	case *toolcall.Progress:
 		t.emit(ctx, event.ToolProgress, event.ToolProgressPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Output: m.Output})
@@ -136,14 +127,14 @@ func (t *turn) Receive(ctx actor.Context) {
 		t.onTerminated(ctx, m.Who)
 	case *Decide:
 		ctx.Respond(&DecideResult{Err: t.decide(ctx, m)})
-	case *Messages:
+	case *queue.Messages:
 		t.onMessages(ctx, m)
 	case *Reconfigure:
 		t.reconfigure(m)
 	case *SetMode:
 		t.policy.Mode = m.Mode
 		if t.phase != phaseEnded {
-			t.reviewPending(ctx, ByMode)
+			t.reviewPending(ctx, event.ResolvedByMode)
 		}
 	case *Cancel:
 		t.cancel(ctx, m.Reason)
@@ -183,14 +174,14 @@ func (t *turn) nextStep(ctx actor.Context, instruction string) {
 	}
 	if !t.compacted && t.needsCompaction() {
 		t.pendingInstruction = instruction
-		if t.startCompaction(ctx, CompactThreshold, "", thenStep) {
+		if t.startCompaction(ctx, event.CompactionThreshold, "", thenStep) {
 			return
 		}
 	}
 	t.compacted = false
 	if t.step >= t.cfg.MaxSteps {
 		if t.finalRequested {
-			t.end(ctx, StopMaxTurnRequests, "")
+			t.end(ctx, event.StopMaxTurnRequests, "")
 			return
 		}
 		t.finalRequested = true
@@ -236,7 +227,7 @@ const cancelledOutput = "Tool call cancelled: the run was aborted."
 // history never holds a tool call without its result (servers reject it).
 func (t *turn) closeCalls(ctx actor.Context) {
 	for i := range t.calls {
-		t.closeCall(ctx, &t.calls[i], "cancelled", cancelledOutput)
+		t.closeCall(ctx, &t.calls[i], event.ToolCancelled, cancelledOutput)
 	}
 }
 
@@ -253,24 +244,24 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 			t.cancelStream() // resolved follows and ends the run
 			return
 		}
-		t.end(ctx, StopCancelled, reason)
+		t.end(ctx, event.StopCancelled, reason)
 	case phaseTools:
 		if t.running != nil {
 			ctx.Send(t.running, &toolcall.Cancel{}) // Done follows
 			return
 		}
-		t.end(ctx, StopCancelled, reason)
+		t.end(ctx, event.StopCancelled, reason)
 	case phaseApproval:
-		t.end(ctx, StopCancelled, reason) // closeCalls resolves the pending requests
+		t.end(ctx, event.StopCancelled, reason) // closeCalls resolves the pending requests
 	default:
-		t.end(ctx, StopCancelled, reason)
+		t.end(ctx, event.StopCancelled, reason)
 	}
 }
 
-func (t *turn) onMessages(ctx actor.Context, m *Messages) {
+func (t *turn) onMessages(ctx actor.Context, m *queue.Messages) {
 	if t.cancelled || t.phase == phaseEnded {
 		if len(m.IDs) > 0 && t.cfg.Queue != nil {
-			ctx.Send(t.cfg.Queue, &Returned{Messages: *m})
+			ctx.Send(t.cfg.Queue, &queue.Returned{Messages: *m})
 		}
 		return
 	}
@@ -285,7 +276,7 @@ func (t *turn) onMessages(ctx actor.Context, m *Messages) {
 	}
 	if steering {
 		for i := t.callIdx; i < len(t.calls); i++ {
-			t.closeCall(ctx, &t.calls[i], "skipped", SkippedOutput)
+			t.closeCall(ctx, &t.calls[i], event.ToolSkipped, SkippedOutput)
 		}
 		t.callIdx = len(t.calls)
 	}
@@ -311,11 +302,11 @@ func (t *turn) fold(ctx actor.Context, kind event.Kind, payload any) {
 func (t *turn) naturalStop() string {
 	switch t.finish {
 	case llm.FinishLength:
-		return StopMaxTokens
+		return event.StopMaxTokens
 	case llm.FinishContentFilter:
-		return StopRefusal
+		return event.StopRefusal
 	}
-	return StopEndTurn
+	return event.StopEndTurn
 }
 
 func (t *turn) askQueue(ctx actor.Context, steer bool) {
@@ -325,10 +316,10 @@ func (t *turn) askQueue(ctx actor.Context, steer bool) {
 		t.phase = phaseFollowUpCheck
 	}
 	if t.cfg.Queue == nil {
-		ctx.Send(ctx.Self(), &Messages{})
+		ctx.Send(ctx.Self(), &queue.Messages{})
 		return
 	}
-	ctx.Request(t.cfg.Queue, &TakeMessages{RunID: t.cfg.RunID, Steer: steer})
+	ctx.Request(t.cfg.Queue, &queue.TakeMessages{RunID: t.cfg.RunID, Steer: steer})
 }
 
 func toolNames(ts []tools.Tool) string {

@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -113,10 +113,10 @@ func appendLines(ctx context.Context, rt *runtime.Runtime, id string, created ev
 // its lease: a second process on the session fails here, at once.
 func ensureSession(ctx context.Context, rt *runtime.Runtime, id string, created event.CreatedPayload) error {
 	_, err := rt.Sessions.State(ctx, id)
-	if !errors.Is(err, session.ErrNotFound) {
+	if !errors.Is(err, sessions.ErrNotFound) {
 		return err
 	}
-	if err := rt.Sessions.Create(ctx, id, created); err != nil && !errors.Is(err, session.ErrExists) {
+	if err := rt.Sessions.Create(ctx, id, created); err != nil && !errors.Is(err, sessions.ErrExists) {
 		return err
 	}
 	return nil

@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
 // The enumerations the commands' flags take.
 var (
-	approvalModes = []string{turn.ModeDefault, turn.ModeAutoEdit, turn.ModeYolo}
-	crashPolicies = []string{session.CrashResume, session.CrashStop}
+	approvalModes = event.ApprovalModes()
+	crashPolicies = []string{event.CrashResume, event.CrashStop}
 	logLevels     = []string{"debug", "info", "warn", "error"}
 	logFormats    = []string{"text", "json"}
 )

@@ -12,10 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/turn"
-	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/engine"
@@ -116,9 +113,9 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if abs, err := filepath.Abs(f.workspace); err == nil {
 		f.workspace = abs
 	}
-	mode := turn.ModeDefault
+	mode := event.ApprovalDefault
 	if f.autoApprove {
-		mode = turn.ModeYolo
+		mode = event.ApprovalYolo
 	}
 	eng, err := engine.New(engine.Options{
 		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
@@ -157,13 +154,13 @@ func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags
 	}
 	// What was committed before the session wakes was shown by an earlier
 	// process; waking may continue a run a crash interrupted, from here.
-	meta, err := rt.Store.Session(bg, id)
+	meta, err := rt.Sessions.Meta(bg, id)
 	if err != nil {
 		return configError(err)
 	}
 	if f.autoApprove && f.resume != "" {
-		yolo := turn.ModeYolo
-		if _, err := rt.Sessions.Do(bg, id, &session.ChangeSettings{Settings: event.Settings{ApprovalMode: &yolo}}); err != nil {
+		yolo := event.ApprovalYolo
+		if _, err := rt.Sessions.SetMode(bg, id, yolo); err != nil {
 			return configError(err)
 		}
 	}
@@ -171,9 +168,9 @@ func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags
 	if err != nil {
 		return configError(err)
 	}
-	mode := turn.ModeDefault
+	mode := event.ApprovalDefault
 	if f.autoApprove {
-		mode = turn.ModeYolo
+		mode = event.ApprovalYolo
 	}
 	if st.Settings.ApprovalMode != nil && *st.Settings.ApprovalMode != "" {
 		mode = *st.Settings.ApprovalMode
@@ -181,7 +178,7 @@ func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags
 	writer := rt.System.Root.Spawn(stdio.WriterProps(stdout))
 	done := make(chan int, 1)
 	pid := rt.System.Root.Spawn(jsonstream.Props(jsonstream.Config{
-		SessionID: id, Registry: rt.Registry(), From: meta.LastSeq + 1, Mode: mode,
+		SessionID: id, Sessions: rt.Sessions, From: meta.LastSeq + 1, Mode: mode,
 		Input: stdin, MaxLine: f.maxLine, Writer: writer, Done: done,
 	}))
 	defer func() {
@@ -209,7 +206,7 @@ func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags
 func jsonStreamSession(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags) (string, error) {
 	switch {
 	case f.resume == "latest":
-		list, err := rt.Store.Sessions(ctx, f.workspace)
+		list, err := rt.Sessions.List(ctx, f.workspace)
 		if err != nil {
 			return "", err
 		}
@@ -218,7 +215,7 @@ func jsonStreamSession(ctx context.Context, rt *runtime.Runtime, f jsonStreamFla
 		}
 		return list[0].ID, nil
 	case f.resume != "":
-		if _, err := rt.Store.Session(ctx, f.resume); err != nil {
+		if _, err := rt.Sessions.Meta(ctx, f.resume); err != nil {
 			return "", fmt.Errorf("resume %s: %w", f.resume, err)
 		}
 		return f.resume, nil
@@ -226,15 +223,15 @@ func jsonStreamSession(ctx context.Context, rt *runtime.Runtime, f jsonStreamFla
 	id := f.sessionID
 	if id == "" {
 		id = sessions.NewID()
-	} else if _, err := rt.Store.Session(ctx, id); err == nil {
+	} else if _, err := rt.Sessions.Meta(ctx, id); err == nil {
 		return "", fmt.Errorf("session %s already exists", id)
-	} else if !errors.Is(err, persistence.ErrSessionNotFound) {
+	} else if !errors.Is(err, sessions.ErrNotFound) {
 		return "", err
 	}
-	policy := session.CrashResume
+	policy := event.CrashResume
 	settings := event.Settings{CrashPolicy: &policy}
 	if f.autoApprove {
-		yolo := turn.ModeYolo
+		yolo := event.ApprovalYolo
 		settings.ApprovalMode = &yolo
 	}
 	err := rt.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: f.workspace, OriginTransport: "json-stream", OriginClient: "aionrs", Settings: settings})

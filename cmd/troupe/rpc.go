@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/engine"
-	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/rpc"
 )
 
@@ -57,7 +55,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f.models.register(fs)
 	fs.StringVar(&f.sessionDir, "session-dir", "", "keep sessions in DIR/troupe.db instead of the home's store")
 	fs.StringVar(&f.session, "session", "", "continue this session")
-	enumVar(fs, &f.approval, "approval-mode", turn.ModeYolo, approvalModes, "approval mode; the protocol cannot ask, so calls needing approval are denied")
+	enumVar(fs, &f.approval, "approval-mode", event.ApprovalYolo, approvalModes, "approval mode; the protocol cannot ask, so calls needing approval are denied")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
@@ -94,10 +92,6 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	models, err := modelconfig.Load(filepath.Join(home, modelconfig.FileName))
-	if err != nil {
-		return fail(2, err)
-	}
 	storeHome := home
 	switch {
 	case f.noSession:
@@ -120,8 +114,8 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	code := rpc.Serve(ctx, rt.System, rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,
-		Sessions: rt.Sessions, Store: rt.Store, Models: models, Selection: sel,
-		Thinking: f.models.thinking, Cwd: cwd, SpillDir: filepath.Join(home, "spill"),
+		Sessions: rt.Sessions, Models: eng.Models(),
+		Thinking: f.models.thinking, Cwd: cwd,
 		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: log,
 	})
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime"
 	"github.com/troupehq/troupe/runtime/engine"
@@ -32,9 +29,9 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	f.models.register(fs)
 	fs.StringVar(&f.sessionID, "session", "", "continue this session (created if it does not exist)")
 	fs.StringVar(&f.resume, "resume", "", "continue a session: an id, or latest (newest in this directory)")
-	enumVar(fs, &f.mode, "mode", turn.ModeDefault, approvalModes, "approval mode; calls needing approval are denied")
+	enumVar(fs, &f.mode, "mode", event.ApprovalDefault, approvalModes, "approval mode; calls needing approval are denied")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of a new session (default: current)")
-	enumVar(fs, &f.crashPolicy, "crash-policy", session.CrashResume, crashPolicies, "after a crash: resume the interrupted run, or stop it")
+	enumVar(fs, &f.crashPolicy, "crash-policy", event.CrashResume, crashPolicies, "after a crash: resume the interrupted run, or stop it")
 	fs.BoolVar(&f.yolo, "yolo", false, "run every tool call without approval (same as --mode yolo)")
 	fs.BoolVar(&f.json, "json", false, "print canonical events as NDJSON instead of a transcript")
 	fs.Usage = func() { runUsage(fs) }
@@ -44,7 +41,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	set := explicitFlags(fs)
 	if f.yolo {
-		f.mode = turn.ModeYolo
+		f.mode = event.ApprovalYolo
 	}
 	prompt := strings.Join(pos, " ")
 	if prompt == "" && f.sessionID == "" && f.resume == "" {
@@ -115,13 +112,11 @@ func oneShot(ctx context.Context, rt *runtime.Runtime, eng *engine.Engine, f run
 	defer stream.Close()
 	runID := plan.runID
 	if prompt != "" {
-		res, err := rt.Sessions.Do(bg, plan.id, &session.Prompt{Content: []event.Block{{Type: "text", Text: prompt}}, Client: "troupe run"})
+		res, err := rt.Sessions.Prompt(bg, plan.id, sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: prompt}}, Client: "troupe run"})
 		if err != nil {
 			return exitError, err
 		}
-		if runID, err = enqueued(res); err != nil {
-			return exitError, err
-		}
+		runID = res.MessageID
 	}
 	out := newTranscript(stdout, stderr, f.json)
 	out.header(plan.id)
@@ -146,19 +141,11 @@ func nextEvent(ctx context.Context, rt *runtime.Runtime, id string, stream *sess
 		if err == nil || !errors.Is(err, context.Canceled) {
 			return e, err
 		}
-		if _, cerr := rt.Sessions.Do(context.Background(), id, &session.CancelRun{Reason: "interrupted"}); cerr != nil {
+		if _, cerr := rt.Sessions.Cancel(context.Background(), id, "interrupted"); cerr != nil {
 			return event.Event{}, cerr
 		}
 		ctx = context.Background()
 	}
-}
-
-func enqueued(res any) (string, error) {
-	q, ok := res.(*queue.Enqueued)
-	if !ok {
-		return "", fmt.Errorf("unexpected reply %T to a prompt", res)
-	}
-	return q.MessageID, q.Err
 }
 
 func runEnded(e event.Event) (event.RunEndedPayload, bool) {

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // Exit statuses of `troupe run`.
@@ -23,12 +23,12 @@ const (
 // and a cancel keep their own codes.
 func exitFor(stop string, unasked int) int {
 	switch stop {
-	case turn.StopEndTurn, turn.StopMaxTokens, turn.StopMaxTurnRequests:
+	case event.StopEndTurn, event.StopMaxTokens, event.StopMaxTurnRequests:
 		if unasked > 0 {
 			return exitDenied
 		}
 		return exitOK
-	case turn.StopCancelled:
+	case event.StopCancelled:
 		return exitCancelled
 	}
 	return exitError

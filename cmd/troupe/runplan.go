@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
@@ -94,8 +93,8 @@ func chooseSession(ctx context.Context, store *persistence.Store, f runFlags, cw
 // active run, its end) without waking the session: waking it resumes an
 // interrupted run, which must only happen once the flags' changes are
 // settled.
-func loadStoredSession(ctx context.Context, store *persistence.Store, id string) (session.State, error) {
-	st := session.State{ID: id}
+func loadStoredSession(ctx context.Context, store *persistence.Store, id string) (sessions.State, error) {
+	st := sessions.State{ID: id}
 	var last int64
 	err := store.Load(ctx, id, 1, func(e event.Event) error {
 		last = e.Seq
@@ -122,12 +121,8 @@ func (p runPlan) start(ctx context.Context, c *sessions.Client) (lastSeq int64, 
 	if emptySettings(p.change) {
 		return p.lastSeq, nil
 	}
-	res, err := c.Do(ctx, p.id, &session.ChangeSettings{Settings: p.change})
-	if err != nil {
+	if _, err := c.SetSettings(ctx, p.id, p.change); err != nil {
 		return 0, err
-	}
-	if a, ok := res.(*session.Appended); ok && a.Err != nil {
-		return 0, a.Err
 	}
 	return p.lastSeq, nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -94,7 +93,7 @@ func (t *transcript) note(e event.Event) any {
 	case *event.ToolStartedPayload:
 		t.calls[p.ToolCallID] = *p
 	case *event.PermissionResolvedPayload:
-		if p.Outcome == "denied" && p.ResolvedBy == turn.ByMode {
+		if p.Outcome == "denied" && p.ResolvedBy == event.ResolvedByMode {
 			c := t.calls[p.ToolCallID]
 			c.ToolCallID = p.ToolCallID
 			t.denied = append(t.denied, c)

@@ -46,6 +46,9 @@ type Engine struct {
 	ids     atomic.Int64
 	prefix  string
 
+	modelsOnce sync.Once
+	models     *catalog
+
 	mu      sync.Mutex
 	clients map[string]*openai.Client
 	styles  map[string]string // base URL -> native | text, from /props
@@ -180,9 +183,9 @@ func (e *Engine) client(res modelconfig.Resolved) (*openai.Client, error) {
 func (e *Engine) toolStyle(ctx context.Context, c *openai.Client, res modelconfig.Resolved) string {
 	switch res.Model.ToolStyle {
 	case modelconfig.ToolStyleNative:
-		return turn.StyleNative
+		return event.ToolStyleNative
 	case modelconfig.ToolStyleText:
-		return turn.StyleText
+		return event.ToolStyleText
 	}
 	e.mu.Lock()
 	style, ok := e.styles[res.BaseURL]
@@ -190,11 +193,11 @@ func (e *Engine) toolStyle(ctx context.Context, c *openai.Client, res modelconfi
 	if ok {
 		return style
 	}
-	style = turn.StyleNative
+	style = event.ToolStyleNative
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if props, err := c.Props(pctx); err == nil && props.SupportsToolCalls != nil && !*props.SupportsToolCalls {
-		style = turn.StyleText
+		style = event.ToolStyleText
 	}
 	e.mu.Lock()
 	e.styles[res.BaseURL] = style

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -30,9 +29,9 @@ func TestAutoToolStyleAsksLlamaServer(t *testing.T) {
 		testkit.NoError(t, e.Check())
 		m, err := e.Session().Resolve(context.Background(), session.State{})
 		testkit.NoError(t, err)
-		want := turn.StyleText
+		want := event.ToolStyleText
 		if supports {
-			want = turn.StyleNative
+			want = event.ToolStyleNative
 		}
 		testkit.Equal(t, m.ToolStyle, want)
 		testkit.Equal(t, m.ContextWindow, modelconfig.DefaultContextWindow)
@@ -57,7 +56,7 @@ providers:
 	m, err := e.Session().Resolve(ctx, session.State{})
 	testkit.NoError(t, err)
 	testkit.Equal(t, m.ID, "small")
-	testkit.Equal(t, m.ToolStyle, turn.StyleText)
+	testkit.Equal(t, m.ToolStyle, event.ToolStyleText)
 	testkit.Equal(t, m.ContextWindow, 4096)
 	testkit.Equal(t, m.Cost(event.Usage{Input: 1_000_000, Output: 1_000_000}), 3.0)
 

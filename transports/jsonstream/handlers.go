@@ -3,9 +3,7 @@ package jsonstream
 import (
 	"strings"
 
-	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -52,17 +50,13 @@ func (t *transport) message(ctx actor.Context, c Command) {
 	}
 	t.prompted = true
 	t.pending[c.MsgID] = true
-	t.request(ctx, c.MsgID, &session.Prompt{MessageID: c.MsgID, Content: []event.Block{{Type: "text", Text: text}}, Client: client}, func(res any) {
-		q, ok := res.(*queue.Enqueued)
-		if ok && q.Err == nil {
+	req := sessions.PromptRequest{MessageID: c.MsgID, Content: []event.Block{{Type: "text", Text: text}}, Client: client}
+	t.async(ctx).Prompt(t.cfg.SessionID, req, func(_ sessions.PromptResult, err error) {
+		if err == nil || !t.reached(ctx, c.MsgID, "prompt", err) {
 			return // stream_start comes with run.started
 		}
 		delete(t.pending, c.MsgID)
-		msg := "unexpected reply to a message"
-		if ok {
-			msg = q.Err.Error()
-		}
-		t.write(ctx, NewError(c.MsgID, CodeProtocol, msg, false))
+		t.write(ctx, NewError(c.MsgID, CodeProtocol, err.Error(), false))
 		if t.closing {
 			t.maybeFinish(ctx)
 		}
@@ -72,15 +66,15 @@ func (t *transport) message(ctx actor.Context, c Command) {
 // stop aborts the running response; its stream_end follows from run.ended.
 // Messages queued behind it still run, as they would after a normal end.
 func (t *transport) stop(ctx actor.Context) {
-	t.request(ctx, "", &session.CancelRun{Reason: "stopped by the client"}, func(res any) {
-		if r, ok := res.(*session.CancelRunReply); ok && !r.Running {
+	t.async(ctx).Cancel(t.cfg.SessionID, "stopped by the client", func(r sessions.CancelResult, err error) {
+		if t.reached(ctx, "", "cancel", err) && err == nil && !r.Running {
 			t.write(ctx, NewInfo("", "nothing to stop"))
 		}
 	})
 }
 
 func (t *transport) decide(ctx actor.Context, c Command) {
-	d := turn.Decide{ToolCallID: c.CallID, Allow: c.Type == CmdToolApprove, Always: c.Always, Reason: c.Reason, By: client}
+	d := sessions.Decision{ToolCallID: c.CallID, Allow: c.Type == CmdToolApprove, Always: c.Always, Reason: c.Reason, By: client}
 	if d.Allow {
 		d.OptionID = "allow_once"
 		if c.Always {
@@ -89,9 +83,9 @@ func (t *transport) decide(ctx actor.Context, c Command) {
 	} else {
 		d.OptionID = "reject_once"
 	}
-	t.request(ctx, "", &session.Decide{Decide: d}, func(res any) {
-		if r, ok := res.(*turn.DecideResult); ok && r.Err != nil {
-			t.write(ctx, NewError("", CodeProtocol, c.Type+": "+r.Err.Error(), false))
+	t.async(ctx).Decide(t.cfg.SessionID, d, func(err error) {
+		if err != nil && t.reached(ctx, "", "decide", err) {
+			t.write(ctx, NewError("", CodeProtocol, c.Type+": "+err.Error(), false))
 		}
 	})
 }
@@ -102,9 +96,9 @@ func (t *transport) initHistory(ctx actor.Context, c Command) {
 		return
 	}
 	h := event.HistoryImportedPayload{Source: "init_history", Messages: []event.HistoryMessage{{Role: "user", Content: c.Text}}}
-	t.request(ctx, "", &session.ImportHistory{History: h}, func(res any) {
-		if a, ok := res.(*session.Appended); ok && a.Err != nil {
-			t.write(ctx, NewError("", CodeInternal, "init_history: "+a.Err.Error(), false))
+	t.async(ctx).ImportHistory(t.cfg.SessionID, h, func(_ int64, err error) {
+		if err != nil && t.reached(ctx, "", "init_history", err) {
+			t.write(ctx, NewError("", CodeInternal, "init_history: "+err.Error(), false))
 		}
 	})
 }
@@ -113,10 +107,9 @@ func (t *transport) initHistory(ctx actor.Context, c Command) {
 func (t *transport) setMode(ctx actor.Context, c Command) {
 	// A running response switches at once: its pending approvals are
 	// reviewed under the new mode.
-	mode := c.Mode
-	t.request(ctx, "", &session.ChangeSettings{Settings: event.Settings{ApprovalMode: &mode}}, func(res any) {
-		if a, ok := res.(*session.Appended); ok && a.Err != nil {
-			t.write(ctx, NewError("", CodeInternal, "set_mode: "+a.Err.Error(), false))
+	t.async(ctx).SetMode(t.cfg.SessionID, c.Mode, func(_ int64, err error) {
+		if err != nil && t.reached(ctx, "", "set_mode", err) {
+			t.write(ctx, NewError("", CodeInternal, "set_mode: "+err.Error(), false))
 		}
 	})
 }

@@ -1,12 +1,12 @@
 package jsonstream
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/transports/stdio"
 )
@@ -14,8 +14,7 @@ import (
 // Config is one process's conversation.
 type Config struct {
 	SessionID string
-	// Registry is the sessions supervisor; requests go to it as Route.
-	Registry *actor.PID
+	Sessions  *sessions.Client // requests go through the session facade
 	// From is the first seq to project: what came before was shown by an
 	// earlier process (the resumed run continues from here).
 	From int64
@@ -33,8 +32,8 @@ type Config struct {
 // response is aborted and its stream_end written before Done.
 type Terminate struct{}
 
-// requestTimeout bounds one session request.
-const requestTimeout = 30 * time.Second
+// flushTimeout bounds the wait for stdout to be written at the end.
+const flushTimeout = 30 * time.Second
 
 // Props builds the transport actor.
 func Props(cfg Config) *actor.Props {
@@ -59,9 +58,9 @@ func (t *transport) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		t.start(ctx)
-	case *session.Events:
+	case *sessions.Events:
 		t.onEvents(ctx, m)
-	case *session.Closed:
+	case *sessions.Closed:
 		ctx.Logger().Warn("session subscription closed", "session", t.cfg.SessionID, "reason", m.Reason)
 		if !t.closing {
 			t.write(ctx, NewError("", CodeInternal, "the session stopped: "+m.Reason, false))
@@ -81,7 +80,7 @@ func (t *transport) Receive(ctx actor.Context) {
 			_ = c.Close()
 		}
 		if t.sub != nil {
-			ctx.Send(t.cfg.Registry, &sessions.Route{ID: t.cfg.SessionID, Msg: &session.Unsubscribe{Subscription: t.sub}})
+			t.cfg.Sessions.Unsubscribe(t.cfg.SessionID, t.sub)
 		}
 	}
 }
@@ -90,10 +89,12 @@ func (t *transport) Receive(ctx actor.Context) {
 // that a resumed run's stream_start, replayed from the store, follows it.
 func (t *transport) start(ctx actor.Context) {
 	t.write(ctx, NewReady(t.cfg.SessionID, t.cfg.Mode))
-	t.request(ctx, "", &session.Subscribe{From: t.cfg.From, Target: ctx.Self()}, func(res any) {
-		s := res.(*session.Subscribed)
-		if s.Err != nil {
-			t.fatal(ctx, fmt.Errorf("subscribe to session %s: %w", t.cfg.SessionID, s.Err))
+	t.async(ctx).Subscribe(t.cfg.SessionID, t.cfg.From, false, func(s sessions.Subscribed, err error) {
+		if !t.reached(ctx, "", "subscribe", err) {
+			return
+		}
+		if err != nil {
+			t.fatal(ctx, fmt.Errorf("subscribe to session %s: %w", t.cfg.SessionID, err))
 			return
 		}
 		t.sub = s.Subscription
@@ -102,7 +103,7 @@ func (t *transport) start(ctx actor.Context) {
 	go readInput(root, self, t.cfg.Input, t.cfg.MaxLine)
 }
 
-func (t *transport) onEvents(ctx actor.Context, m *session.Events) {
+func (t *transport) onEvents(ctx actor.Context, m *sessions.Events) {
 	for _, e := range m.Events {
 		if e.Seq < t.cfg.From {
 			continue
@@ -113,7 +114,7 @@ func (t *transport) onEvents(ctx actor.Context, m *session.Events) {
 				if t.closing {
 					// A message queued before EOF started after it: it is
 					// stopped like the one that was running.
-					t.request(ctx, "", &session.CancelRun{Reason: "the client closed the stream"}, nil)
+					t.cancelRun(ctx, "the client closed the stream")
 				}
 			}
 			t.write(ctx, out)
@@ -128,23 +129,30 @@ func (t *transport) write(ctx actor.Context, v any) {
 	ctx.Send(t.cfg.Writer, &stdio.JSON{V: v})
 }
 
-// request sends a session request without blocking the mailbox; onReply
-// runs on the mailbox with the session's reply. A failure to deliver is
-// reported to the client as an internal_error about msgID.
-func (t *transport) request(ctx actor.Context, msgID string, req session.Request, onReply func(res any)) {
-	f := ctx.RequestFuture(t.cfg.Registry, &sessions.Route{ID: t.cfg.SessionID, Msg: req}, requestTimeout)
-	ctx.ReenterAfter(f, func(res any, err error) {
-		if rf, ok := res.(*sessions.RouteFailed); ok {
-			err = rf.Err
-		}
-		if err != nil {
-			ctx.Logger().Error("session request failed", "session", t.cfg.SessionID, "request", fmt.Sprintf("%T", req), "error", err)
-			t.write(ctx, NewError(msgID, CodeInternal, fmt.Sprintf("session %s: %v", t.cfg.SessionID, err), true))
-			return
-		}
-		if onReply != nil {
-			onReply(res)
-		}
+// async makes session requests without blocking the mailbox; each answer
+// is handled on it.
+func (t *transport) async(ctx actor.Context) sessions.Async {
+	return t.cfg.Sessions.Async(ctx)
+}
+
+// reached reports whether a session request's answer came from the
+// session. One that did not reach it is reported to the client as a
+// retryable internal_error about msgID.
+func (t *transport) reached(ctx actor.Context, msgID, what string, err error) bool {
+	var unreachable *sessions.UnreachableError
+	if !errors.As(err, &unreachable) {
+		return true
+	}
+	ctx.Logger().Error("session request failed", "session", t.cfg.SessionID, "request", what, "error", unreachable.Err)
+	t.write(ctx, NewError(msgID, CodeInternal, err.Error(), true))
+	return false
+}
+
+// cancelRun stops the running response; its stream_end follows from
+// run.ended.
+func (t *transport) cancelRun(ctx actor.Context, reason string) {
+	t.async(ctx).Cancel(t.cfg.SessionID, reason, func(_ sessions.CancelResult, err error) {
+		t.reached(ctx, "", "cancel", err)
 	})
 }
 
@@ -156,7 +164,7 @@ func (t *transport) close(ctx actor.Context) {
 	}
 	t.closing = true
 	if t.proj.Open() || len(t.pending) > 0 {
-		t.request(ctx, "", &session.CancelRun{Reason: "the client closed the stream"}, nil)
+		t.cancelRun(ctx, "the client closed the stream")
 	}
 	t.maybeFinish(ctx)
 }
@@ -180,7 +188,7 @@ func (t *transport) finish(ctx actor.Context) {
 		return
 	}
 	t.finished = true
-	f := ctx.RequestFuture(t.cfg.Writer, &stdio.Flush{}, requestTimeout)
+	f := ctx.RequestFuture(t.cfg.Writer, &stdio.Flush{}, flushTimeout)
 	ctx.ReenterAfter(f, func(res any, err error) {
 		if fl, ok := res.(*stdio.Flushed); ok && fl.Err != nil {
 			err = fl.Err

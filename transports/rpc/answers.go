@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"path/filepath"
+
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // answer serves the commands answered from the fold alone.
@@ -24,8 +26,8 @@ func (c *conn) answer(cmd Command) *Response {
 		return OK(cmd.ID, cmd.Type, c.stats())
 	case "get_available_models":
 		var out []*modelJSON
-		for _, r := range c.models.available() {
-			if o, err := c.models.object(r.Provider, r.Model.ID); err == nil {
+		for _, r := range c.models.cat.List() {
+			if o, err := c.models.object(r.Provider, r.ID); err == nil {
 				out = append(out, o)
 			}
 		}
@@ -54,7 +56,7 @@ func (c *conn) sessionFile() *string {
 	if c.cfg.NoSession {
 		return nil
 	}
-	s := c.cfg.Store.Path() + "#" + c.cur.id
+	s := c.cfg.Sessions.StorePath() + "#" + c.cur.id
 	return &s
 }
 
@@ -77,10 +79,10 @@ func (c *conn) state() stateJSON {
 	f := c.cur.fold
 	p, id := c.models.current(f.settings)
 	model, _ := c.models.object(p, id)
-	level, _ := c.models.thinking(f.settings, c.cfg.Thinking)
+	level := c.models.thinking(f.settings, c.cfg.Thinking)
 	return stateJSON{
-		Model: model, ThinkingLevel: string(level), IsStreaming: c.streaming(), IsCompacting: f.compactng,
-		SteeringMode: deref(f.settings.SteeringMode, "one-at-a-time"), FollowUpMode: deref(f.settings.FollowUpMode, "one-at-a-time"),
+		Model: model, ThinkingLevel: level, IsStreaming: c.streaming(), IsCompacting: f.compactng,
+		SteeringMode: deref(f.settings.SteeringMode, event.QueueOneAtATime), FollowUpMode: deref(f.settings.FollowUpMode, event.QueueOneAtATime),
 		SessionFile: c.sessionFile(), SessionID: c.cur.id, SessionName: f.title,
 		AutoCompactionEnabled: f.settings.AutoCompaction == nil || *f.settings.AutoCompaction,
 		MessageCount:          len(f.view), PendingMessageCount: f.queued,

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/stdio"
 )
@@ -63,7 +63,7 @@ type subscribed struct {
 }
 
 func newConn(cfg Config, writer *actor.PID, out *meter, done chan<- int) *conn {
-	return &conn{cfg: cfg, writer: writer, out: out, done: done, models: newModels(cfg),
+	return &conn{cfg: cfg, writer: writer, out: out, done: done, models: newModels(cfg.Models),
 		prompts: map[string]*result{}, awaitingRun: map[string]bool{}, aborts: map[string][]*result{}}
 }
 
@@ -88,13 +88,13 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.maybeFinish()
 	case *result:
 		c.onResult(m)
-	case *session.Events:
+	case *sessions.Events:
 		c.onEvents(m)
 	case *history:
 		c.onHistory(m)
 	case *subscribed:
 		c.onSubscribed(m)
-	case *session.Closed:
+	case *sessions.Closed:
 		// "unsubscribed" is this connection's own doing (a switch away and
 		// back); anything else means the session stopped under us.
 		if c.cur != nil && m.SessionID == c.cur.id && m.Reason != "unsubscribed" {
@@ -148,7 +148,7 @@ func (c *conn) newID() string {
 	return fmt.Sprintf("rpc-%d-%d", time.Now().UnixNano()%1e9, c.ids)
 }
 
-func (c *conn) onEvents(m *session.Events) {
+func (c *conn) onEvents(m *sessions.Events) {
 	if c.cur == nil || m.SessionID != c.cur.id {
 		return
 	}
@@ -313,7 +313,7 @@ func (c *conn) onTerminate() {
 	if c.cur.fold.run != "" {
 		id := c.cur.id
 		go func() {
-			_, _ = c.cfg.Sessions.Do(context.Background(), id, &session.CancelRun{Reason: "terminated"})
+			_, _ = c.cfg.Sessions.Cancel(context.Background(), id, "terminated")
 		}()
 	}
 	self, root := c.self, c.root

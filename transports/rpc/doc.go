@@ -5,11 +5,11 @@
 // (agent_*, turn_*, message_*, tool_execution_*, auto_compaction_*,
 // auto_retry_*), written through the one stdout writer of transports/stdio.
 //
-// It must not touch the store's log other than through the sessions client
-// (reads of past events for forks and replay go through persistence's
-// read-only Load), must not write anything to stdout but whole protocol
-// lines, and never invents state: everything it reports is folded from the
-// session's events.
+// It reaches sessions only through the session facade (actors/sessions):
+// requests, subscriptions, the reads of past events a fork inherits, the
+// host's own bash commands and the model catalog. It must not write
+// anything to stdout but whole protocol lines, and never invents state:
+// everything it reports is folded from the session's events.
 //
 // # Ordering
 //

@@ -3,7 +3,6 @@ package rpc
 import (
 	"encoding/json"
 
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
 )
@@ -415,11 +414,11 @@ func finishStop(finish string) string {
 
 func runStop(stop string) string {
 	switch stop {
-	case turn.StopCancelled:
+	case event.StopCancelled:
 		return "aborted"
-	case turn.StopError, turn.StopRefusal:
+	case event.StopError, event.StopRefusal:
 		return "error"
-	case turn.StopMaxTokens:
+	case event.StopMaxTokens:
 		return "length"
 	}
 	return "stop"
@@ -440,7 +439,7 @@ func (f *fold) endRun(p *event.RunEndedPayload) {
 	if f.held != nil && p.Error != "" {
 		f.held.ErrorMessage = p.Error
 	}
-	if f.held != nil && (p.StopReason == turn.StopCancelled || p.StopReason == turn.StopError) {
+	if f.held != nil && (p.StopReason == event.StopCancelled || p.StopReason == event.StopError) {
 		f.held.StopReason = stop
 	}
 	f.settle(stop)

@@ -3,7 +3,6 @@ package rpc
 import (
 	"fmt"
 
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
 )
@@ -79,7 +78,7 @@ func (f *fold) retry(kind event.Kind, p *event.RetryPayload) {
 func (f *fold) compaction(kind event.Kind, p *event.CompactionPayload, ts int64) {
 	// Manual compaction answers the compact command; only automatic
 	// compaction is an event in this protocol.
-	auto := p.Reason != turn.CompactManual
+	auto := p.Reason != event.CompactionManual
 	if kind == event.CompactionStarted {
 		f.compactng = true
 		if auto {
@@ -95,7 +94,7 @@ func (f *fold) compaction(kind event.Kind, p *event.CompactionPayload, ts int64)
 	if !auto {
 		return
 	}
-	ev := compactionEndEvent{Type: "auto_compaction_end", Aborted: p.Aborted, WillRetry: ok && p.Reason == turn.CompactOverflow, ErrorMessage: p.Error}
+	ev := compactionEndEvent{Type: "auto_compaction_end", Aborted: p.Aborted, WillRetry: ok && p.Reason == event.CompactionOverflow, ErrorMessage: p.Error}
 	if ok {
 		ev.Result = compactResult(p.Summary, p.FirstKeptEntryID, p.TokensBefore)
 	}

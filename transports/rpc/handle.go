@@ -3,12 +3,9 @@ package rpc
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
 const errStreaming = "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
@@ -71,19 +68,19 @@ func (c *conn) handleLine(line []byte) {
 }
 
 func (c *conn) prompt(cmd Command) {
-	delivery := "prompt"
+	delivery := event.DeliveryPrompt
 	switch {
 	case cmd.Type == "steer":
-		delivery = "steer"
+		delivery = event.DeliverySteer
 	case cmd.Type == "follow_up":
-		delivery = "follow_up"
+		delivery = event.DeliveryFollowUp
 	case c.streaming() && cmd.StreamingBehavior == "":
 		c.respond(Fail(cmd.ID, cmd.Type, errStreaming))
 		return
 	case c.streaming() && cmd.StreamingBehavior == "steer":
-		delivery = "steer"
+		delivery = event.DeliverySteer
 	case c.streaming():
-		delivery = "follow_up"
+		delivery = event.DeliveryFollowUp
 	}
 	id := c.newID()
 	c.prompts[id] = &result{resp: OK(cmd.ID, cmd.Type, nil)}
@@ -98,16 +95,8 @@ func (c *conn) prompt(cmd Command) {
 		if err := c.ready(ctx, s); err != nil {
 			return fail(err)
 		}
-		res, err := c.cfg.Sessions.Do(ctx, s.id, &session.Prompt{MessageID: id, Content: content, Delivery: delivery, Client: "rpc"})
-		if err != nil {
+		if _, err := c.cfg.Sessions.Prompt(ctx, s.id, sessions.PromptRequest{MessageID: id, Content: content, Delivery: delivery, Client: "rpc"}); err != nil {
 			return fail(err)
-		}
-		q, ok := res.(*queue.Enqueued)
-		if !ok {
-			return fail(fmt.Errorf("unexpected reply %T to a prompt", res))
-		}
-		if q.Err != nil {
-			return fail(q.Err)
 		}
 		return &result{promptID: id}
 	})
@@ -127,12 +116,11 @@ func (c *conn) abort(cmd Command) {
 		return
 	}
 	c.spawn(func() *result {
-		res, err := c.cfg.Sessions.Do(context.Background(), s.id, &session.CancelRun{Reason: "aborted"})
+		r, err := c.cfg.Sessions.Cancel(context.Background(), s.id, "aborted")
 		if err != nil {
 			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
 		}
-		r, _ := res.(*session.CancelRunReply)
-		if r == nil || !r.Running {
+		if !r.Running {
 			return &result{resp: ok}
 		}
 		return &result{resp: ok, waitRun: r.RunID}
@@ -147,19 +135,11 @@ func (c *conn) settings(cmd Command, set event.Settings, data any) {
 		if err := c.ready(ctx, s); err != nil {
 			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
 		}
-		res, err := c.cfg.Sessions.Do(ctx, s.id, &session.ChangeSettings{Settings: set})
-		if err == nil {
-			if a, ok := res.(*session.Appended); ok {
-				err = a.Err
-				if err == nil {
-					return &result{resp: OK(cmd.ID, cmd.Type, data), session: s.id, seq: a.LastSeq}
-				}
-			}
+		seq, err := c.cfg.Sessions.SetSettings(ctx, s.id, set)
+		if err != nil {
+			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
 		}
-		if err == nil {
-			err = fmt.Errorf("unexpected reply %T to a settings change", res)
-		}
-		return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+		return &result{resp: OK(cmd.ID, cmd.Type, data), session: s.id, seq: seq}
 	})
 }
 
@@ -173,7 +153,7 @@ func (c *conn) setModel(cmd Command) {
 			c.respond(OK(cmd.ID, cmd.Type, JSONNull))
 			return
 		}
-		provider, id = next.Provider, next.Model.ID
+		provider, id = next.Provider, next.ID
 	} else if _, err := c.models.find(provider, id); err != nil {
 		c.respond(Fail(cmd.ID, cmd.Type, err.Error()))
 		return
@@ -187,7 +167,7 @@ func (c *conn) setModel(cmd Command) {
 	if cmd.Type == "cycle_model" {
 		set := f.settings
 		set.Provider, set.Model = &provider, &id
-		level, _ := c.models.thinking(set, c.cfg.Thinking)
+		level := c.models.thinking(set, c.cfg.Thinking)
 		data = map[string]any{"model": obj, "thinkingLevel": level, "isScoped": false}
 	}
 	c.settings(cmd, event.Settings{Provider: &provider, Model: &id}, data)
@@ -195,10 +175,11 @@ func (c *conn) setModel(cmd Command) {
 
 func (c *conn) setThinking(cmd Command) {
 	f := c.cur.fold
-	level, model := c.models.thinking(f.settings, c.cfg.Thinking)
+	level := c.models.thinking(f.settings, c.cfg.Thinking)
+	p, id := c.models.current(f.settings)
 	var data any
 	if cmd.Type == "cycle_thinking_level" {
-		next, ok := model.NextThinking(level)
+		next, ok := c.models.cat.NextThinking(p, id, level)
 		if !ok {
 			c.respond(OK(cmd.ID, cmd.Type, JSONNull))
 			return
@@ -206,10 +187,9 @@ func (c *conn) setThinking(cmd Command) {
 		level = next
 		data = map[string]any{"level": level}
 	} else {
-		level = model.ClampThinking(modelconfig.ThinkingLevel(cmd.Level))
+		level = c.models.cat.ClampThinking(p, id, cmd.Level)
 	}
-	s := string(level)
-	c.settings(cmd, event.Settings{ThinkingLevel: &s}, data)
+	c.settings(cmd, event.Settings{ThinkingLevel: &level}, data)
 }
 
 func (c *conn) compact(cmd Command) {
@@ -219,18 +199,15 @@ func (c *conn) compact(cmd Command) {
 		if err := c.ready(ctx, s); err != nil {
 			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
 		}
-		res, err := c.cfg.Sessions.Do(ctx, s.id, &session.Compact{Instructions: cmd.Instructions})
-		if err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		}
-		r, ok := res.(*session.CompactReply)
+		r, err := c.cfg.Sessions.Compact(ctx, s.id, cmd.Instructions)
+		var unreachable *sessions.UnreachableError
 		switch {
-		case !ok:
-			return &result{resp: Fail(cmd.ID, cmd.Type, fmt.Sprintf("unexpected reply %T to compact", res))}
-		case errors.Is(r.Err, session.ErrBusy):
+		case errors.As(err, &unreachable):
+			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+		case errors.Is(err, sessions.ErrBusy):
 			return &result{resp: Fail(cmd.ID, cmd.Type, "Cannot compact while the agent is processing")}
-		case r.Err != nil:
-			return &result{resp: Fail(cmd.ID, cmd.Type, "Compaction failed: "+r.Err.Error())}
+		case err != nil:
+			return &result{resp: Fail(cmd.ID, cmd.Type, "Compaction failed: "+err.Error())}
 		}
 		st, err := c.cfg.Sessions.State(ctx, s.id)
 		if err != nil {
@@ -249,7 +226,7 @@ func (c *conn) abortRetry(cmd Command) {
 	c.spawn(func() *result {
 		// No retry pending is not an error: the retry the host saw may
 		// already have ended.
-		_, _ = c.cfg.Sessions.Do(context.Background(), s.id, &session.AbortRetry{})
+		_ = c.cfg.Sessions.AbortRetry(context.Background(), s.id)
 		return &result{resp: OK(cmd.ID, cmd.Type, nil)}
 	})
 }

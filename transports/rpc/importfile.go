@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -52,13 +51,7 @@ func (c *conn) importFile(ctx context.Context, path, cwd string) (string, error)
 	if err := c.cfg.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: cwd, OriginTransport: "rpc"}); err != nil {
 		return "", fmt.Errorf("import %s: %w", path, err)
 	}
-	res, err := c.cfg.Sessions.Do(ctx, id, &session.ImportHistory{History: event.HistoryImportedPayload{Source: path, Messages: msgs}})
-	if err == nil {
-		if a, ok := res.(*session.Appended); ok {
-			err = a.Err
-		}
-	}
-	if err != nil {
+	if _, err := c.cfg.Sessions.ImportHistory(ctx, id, event.HistoryImportedPayload{Source: path, Messages: msgs}); err != nil {
 		return "", fmt.Errorf("import %s: %w", path, err)
 	}
 	return id, nil

@@ -1,31 +1,30 @@
 package rpc
 
 import (
+	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
-// models answers what the protocol asks about models from models.yml and
-// the flags, the way the engine resolves them.
+// thinkingOff is the level of a session and flags that set none.
+const thinkingOff = "off"
+
+// models answers what the protocol asks about models from the engine's
+// catalog.
 type models struct {
-	cfg      modelconfig.Config
-	sel      modelconfig.Selection
-	env      func(string) string
+	cat      sessions.Models
 	provider string // the default selection, resolved
 	model    string
-
-	mu    sync.Mutex
-	cache map[string]modelconfig.Resolved
 }
 
-func newModels(cfg Config) *models {
-	m := &models{cfg: cfg.Models, sel: cfg.Selection, env: cfg.Env, cache: map[string]modelconfig.Resolved{}}
-	if res, err := modelconfig.Resolve(cfg.Models, cfg.Selection, cfg.Env); err == nil {
-		m.provider, m.model = res.Provider, res.Model.ID
+func newModels(cat sessions.Models) *models {
+	if cat == nil {
+		cat = noModels{}
 	}
+	m := &models{cat: cat}
+	m.provider, m.model = cat.Default()
 	return m
 }
 
@@ -40,31 +39,11 @@ func (m *models) current(set event.Settings) (string, string) {
 	return p, id
 }
 
-func (m *models) resolve(provider, id string) (modelconfig.Resolved, error) {
-	key := provider + "\x00" + id
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if r, ok := m.cache[key]; ok {
-		return r, nil
-	}
-	sel := modelconfig.Selection{Provider: provider, Model: id}
-	if provider == m.provider {
-		sel.BaseURL, sel.APIKey = m.sel.BaseURL, m.sel.APIKey
-	}
-	r, err := modelconfig.Resolve(m.cfg, sel, m.env)
-	if err != nil {
-		return r, err
-	}
-	m.cache[key] = r
-	return r, nil
-}
-
 func (m *models) price(provider, id string, u event.Usage) costJSON {
-	r, err := m.resolve(provider, id)
+	c, err := m.cat.Cost(provider, id, u)
 	if err != nil {
 		return costJSON{Total: u.Cost}
 	}
-	c := r.Model.Cost(modelconfig.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)})
 	return costJSON{Input: c.Input, Output: c.Output, CacheRead: c.CacheRead, CacheWrite: c.CacheWrite, Total: c.Total}
 }
 
@@ -88,73 +67,70 @@ type modelJSON struct {
 }
 
 func (m *models) object(provider, id string) (*modelJSON, error) {
-	r, err := m.resolve(provider, id)
+	r, err := m.cat.Model(provider, id)
 	if err != nil {
 		return nil, err
 	}
-	o := &modelJSON{ID: r.Model.ID, Name: r.Model.Name, API: api, Provider: r.Provider, BaseURL: r.BaseURL,
-		Reasoning: r.Model.Thinking, Input: []string{"text", "image"}, ContextWindow: r.Model.ContextWindow, MaxTokens: r.Model.MaxOutputTokens}
+	o := &modelJSON{ID: r.ID, Name: r.Name, API: api, Provider: r.Provider, BaseURL: r.BaseURL,
+		Reasoning: r.Thinking, Input: []string{"text", "image"}, ContextWindow: r.ContextWindow, MaxTokens: r.MaxOutputTokens}
 	if o.Name == "" {
 		o.Name = o.ID
 	}
-	o.Cost.Input, o.Cost.Output, o.Cost.CacheRead, o.Cost.CacheWrite = r.Model.Pricing.Input, r.Model.Pricing.Output, r.Model.Pricing.CacheRead, r.Model.Pricing.CacheWrite
+	o.Cost.Input, o.Cost.Output, o.Cost.CacheRead, o.Cost.CacheWrite = r.Pricing.Input, r.Pricing.Output, r.Pricing.CacheRead, r.Pricing.CacheWrite
 	return o, nil
 }
 
-// available lists models.yml's models, and the flag-selected model first
-// when models.yml does not list it.
-func (m *models) available() []modelconfig.ModelRef {
-	refs := m.cfg.Models()
-	for _, r := range refs {
-		if r.Provider == m.provider && r.Model.ID == m.model {
-			return refs
-		}
-	}
-	if m.provider == "" {
-		return refs
-	}
-	if res, err := m.resolve(m.provider, m.model); err == nil {
-		refs = append([]modelconfig.ModelRef{{Provider: m.provider, Model: res.Model}}, refs...)
-	}
-	return refs
-}
-
 // find returns the available model provider/id.
-func (m *models) find(provider, id string) (modelconfig.ModelRef, error) {
-	for _, r := range m.available() {
-		if r.Provider == provider && r.Model.ID == id {
+func (m *models) find(provider, id string) (sessions.Model, error) {
+	for _, r := range m.cat.List() {
+		if r.Provider == provider && r.ID == id {
 			return r, nil
 		}
 	}
-	return modelconfig.ModelRef{}, fmt.Errorf("Model not found: %s/%s", provider, id)
+	return sessions.Model{}, fmt.Errorf("Model not found: %s/%s", provider, id)
 }
 
 // next is cycle_model's choice after provider/id; ok is false with one model.
-func (m *models) next(provider, id string) (modelconfig.ModelRef, bool) {
-	refs := m.available()
+func (m *models) next(provider, id string) (sessions.Model, bool) {
+	refs := m.cat.List()
 	if len(refs) < 2 {
-		return modelconfig.ModelRef{}, false
+		return sessions.Model{}, false
 	}
 	for i, r := range refs {
-		if r.Provider == provider && r.Model.ID == id {
+		if r.Provider == provider && r.ID == id {
 			return refs[(i+1)%len(refs)], true
 		}
 	}
 	return refs[0], true
 }
 
-func (m *models) thinking(set event.Settings, def string) (modelconfig.ThinkingLevel, modelconfig.Model) {
+// thinking is the session's thinking level (else def, else off), clamped
+// to what its model supports; unclamped when the model does not resolve.
+func (m *models) thinking(set event.Settings, def string) string {
 	level := def
 	if set.ThinkingLevel != nil {
 		level = *set.ThinkingLevel
 	}
 	if level == "" {
-		level = string(modelconfig.ThinkingOff)
+		level = thinkingOff
 	}
 	p, id := m.current(set)
-	r, err := m.resolve(p, id)
-	if err != nil {
-		return modelconfig.ThinkingLevel(level), modelconfig.Model{}
+	if _, err := m.cat.Model(p, id); err != nil {
+		return level
 	}
-	return r.Model.ClampThinking(modelconfig.ThinkingLevel(level)), r.Model
+	return m.cat.ClampThinking(p, id, level)
+}
+
+// noModels is the catalog of a connection given none.
+type noModels struct{}
+
+var errNoModels = errors.New("no models are configured")
+
+func (noModels) Default() (string, string)                          { return "", "" }
+func (noModels) Model(string, string) (sessions.Model, error)       { return sessions.Model{}, errNoModels }
+func (noModels) List() []sessions.Model                             { return nil }
+func (noModels) ClampThinking(string, string, string) string        { return thinkingOff }
+func (noModels) NextThinking(string, string, string) (string, bool) { return thinkingOff, false }
+func (noModels) Cost(string, string, event.Usage) (sessions.Cost, error) {
+	return sessions.Cost{}, errNoModels
 }

@@ -4,14 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/persistence"
-	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
@@ -22,15 +19,11 @@ type Config struct {
 	MaxLine int // 0: stdio.DefaultMaxLine
 
 	Sessions *sessions.Client
-	Store    *persistence.Store
-	// Models and Selection are the models.yml and flags the engine uses;
-	// they answer get_available_models, set_model and the Model objects.
-	Models    modelconfig.Config
-	Selection modelconfig.Selection
-	Env       func(string) string
-	Thinking  string // the default thinking level
-	Cwd       string
-	SpillDir  string
+	// Models is the engine's catalog; it answers get_available_models,
+	// set_model and the Model objects. Nil knows no models.
+	Models   sessions.Models
+	Thinking string // the default thinking level
+	Cwd      string
 	// SessionID continues that session; empty starts a new one, created in
 	// the store when first needed.
 	SessionID string
@@ -50,9 +43,6 @@ const ExitTerminated = 143
 // first SIGTERM: the running work is aborted, ExitTerminated). Everything
 // owed to stdout is written before it returns.
 func Serve(ctx context.Context, sys *actor.ActorSystem, cfg Config) int {
-	if cfg.Env == nil {
-		cfg.Env = os.Getenv
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}

@@ -31,7 +31,7 @@ func TestServeInProcess(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- rpc.Serve(context.Background(), rt.System, rpc.Config{In: inR, Out: outW, Sessions: rt.Sessions, Store: rt.Store, Cwd: t.TempDir()})
+		done <- rpc.Serve(context.Background(), rt.System, rpc.Config{In: inR, Out: outW, Sessions: rt.Sessions, Cwd: t.TempDir()})
 		outW.Close()
 	}()
 	lines := make(chan map[string]any, 4096)

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/asynkron/protoactor-go/actor"
 	"sync"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -64,25 +63,23 @@ func (c *conn) ready(ctx context.Context, s *sess) error {
 
 func (c *conn) subscribe(ctx context.Context, s *sess) (int64, error) {
 	if !s.exists {
-		if err := c.cfg.Sessions.Create(ctx, s.id, s.created); err != nil && !errors.Is(err, session.ErrExists) {
+		if err := c.cfg.Sessions.Create(ctx, s.id, s.created); err != nil && !errors.Is(err, sessions.ErrExists) {
 			return 0, fmt.Errorf("create session %s: %w", s.id, err)
 		}
 	}
-	meta, err := c.cfg.Store.Session(ctx, s.id)
-	if errors.Is(err, persistence.ErrSessionNotFound) && s.exists {
+	meta, err := c.cfg.Sessions.Meta(ctx, s.id)
+	if errors.Is(err, sessions.ErrNotFound) && s.exists {
 		// --session names a session to start under that id.
-		if err = c.cfg.Sessions.Create(ctx, s.id, s.created); err == nil || errors.Is(err, session.ErrExists) {
-			meta, err = c.cfg.Store.Session(ctx, s.id)
+		if err = c.cfg.Sessions.Create(ctx, s.id, s.created); err == nil || errors.Is(err, sessions.ErrExists) {
+			meta, err = c.cfg.Sessions.Meta(ctx, s.id)
 		}
 	}
 	if err != nil {
 		return 0, fmt.Errorf("session %s: %w", s.id, err)
 	}
-	var evs []event.Event
-	if meta.ParentID != "" && meta.ForkedFromSeq > 0 {
-		if evs, err = ancestors(ctx, c.cfg.Store, meta.ParentID, meta.ForkedFromSeq, 0); err != nil {
-			return 0, err
-		}
+	evs, err := c.cfg.Sessions.Inherited(ctx, meta)
+	if err != nil {
+		return 0, err
 	}
 	// Sent before subscribing, so it is folded before the session's own
 	// events reach the connection.
@@ -93,36 +90,6 @@ func (c *conn) subscribe(ctx context.Context, s *sess) (int64, error) {
 	}
 	c.root.Send(c.self, &subscribed{session: s.id, sub: sub.Subscription})
 	return meta.LastSeq, nil
-}
-
-const maxForkDepth = 64
-
-// ancestors loads the events a fork inherits: its parent's log up to the
-// fork point, after the parent's own inheritance.
-func ancestors(ctx context.Context, store *persistence.Store, id string, upTo int64, depth int) ([]event.Event, error) {
-	if depth >= maxForkDepth {
-		return nil, fmt.Errorf("fork chain of %s is deeper than %d", id, maxForkDepth)
-	}
-	meta, err := store.Session(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("fork parent %s: %w", id, err)
-	}
-	var out []event.Event
-	if meta.ParentID != "" && meta.ForkedFromSeq > 0 {
-		if out, err = ancestors(ctx, store, meta.ParentID, meta.ForkedFromSeq, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	err = store.LoadRange(ctx, id, 1, upTo, func(e event.Event) error {
-		if e.Kind != event.MessageDelta {
-			out = append(out, e)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load fork parent %s: %w", id, err)
-	}
-	return out, nil
 }
 
 func (c *conn) onHistory(m *history) {
@@ -176,7 +143,7 @@ func (c *conn) switchSession(r *result) {
 		c.parked = append(c.parked, r)
 		id := c.cur.id
 		c.spawn(func() *result {
-			_, _ = c.cfg.Sessions.Do(context.Background(), id, &session.CancelRun{Reason: "session switched"})
+			_, _ = c.cfg.Sessions.Cancel(context.Background(), id, "session switched")
 			return nil
 		})
 		return

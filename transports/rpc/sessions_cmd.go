@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -35,7 +34,7 @@ func (c *conn) newSession(cmd Command) {
 }
 
 func (c *conn) known(id string) bool {
-	_, err := c.cfg.Store.Session(context.Background(), id)
+	_, err := c.cfg.Sessions.Meta(context.Background(), id)
 	return err == nil
 }
 
@@ -44,7 +43,7 @@ func (c *conn) switchCmd(cmd Command) {
 	c.spawn(func() *result {
 		ctx := context.Background()
 		path := cmd.SessionPath
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != c.cfg.Store.Path() {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != c.cfg.Sessions.StorePath() {
 			id, err := c.importFile(ctx, path, cwd)
 			if err != nil {
 				return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
@@ -52,8 +51,8 @@ func (c *conn) switchCmd(cmd Command) {
 			return &result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})}
 		}
 		id := sessionIDOf(path)
-		if _, err := c.cfg.Store.Session(ctx, id); err != nil {
-			if errors.Is(err, persistence.ErrSessionNotFound) {
+		if _, err := c.cfg.Sessions.Meta(ctx, id); err != nil {
+			if errors.Is(err, sessions.ErrNotFound) {
 				return &result{resp: Fail(cmd.ID, cmd.Type, "Session not found: "+path)}
 			}
 			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
@@ -77,13 +76,13 @@ func (c *conn) fork(cmd Command) {
 		return
 	}
 	point := *fp
-	created := event.CreatedPayload{
-		Cwd: f.cwd, Settings: carried(f.settings), OriginTransport: "rpc",
-		ParentSessionID: point.session, ForkedFromSeq: point.seq, ForkedFromEntry: point.EntryID,
+	req := sessions.ForkRequest{
+		Parent: point.session, Seq: point.seq, Entry: point.EntryID,
+		Session: event.CreatedPayload{Cwd: f.cwd, Settings: carried(f.settings), OriginTransport: "rpc"},
 	}
 	c.spawn(func() *result {
-		id := sessions.NewID()
-		if err := c.cfg.Sessions.Create(context.Background(), id, created); err != nil {
+		id, err := c.cfg.Sessions.Fork(context.Background(), req)
+		if err != nil {
 			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
 		}
 		return &result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]any{"text": point.Text, "cancelled": false})}

@@ -1,0 +1,62 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Meta reads a session's snapshot; ErrNotFound when it has no log.
+func (c *Client) Meta(ctx context.Context, id string) (Meta, error) {
+	return c.store.Session(ctx, id)
+}
+
+// List lists sessions, most recently updated first; a cwd keeps only that
+// directory's.
+func (c *Client) List(ctx context.Context, cwd string) ([]Meta, error) {
+	return c.store.Sessions(ctx, cwd)
+}
+
+// StorePath is the store's file; clients name sessions by it.
+func (c *Client) StorePath() string { return c.store.Path() }
+
+// maxForkDepth stops a corrupt log whose fork breadcrumbs loop.
+const maxForkDepth = 64
+
+// Inherited returns the events a fork inherits, in order: its parent's log
+// up to the fork point, after the parent's own inheritance. Deltas are
+// left out (message.completed holds what they add up to). A session that
+// is not a fork inherits nothing.
+func (c *Client) Inherited(ctx context.Context, m Meta) ([]event.Event, error) {
+	if m.ParentID == "" || m.ForkedFromSeq <= 0 {
+		return nil, nil
+	}
+	return c.ancestors(ctx, m.ParentID, m.ForkedFromSeq, 0)
+}
+
+func (c *Client) ancestors(ctx context.Context, id string, upTo int64, depth int) ([]event.Event, error) {
+	if depth >= maxForkDepth {
+		return nil, fmt.Errorf("fork chain of %s is deeper than %d", id, maxForkDepth)
+	}
+	meta, err := c.store.Session(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("fork parent %s: %w", id, err)
+	}
+	var out []event.Event
+	if meta.ParentID != "" && meta.ForkedFromSeq > 0 {
+		if out, err = c.ancestors(ctx, meta.ParentID, meta.ForkedFromSeq, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	err = c.store.LoadRange(ctx, id, 1, upTo, func(e event.Event) error {
+		if e.Kind != event.MessageDelta {
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load fork parent %s: %w", id, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+)
+
+// Models answers clients' questions about models from the models.yml and
+// flags this engine runs on.
+func (e *Engine) Models() sessions.Models {
+	e.modelsOnce.Do(func() { e.models = newCatalog(e.cfg, e.opts.Selection, e.opts.Env) })
+	return e.models
+}
+
+// catalog resolves models as a client names them (provider and id); the
+// flags' endpoint and key apply to the default provider only.
+type catalog struct {
+	cfg      modelconfig.Config
+	sel      modelconfig.Selection
+	env      func(string) string
+	provider string // the default selection, resolved
+	model    string
+
+	mu    sync.Mutex
+	cache map[string]modelconfig.Resolved
+}
+
+func newCatalog(cfg modelconfig.Config, sel modelconfig.Selection, env func(string) string) *catalog {
+	c := &catalog{cfg: cfg, sel: sel, env: env, cache: map[string]modelconfig.Resolved{}}
+	if res, err := modelconfig.Resolve(cfg, sel, env); err == nil {
+		c.provider, c.model = res.Provider, res.Model.ID
+	}
+	return c
+}
+
+func (c *catalog) Default() (string, string) { return c.provider, c.model }
+
+func (c *catalog) resolve(provider, id string) (modelconfig.Resolved, error) {
+	key := provider + "\x00" + id
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.cache[key]; ok {
+		return r, nil
+	}
+	sel := modelconfig.Selection{Provider: provider, Model: id}
+	if provider == c.provider {
+		sel.BaseURL, sel.APIKey = c.sel.BaseURL, c.sel.APIKey
+	}
+	r, err := modelconfig.Resolve(c.cfg, sel, c.env)
+	if err != nil {
+		return r, err
+	}
+	c.cache[key] = r
+	return r, nil
+}
+
+func (c *catalog) Model(provider, id string) (sessions.Model, error) {
+	r, err := c.resolve(provider, id)
+	if err != nil {
+		return sessions.Model{}, err
+	}
+	m := describe(r.Provider, r.Model)
+	m.BaseURL = r.BaseURL
+	return m, nil
+}
+
+func describe(provider string, m modelconfig.Model) sessions.Model {
+	p := m.Pricing
+	return sessions.Model{
+		Provider: provider, ID: m.ID, Name: m.Name, Thinking: m.Thinking,
+		ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutputTokens,
+		Pricing: sessions.Pricing{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite},
+	}
+}
+
+// List is models.yml's models, after the flag-selected one when
+// models.yml does not list it.
+func (c *catalog) List() []sessions.Model {
+	refs := c.cfg.Models()
+	out := make([]sessions.Model, 0, len(refs)+1)
+	listed := false
+	for _, r := range refs {
+		out = append(out, describe(r.Provider, r.Model))
+		listed = listed || (r.Provider == c.provider && r.Model.ID == c.model)
+	}
+	if listed || c.provider == "" {
+		return out
+	}
+	if res, err := c.resolve(c.provider, c.model); err == nil {
+		out = append([]sessions.Model{describe(c.provider, res.Model)}, out...)
+	}
+	return out
+}
+
+// thinkingOf is provider/id as resolved, or a model without thinking when
+// it does not resolve.
+func (c *catalog) thinkingOf(provider, id string) modelconfig.Model {
+	r, err := c.resolve(provider, id)
+	if err != nil {
+		return modelconfig.Model{}
+	}
+	return r.Model
+}
+
+func (c *catalog) ClampThinking(provider, id, level string) string {
+	return string(c.thinkingOf(provider, id).ClampThinking(modelconfig.ThinkingLevel(level)))
+}
+
+func (c *catalog) NextThinking(provider, id, level string) (string, bool) {
+	next, ok := c.thinkingOf(provider, id).NextThinking(modelconfig.ThinkingLevel(level))
+	return string(next), ok
+}
+
+func (c *catalog) Cost(provider, id string, u event.Usage) (sessions.Cost, error) {
+	r, err := c.resolve(provider, id)
+	if err != nil {
+		return sessions.Cost{}, err
+	}
+	b := r.Model.Cost(modelconfig.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)})
+	return sessions.Cost{Input: b.Input, Output: b.Output, CacheRead: b.CacheRead, CacheWrite: b.CacheWrite, Total: b.Total}, nil
+}
