@@ -61,21 +61,41 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
+	p, err := Launch(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("stderr of %s:\n%s", bin, p.Stderr())
+		}
+	})
+	return p
+}
+
+// Launch starts cmd (its Path, Args, Env and Dir as the caller set them)
+// with its stdin a pipe and its stdout read line by line. Unlike Start it
+// is tied to no test: the caller calls Stop when done, so that harnesses
+// with their own lifecycle (testkit/transcript) can use it.
+func Launch(cmd *exec.Cmd) (*Proc, error) {
 	p := &Proc{Cmd: cmd, lines: make(chan string, 1024), done: make(chan struct{})}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("stdin of %s: %w", cmd.Path, err)
 	}
 	// An os.Pipe rather than StdoutPipe: Wait must report the exit even
 	// while nobody reads stdout, and StdoutPipe ties the two together.
 	stdout, w, err := os.Pipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("stdout of %s: %w", cmd.Path, err)
 	}
 	cmd.Stdout = w
 	cmd.Stderr = lockedWriter{p}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		stdout.Close()
+		w.Close()
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	w.Close()
 	p.Stdin = stdin
@@ -92,16 +112,16 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Proc {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
-		for range p.lines { // let the reader reach EOF and end
-		}
-		if t.Failed() {
-			t.Logf("stderr of %s:\n%s", bin, p.Stderr())
-		}
-	})
-	return p
+	return p, nil
+}
+
+// Stop kills the process if it still runs, waits for it and lets the
+// stdout reader reach EOF and end, dropping what was not read.
+func (p *Proc) Stop() {
+	_ = p.Cmd.Process.Kill()
+	<-p.done
+	for range p.lines {
+	}
 }
 
 type lockedWriter struct{ p *Proc }
@@ -141,17 +161,26 @@ func (p *Proc) Signal(sig os.Signal) { _ = p.Cmd.Process.Signal(sig) }
 // Wait waits for exit and returns the exit code (-1 if killed by a signal).
 func (p *Proc) Wait(t testing.TB, timeout time.Duration) int {
 	t.Helper()
+	code, err := p.ExitCode(timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// ExitCode waits up to timeout for exit and returns the exit code (-1 if
+// killed by a signal).
+func (p *Proc) ExitCode(timeout time.Duration) (int, error) {
 	select {
 	case <-p.done:
 	case <-time.After(timeout):
-		t.Fatalf("process did not exit within %s", timeout)
+		return 0, fmt.Errorf("process did not exit within %s", timeout)
 	}
 	if p.err == nil {
-		return 0
+		return 0, nil
 	}
 	if ee, ok := p.err.(*exec.ExitError); ok {
-		return ee.ExitCode()
+		return ee.ExitCode(), nil
 	}
-	t.Fatalf("wait: %v", p.err)
-	return -1
+	return 0, fmt.Errorf("wait: %w", p.err)
 }

@@ -3,7 +3,10 @@
 // into actors, build and run the real troupe binary and kill it at a chosen
 // point, and small generic assertions.
 //
-// Sub-packages: llmserver is a scripted OpenAI-compatible LLM server.
+// Sub-packages: llmserver is a scripted OpenAI-compatible LLM server;
+// transcript runs protocol golden tests (txtar transcripts) against the
+// real binary.
 //
-// Everything here takes a testing.TB and cleans up after itself.
+// Everything here takes a testing.TB and cleans up after itself, except
+// Launch, for harnesses with a lifecycle of their own.
 package testkit
