@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/troupehq/troupe/actors/actorlog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,5 +46,7 @@ func (g *guardian) Receive(ctx actor.Context) {
 		}
 	case *treeQuery:
 		ctx.Respond(&treeReply{writer: g.writer, registry: g.registry})
+	default:
+		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }

@@ -21,6 +21,7 @@ const module = "github.com/troupehq/troupe/"
 var allowed = map[string]string{
 	"actors/sessions":   "the session facade",
 	"persistence/event": "the event schema and its vocabulary",
+	"actors/actorlog":   "every actor's logger and its report of unhandled messages",
 	// The conversation fold is shared with the engine until the
 	// projection kit takes its place.
 	"runtime/conversation": "the model's history folded from events",

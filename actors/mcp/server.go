@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -21,6 +23,7 @@ func Props(cfg ServerConfig, cwd string) *actor.Props {
 
 type server struct {
 	cfg ServerConfig
+	log *slog.Logger
 	cwd string
 
 	conn    *conn // this incarnation's; nil once stopping
@@ -39,6 +42,7 @@ type waiter struct {
 func (s *server) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		s.log = actorlog.For(ctx, "server", s.cfg.Name)
 		s.start(ctx)
 	case *GetTools:
 		s.request(ctx, waiter{to: ctx.Sender(), tools: true})
@@ -52,6 +56,8 @@ func (s *server) Receive(ctx actor.Context) {
 		s.shutdown(ctx, "restarting")
 	case *actor.Stopping:
 		s.shutdown(ctx, "stopping")
+	default:
+		actorlog.Unhandled(s.log, ctx)
 	}
 }
 
@@ -111,9 +117,9 @@ func (s *server) connected(ctx actor.Context, m *connectDone) {
 	}
 	s.ready, s.tools, s.err = true, m.tools, m.err
 	if m.err != nil {
-		ctx.Logger().Warn("mcp server unavailable", "server", s.cfg.Name, "error", m.err)
+		s.log.Warn("mcp server unavailable", "error", m.err)
 	} else {
-		ctx.Logger().Info("mcp server connected", "server", s.cfg.Name, "tools", len(m.tools))
+		s.log.Info("mcp server connected", "tools", len(m.tools))
 	}
 	s.answerWaiting(ctx)
 }
@@ -124,7 +130,7 @@ func (s *server) lost(ctx actor.Context, m *connLost) {
 	if m.conn != s.conn || s.err != nil {
 		return
 	}
-	ctx.Logger().Warn("mcp server connection ended", "server", s.cfg.Name, "error", m.err)
+	s.log.Warn("mcp server connection ended", "error", m.err)
 	s.tools, s.err = nil, m.err
 	go m.conn.close() // reap the child; the connection is already gone
 }
@@ -151,6 +157,6 @@ func (s *server) shutdown(ctx actor.Context, why string) {
 	select {
 	case <-done:
 	case <-t.C:
-		ctx.Logger().Warn("mcp server still closing; not waiting", "server", s.cfg.Name)
+		s.log.Warn("mcp server still closing; not waiting")
 	}
 }

@@ -2,6 +2,8 @@ package queue
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"log/slog"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
@@ -33,6 +35,7 @@ func Props(cfg Config) *actor.Props {
 
 type queue struct {
 	cfg   Config
+	log   *slog.Logger
 	state State
 	// amends maps a running prompt being amended to its replacement, which
 	// starts as soon as the amended run ends.
@@ -42,6 +45,7 @@ type queue struct {
 func (q *queue) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		q.log = actorlog.For(ctx)
 		q.amends = map[string]string{}
 		q.schedule(ctx)
 	case *Enqueue:
@@ -70,6 +74,8 @@ func (q *queue) Receive(ctx actor.Context) {
 		q.schedule(ctx)
 	case *GetState:
 		ctx.Respond(&StateReply{State: q.state.Clone()})
+	default:
+		actorlog.Unhandled(q.log, ctx)
 	}
 }
 
@@ -85,7 +91,7 @@ func (q *queue) emit(ctx actor.Context, reply any, replyTo *actor.PID, kind even
 func (q *queue) fold(ctx actor.Context, kind event.Kind, payload any) (event.Draft, bool) {
 	d, err := event.NewDraft(kind, payload)
 	if err != nil {
-		ctx.Logger().Error("queue event not emitted", "kind", kind, "error", err)
+		q.log.Error("queue event not emitted", "kind", kind, "error", err)
 		return event.Draft{}, false
 	}
 	_ = q.state.Apply(event.Event{Kind: kind, Payload: d.Payload})

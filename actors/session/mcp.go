@@ -27,7 +27,7 @@ func (s *session) startMCP(ctx actor.Context) {
 	}
 	servers, err := mcp.ParseServers(s.f.st.MCPServers)
 	if err != nil {
-		ctx.Logger().Error("mcp servers not started", "session", s.cfg.ID, "error", err)
+		s.log.Error("mcp servers not started", "error", err)
 		return
 	}
 	for _, cfg := range servers {
@@ -43,7 +43,7 @@ func (s *session) onMCPTools(ctx actor.Context, m *mcp.ToolsReply) {
 		s.mcp.waiting--
 	}
 	if m.Err != nil {
-		ctx.Logger().Warn("mcp server unavailable; its tools are not offered", "session", s.cfg.ID, "server", m.Server, "error", m.Err)
+		s.log.Warn("mcp server unavailable; its tools are not offered", "server", m.Server, "error", m.Err)
 	} else {
 		s.mcp.tools = append(s.mcp.tools, m.Tools...)
 	}

@@ -336,7 +336,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	if policy == event.CrashStop {
 		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: event.StopCancelled, Error: "interrupted by a restart of troupe"})
 	}
-	ctx.Logger().Warn("run interrupted by a restart", "session", s.cfg.ID, "run", runID, "policy", policy, "tool_calls", len(cut))
+	s.log.Warn("run interrupted by a restart", "run", runID, "policy", policy, "tool_calls", len(cut))
 	s.commit(ctx, drafts, nil, nil)
 	if policy != event.CrashStop {
 		s.startTurn(ctx, runID, steps)

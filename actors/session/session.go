@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +66,7 @@ type waiter struct {
 
 type session struct {
 	cfg Config
+	log *slog.Logger
 	f   fold
 	gen uint64
 
@@ -100,6 +103,7 @@ type session struct {
 func (s *session) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		s.log = actorlog.For(ctx, "session", s.cfg.ID)
 		s.subs = map[string]*actor.PID{}
 		s.startRecovery(ctx)
 	case *storewriter.Claimed:
@@ -116,7 +120,7 @@ func (s *session) Receive(ctx actor.Context) {
 		s.onMCPTools(ctx, m)
 	case *storewriter.StatusSet:
 		if m.Err != nil {
-			ctx.Logger().Warn("status not recorded", "session", s.cfg.ID, "error", m.Err)
+			s.log.Warn("status not recorded", "error", m.Err)
 		}
 	case *actor.Terminated:
 		delete(s.subs, m.Who.Id)
@@ -145,6 +149,8 @@ func (s *session) Receive(ctx actor.Context) {
 			return
 		}
 		s.handle(ctx, ctx.Sender(), m)
+	default:
+		actorlog.Unhandled(s.log, ctx)
 	}
 }
 
@@ -173,7 +179,7 @@ func (s *session) onClaimed(ctx actor.Context, m *storewriter.Claimed) {
 		return
 	}
 	s.claimed, s.held, s.recovering = false, m.Held, false
-	ctx.Logger().Info("session is hosted by another process", "session", s.cfg.ID, "pid", m.Held.PID, "command", m.Held.Command)
+	s.log.Info("session is hosted by another process", "pid", m.Held.PID, "command", m.Held.Command)
 	buffered := s.buffered
 	s.buffered = nil
 	for _, p := range buffered {
@@ -474,7 +480,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 // commitFailed: nothing uncommitted was written, so the state folded from
 // it is wrong. Tell the waiters and rebuild from the store.
 func (s *session) commitFailed(ctx actor.Context, err error) {
-	ctx.Logger().Error("commit failed; recovering from the store", "session", s.cfg.ID, "error", err)
+	s.log.Error("commit failed; recovering from the store", "error", err)
 	for _, w := range s.waiters {
 		if w.reply == nil {
 			s.reply(ctx, w.to, &Appended{Err: fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)})

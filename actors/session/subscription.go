@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/troupehq/troupe/actors/actorlog"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence"
@@ -66,7 +67,7 @@ func (sub *subscription) Receive(ctx actor.Context) {
 	case *replayDone:
 		sub.replaying = false
 		if m.err != nil {
-			ctx.Logger().Error("replay failed", "session", sub.sessionID, "error", m.err)
+			actorlog.For(ctx, "session", sub.sessionID).Error("replay failed", "error", m.err)
 			sub.reason = "replay failed: " + m.err.Error()
 			ctx.Stop(ctx.Self())
 			return
@@ -95,6 +96,8 @@ func (sub *subscription) Receive(ctx actor.Context) {
 			reason = "unsubscribed"
 		}
 		ctx.Send(sub.target, &Closed{SessionID: sub.sessionID, Reason: reason})
+	default:
+		actorlog.Unhandled(actorlog.For(ctx, "session", sub.sessionID), ctx)
 	}
 }
 

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -85,6 +86,8 @@ func (r *registry) Receive(ctx actor.Context) {
 			}
 		}
 		ctx.Respond(&LiveSessions{IDs: ids})
+	default:
+		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }
 

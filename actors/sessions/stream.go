@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -48,6 +49,7 @@ func (s *Stream) receive(ctx actor.Context) {
 		s.closed = m.Reason
 		s.mu.Unlock()
 	default:
+		actorlog.Unhandled(actorlog.For(ctx, "session", s.id), ctx)
 		return
 	}
 	select {

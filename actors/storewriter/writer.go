@@ -2,10 +2,12 @@ package storewriter
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -48,6 +50,7 @@ type writer struct {
 	drains    []*actor.PID
 	failedGen map[string]uint64
 
+	log        *slog.Logger
 	leases     bool // the store writes as an owner
 	lastRenew  time.Time
 	renewTimer *time.Timer
@@ -58,6 +61,7 @@ type windowElapsed struct{}
 func (w *writer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		w.log = actorlog.For(ctx)
 		w.leases = w.store.Owner().ID != ""
 		w.lastRenew = time.Now()
 		w.armRenew(ctx)
@@ -93,6 +97,8 @@ func (w *writer) Receive(ctx actor.Context) {
 		w.flush(ctx)
 	case *batchDone:
 		w.done(ctx, m)
+	default:
+		actorlog.Unhandled(w.log, ctx)
 	}
 }
 
@@ -165,7 +171,7 @@ func (w *writer) armRenew(ctx actor.Context) {
 func (w *writer) done(ctx actor.Context, m *batchDone) {
 	w.inflight = false
 	if m.err != nil {
-		ctx.Logger().Error("commit failed", "events", len(m.batch.Events), "error", m.err)
+		w.log.Error("commit failed", "events", len(m.batch.Events), "error", m.err)
 		w.fail(ctx, m)
 	} else {
 		w.succeed(ctx, m)

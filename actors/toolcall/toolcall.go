@@ -10,6 +10,7 @@ package toolcall
 import (
 	"context"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"runtime/debug"
 	"time"
 
@@ -77,6 +78,8 @@ func (t *toolCall) Receive(ctx actor.Context) {
 		if t.cancel != nil {
 			t.cancel()
 		}
+	default:
+		actorlog.Unhandled(actorlog.For(ctx, "tool_call", t.id), ctx)
 	}
 }
 
@@ -85,7 +88,7 @@ func (t *toolCall) Receive(ctx actor.Context) {
 func (t *toolCall) start(ctx actor.Context) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
-	self, parent, root, log := ctx.Self(), ctx.Parent(), ctx.ActorSystem().Root, ctx.Logger()
+	self, parent, root, log := ctx.Self(), ctx.Parent(), ctx.ActorSystem().Root, actorlog.For(ctx, "tool_call", t.id)
 	id, tool, call, forward := t.id, t.tool, t.call, t.forward
 	go func() {
 		began := time.Now()
@@ -101,7 +104,7 @@ func (t *toolCall) start(ctx actor.Context) {
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					log.Error("tool panicked", "tool", tool.Name(), "tool_call", id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
+					log.Error("tool panicked", "tool", tool.Name(), "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
 					done.Result = tools.Result{IsError: true, Output: fmt.Sprintf("tool %s crashed: %v", tool.Name(), r)}
 					done.Err = nil
 				}

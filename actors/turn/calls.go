@@ -98,7 +98,7 @@ func (t *turn) failCall(ctx actor.Context, c *call, out string) {
 func (t *turn) inspect(ctx actor.Context, c *call) (needs bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			ctx.Logger().Error("tool panicked", "tool", c.name, "tool_call", c.id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
+			t.log.Error("tool panicked", "tool", c.name, "tool_call", c.id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
 			c.toolErr = fmt.Sprintf("tool %s crashed: %v", c.name, r)
 			needs = false
 		}

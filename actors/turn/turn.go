@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"log/slog"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -56,6 +58,7 @@ const (
 
 type turn struct {
 	cfg   Config
+	log   *slog.Logger
 	conv  *conversation.Conversation
 	phase phase
 
@@ -94,6 +97,7 @@ type turn struct {
 func (t *turn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		t.log = actorlog.For(ctx, "session", t.cfg.SessionID, "run", t.cfg.RunID)
 		t.conv = t.cfg.Conversation.Clone()
 		t.step = t.cfg.StartStep
 		t.policy = t.cfg.Policy
@@ -142,6 +146,8 @@ func (t *turn) Receive(ctx actor.Context) {
 		if t.cancelStream != nil {
 			t.cancelStream()
 		}
+	default:
+		actorlog.Unhandled(t.log, ctx)
 	}
 }
 
@@ -150,7 +156,7 @@ func (t *turn) Receive(ctx actor.Context) {
 func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 	d, err := event.NewDraft(kind, payload)
 	if err != nil {
-		ctx.Logger().Error("event not emitted", "kind", kind, "error", err)
+		t.log.Error("event not emitted", "kind", kind, "error", err)
 		return
 	}
 	ctx.Send(t.cfg.Session, &Emit{RunID: t.cfg.RunID, Token: t.cfg.Token, Events: []event.Draft{d}})
@@ -161,7 +167,7 @@ func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 		t.retryOpen = false
 	}
 	if err := t.conv.Apply(event.Event{Kind: kind, Payload: d.Payload}); err != nil {
-		ctx.Logger().Error("fold own event", "kind", kind, "error", err)
+		t.log.Error("fold own event", "kind", kind, "error", err)
 	}
 }
 
@@ -295,7 +301,7 @@ func (t *turn) fold(ctx actor.Context, kind event.Kind, payload any) {
 		err = t.conv.Apply(event.Event{Kind: kind, Payload: b})
 	}
 	if err != nil {
-		ctx.Logger().Error("fold", "kind", kind, "error", err)
+		t.log.Error("fold", "kind", kind, "error", err)
 	}
 }
 

@@ -3,7 +3,9 @@ package jsonstream
 import (
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -61,7 +63,7 @@ func (t *transport) Receive(ctx actor.Context) {
 	case *sessions.Events:
 		t.onEvents(ctx, m)
 	case *sessions.Closed:
-		ctx.Logger().Warn("session subscription closed", "session", t.cfg.SessionID, "reason", m.Reason)
+		t.log(ctx).Warn("session subscription closed", "reason", m.Reason)
 		if !t.closing {
 			t.write(ctx, NewError("", CodeInternal, "the session stopped: "+m.Reason, false))
 			t.code = 1
@@ -82,7 +84,13 @@ func (t *transport) Receive(ctx actor.Context) {
 		if t.sub != nil {
 			t.cfg.Sessions.Unsubscribe(t.cfg.SessionID, t.sub)
 		}
+	default:
+		actorlog.Unhandled(t.log(ctx), ctx)
 	}
+}
+
+func (t *transport) log(ctx actor.Context) *slog.Logger {
+	return actorlog.For(ctx, "session", t.cfg.SessionID)
 }
 
 // start writes ready, subscribes and starts reading. ready goes first so
@@ -143,7 +151,7 @@ func (t *transport) reached(ctx actor.Context, msgID, what string, err error) bo
 	if !errors.As(err, &unreachable) {
 		return true
 	}
-	ctx.Logger().Error("session request failed", "session", t.cfg.SessionID, "request", what, "error", unreachable.Err)
+	t.log(ctx).Error("session request failed", "request", what, "error", unreachable.Err)
 	t.write(ctx, NewError(msgID, CodeInternal, err.Error(), true))
 	return false
 }
@@ -176,7 +184,7 @@ func (t *transport) maybeFinish(ctx actor.Context) {
 }
 
 func (t *transport) fatal(ctx actor.Context, err error) {
-	ctx.Logger().Error("json stream failed", "session", t.cfg.SessionID, "error", err)
+	t.log(ctx).Error("json stream failed", "error", err)
 	t.write(ctx, NewError("", CodeInternal, err.Error(), false))
 	t.code = 1
 	t.finish(ctx)
@@ -194,7 +202,7 @@ func (t *transport) finish(ctx actor.Context) {
 			err = fl.Err
 		}
 		if err != nil {
-			ctx.Logger().Warn("stdout not fully written", "error", err)
+			t.log(ctx).Warn("stdout not fully written", "error", err)
 		}
 		t.cfg.Done <- t.code
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -106,6 +107,8 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.finish(ExitTerminated)
 	case *drained:
 		c.flushDeltas()
+	default:
+		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }
 

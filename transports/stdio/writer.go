@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"io"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -44,12 +45,14 @@ func (wr *writer) Receive(ctx actor.Context) {
 	case *JSON:
 		b, err := json.Marshal(m.V)
 		if err != nil {
-			ctx.Logger().Error("protocol message not marshalled", "type", fmt.Sprintf("%T", m.V), "error", err)
+			actorlog.For(ctx).Error("protocol message not marshalled", "type", fmt.Sprintf("%T", m.V), "error", err)
 			return
 		}
 		wr.write(b)
 	case *Flush:
 		ctx.Respond(&Flushed{Err: wr.err})
+	default:
+		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }
 
