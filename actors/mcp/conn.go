@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,9 +37,11 @@ type conn struct {
 	cancel context.CancelFunc
 	stderr *tail // a stdio server's last words, for error messages
 
+	proc *actor.PID // a stdio server's process actor; used by the actor only
+
 	mu      sync.Mutex
 	session *sdk.ClientSession
-	cmd     *exec.Cmd // nil for http and sse
+	child   *child // a started stdio server; nil for http and sse
 	closed  bool
 }
 
@@ -60,16 +62,16 @@ func (c *conn) open() ([]*sdk.Tool, error) {
 	ctx, cancel := context.WithCancelCause(c.life)
 	deadline := time.AfterFunc(connectTimeout, func() { cancel(errConnectTimeout) })
 	defer deadline.Stop()
-	t, cmd := c.transport()
-	// The client session closes itself when the handshake fails, which
-	// waits for a stdio child; killGroup then takes whatever it spawned.
-	cs, err := newClient().Connect(ctx, t, nil)
+	// The client session closes itself when the handshake fails; ending a
+	// stdio child then waits for it, so the tail holds its last words.
+	cs, err := newClient().Connect(ctx, c.transport(), nil)
 	if err != nil {
-		killGroup(cmd)
+		c.endChild()
 		return nil, c.fail("connect", withCause(ctx, err))
 	}
-	if !c.adopt(cs, cmd) {
-		closeSession(cs, cmd)
+	if !c.adopt(cs) {
+		_ = cs.Close()
+		c.endChild()
 		return nil, c.fail("connect", errClosed)
 	}
 	listed, err := listTools(ctx, cs)
@@ -90,20 +92,41 @@ func withCause(ctx context.Context, err error) error {
 }
 
 // adopt records the session unless close came first.
-func (c *conn) adopt(cs *sdk.ClientSession, cmd *exec.Cmd) bool {
+func (c *conn) adopt(cs *sdk.ClientSession) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return false
 	}
-	c.session, c.cmd = cs, cmd
+	c.session = cs
 	return true
 }
 
+// setChild records a stdio server's process once it has started, before
+// the connect goroutine starts.
+func (c *conn) setChild(p *child) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.child = p
+}
+
+func (c *conn) getChild() *child {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.child
+}
+
+// endChild ends a stdio server's process, if there is one; see child.end.
+func (c *conn) endChild() {
+	if p := c.getChild(); p != nil {
+		p.end()
+	}
+}
+
 // close ends the connection: calls in flight are cancelled (the SDK's
-// Close waits for them), then the session closes, which for stdio closes
-// the child's stdin and escalates to SIGTERM and SIGKILL. It is bounded by
-// those grace periods, and safe to call more than once.
+// Close waits for them), then the session closes, and a stdio child gets
+// EOF on its stdin, then SIGTERM and SIGKILL. It is bounded by those grace
+// periods, and safe to call more than once.
 func (c *conn) close() {
 	c.mu.Lock()
 	if c.closed {
@@ -111,12 +134,13 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
-	cs, cmd := c.session, c.cmd
+	cs := c.session
 	c.mu.Unlock()
 	c.cancel()
 	if cs != nil {
-		closeSession(cs, cmd)
+		_ = cs.Close() // the child's exit status after we closed it says nothing useful
 	}
+	c.endChild()
 }
 
 func (c *conn) isClosed() bool {
@@ -179,11 +203,6 @@ func (c *conn) fail(op string, err error) error {
 		return fmt.Errorf("mcp server %q: %s: %w (stderr: %s)", c.cfg.Name, op, err, last)
 	}
 	return fmt.Errorf("mcp server %q: %s: %w", c.cfg.Name, op, err)
-}
-
-func closeSession(cs *sdk.ClientSession, cmd *exec.Cmd) {
-	_ = cs.Close() // the child's exit status after we closed it says nothing useful
-	killGroup(cmd)
 }
 
 // listTools follows tools/list pagination to the end. A tool listed twice

@@ -4,10 +4,16 @@
 // out as tools.Tool values of category mcp.
 //
 // The actor owns its server connection and, for a stdio server, the child
-// process: it starts it in its own process group with a parent-death
-// signal, and on Stopping or Restarting closes the session, which ends the
-// child. Connecting and closing run in goroutines; Receive never waits on
-// the network except for a short bounded wait while stopping.
+// process, which runs in an actors/process child actor: its own process
+// group, a parent-death signal, a watcher that kills the group if troupe
+// dies, its leftovers killed when it exits. The SDK's CommandTransport is
+// not used because it would own the exec.Cmd; the process actor hands over
+// stdin and stdout for the SDK's IOTransport instead. On Stopping or
+// Restarting the actor closes the session and ends the child as the MCP
+// spec asks (EOF on stdin, then SIGTERM, then SIGKILL); the process actor,
+// stopped with it, finishes the job if that takes longer. Connecting and
+// closing run in goroutines; Receive never waits on the network except for
+// a short bounded wait while stopping.
 //
 // It must not touch the session's log, approval policy or tool registry:
 // the session asks for the tools with GetTools, registers them and decides

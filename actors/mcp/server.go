@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 
@@ -52,6 +53,10 @@ func (s *server) Receive(ctx actor.Context) {
 		s.connected(ctx, m)
 	case *connLost:
 		s.lost(ctx, m)
+	case *process.Started:
+		s.processStarted(ctx, m)
+	case *process.Exited:
+		s.processExited(ctx, m)
 	case *actor.Restarting:
 		s.shutdown(ctx, "restarting")
 	case *actor.Stopping:
@@ -61,11 +66,50 @@ func (s *server) Receive(ctx actor.Context) {
 	}
 }
 
-// start connects in a goroutine that reports back with connectDone, then
-// stays to watch the connection and reports connLost if the server ends it.
+// start connects, or for a stdio server first starts its process in a
+// child actor; processStarted connects once it runs.
 func (s *server) start(ctx actor.Context) {
 	c := newConn(s.cfg, s.cwd)
 	s.conn = c
+	if s.cfg.Validate() == nil && s.cfg.Transport() == TransportStdio {
+		c.proc = ctx.Spawn(process.Props(c.processSpec(), ctx.Self()))
+		return
+	}
+	s.connect(ctx, c)
+}
+
+// fromProcess reports whether a message came from the current connection's
+// process actor, not a predecessor's (stopped with its incarnation).
+func (s *server) fromProcess(ctx actor.Context) (*conn, bool) {
+	c := s.conn
+	return c, c != nil && c.proc != nil && c.proc.Equal(ctx.Sender())
+}
+
+func (s *server) processStarted(ctx actor.Context, m *process.Started) {
+	c, ok := s.fromProcess(ctx)
+	if !ok {
+		return
+	}
+	root, proc := ctx.ActorSystem().Root, c.proc
+	c.setChild(&child{started: m, terminate: func(grace time.Duration) {
+		root.Send(proc, &process.Terminate{Grace: grace})
+	}})
+	s.connect(ctx, c)
+}
+
+// processExited matters only when the server never started: once it has,
+// the connection's end reports it.
+func (s *server) processExited(ctx actor.Context, m *process.Exited) {
+	c, ok := s.fromProcess(ctx)
+	if !ok || c.getChild() != nil {
+		return
+	}
+	s.connected(ctx, &connectDone{conn: c, err: c.fail("connect", m.Err)})
+}
+
+// connect connects in a goroutine that reports back with connectDone, then
+// stays to watch the connection and reports connLost if the server ends it.
+func (s *server) connect(ctx actor.Context, c *conn) {
 	self, sys, name := ctx.Self(), ctx.ActorSystem(), s.cfg.Name
 	go func() {
 		listed, err := c.open()

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"net/http"
-	"os"
-	"os/exec"
 	"runtime/debug"
 	"time"
 
@@ -15,29 +13,21 @@ const (
 	// closes before SIGTERM, and again after SIGTERM before SIGKILL.
 	terminateGrace = 2 * time.Second
 	// waitDelay stops waiting for a stdio server's stderr once it has
-	// exited, in case something it spawned still holds the pipe open.
+	// exited, in case something that left its process group still holds the
+	// pipe open.
 	waitDelay = time.Second
 )
 
-// transport builds the SDK transport for a validated configuration; cmd is
-// the stdio child, not yet started.
-func (c *conn) transport() (sdk.Transport, *exec.Cmd) {
+// transport builds the SDK transport for a validated configuration; a
+// stdio server's process has started.
+func (c *conn) transport() sdk.Transport {
 	switch c.cfg.Transport() {
 	case TransportHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}, nil
+		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}
 	case TransportSSE:
-		return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}, nil
+		return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}
 	}
-	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	cmd.Dir = c.cwd
-	cmd.Env = os.Environ()
-	for _, e := range c.cfg.Env {
-		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
-	}
-	cmd.Stderr = c.stderr
-	cmd.WaitDelay = waitDelay
-	isolate(cmd)
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, cmd
+	return c.getChild().transport()
 }
 
 func newClient() *sdk.Client {

@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // turnTokens are process-wide so that no two turns, across restarts of a
@@ -326,7 +327,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	var cut []string
 	for _, o := range r.open {
 		if o.pgid > 0 {
-			killGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
+			proc.KillGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
 		}
 		cut = append(cut, o.id)
 		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 const (
@@ -121,25 +123,21 @@ type exitInfo struct {
 func runShell(ctx context.Context, shell, command, cwd, spillDir string,
 	timeout time.Duration, progress func(string), onStart func(int)) (Result, error) {
 	sink := &outputSink{spillDir: spillDir}
-	cmd, watch, err := shellCommand(shell, command)
-	if err != nil {
-		return Result{}, fmt.Errorf("bash: %w", err)
-	}
+	// Its own process group, no terminal (a credential prompt fails instead
+	// of hanging until the timeout), and death with troupe: see runtime/proc.
+	cmd := proc.Command(shell, "-c", command)
 	// Whatever happens below, the call is over when this returns: what the
 	// command left running in the background is no longer troupe's to kill.
-	defer watch.release()
+	defer cmd.Release()
 	cmd.Dir = cwd
 	cmd.Stdout = sink // the same writer for both: one pipe, output interleaved
 	cmd.Stderr = sink
 	cmd.WaitDelay = pipeGrace
-	isolateProcess(cmd)
-	err = cmd.Start()
-	watch.started()
-	if err != nil {
+	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("bash: start %s: %w", shell, err)
 	}
 	if onStart != nil {
-		onStart(cmd.Process.Pid) // a session leader: its pid is its group
+		onStart(cmd.PGID())
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -153,11 +151,11 @@ func runShell(ctx context.Context, shell, command, cwd, spillDir string,
 	case waitErr = <-waited:
 	case <-ctx.Done():
 		info.cancelled = true
-		killTree(cmd, killGrace)
+		cmd.Terminate(killGrace)
 		waitErr = <-waited
 	case <-timer.C:
 		info.timedOut = true
-		killTree(cmd, killGrace)
+		cmd.Terminate(killGrace)
 		waitErr = <-waited
 	}
 	stopProgress()

@@ -4,30 +4,21 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
-)
 
-// alive reports whether pid exists and is not a zombie: in a container the
-// init process may be slow to reap orphans, and a zombie is dead for our purposes.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	state, _, ok := procStat(pid)
-	return ok && state != 'Z'
-}
+	"github.com/troupehq/troupe/runtime/proc"
+)
 
 // requireDead waits a generous while for every pid to be gone.
 func requireDead(t *testing.T, pids []int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) {
+		for proc.Alive(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("process %d survived", pid)
 			}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // helperEnv makes the test binary, re-executed, run treeCommand through
@@ -71,7 +73,7 @@ func TestBashTreeDiesWithItsHost(t *testing.T) {
 	_ = cmd.Wait()
 	requireDead(t, pids)
 	deadline := time.Now().Add(5 * time.Second)
-	for groupAlive(group) {
+	for proc.GroupAlive(group) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process group %d survived its host", group)
 		}

@@ -1,53 +1,77 @@
 //go:build linux
 
-package tools
+package proc
 
 import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// isolateProcess puts the shell in a new session, and so in its own process
-// group, so the whole tree it spawns can be signalled at once. A new session
-// rather than bare Setpgid also detaches it from the runtime's controlling
-// terminal: a background-group child that reads the terminal (a password or
-// credential prompt) would be stopped by SIGTTIN and hang until the timeout;
-// without a terminal the read fails at once. Pdeathsig kills the shell if the
-// runtime dies; it fires when the forking OS thread exits, which for Go means
-// only when a goroutine that locked its thread exits, and exec never locks.
-// Pdeathsig reaches the shell only; shellCommand's watcher kills the rest.
-func isolateProcess(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+// pollInterval is how often Terminate looks whether the group is gone.
+const pollInterval = 20 * time.Millisecond
+
+// Signal sends sig to the command's whole process group.
+func (c *Cmd) Signal(sig syscall.Signal) error {
+	if c.Process == nil {
+		return errors.New("proc: not started")
+	}
+	return syscall.Kill(-c.PGID(), sig)
 }
 
-// killTree sends SIGTERM to the shell's process group, giving its members
-// grace to exit cleanly, then SIGKILL to whatever remains.
-func killTree(cmd *exec.Cmd, grace time.Duration) {
-	pgid := cmd.Process.Pid
+// Kill sends SIGKILL to the command's whole process group; ESRCH (nothing
+// left) is not an error.
+func (c *Cmd) Kill() {
+	if c.Process != nil {
+		KillGroup(c.PGID())
+	}
+}
+
+// Terminate sends SIGTERM to the command's process group, gives its members
+// grace to exit cleanly, then sends SIGKILL to whatever remains. It blocks
+// for up to grace.
+func (c *Cmd) Terminate(grace time.Duration) {
+	if c.Process == nil {
+		return
+	}
+	pgid := c.PGID()
 	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
 		return
 	}
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
-		if !groupAlive(pgid) {
+		if !GroupAlive(pgid) {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollInterval)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	KillGroup(pgid)
 }
 
-// groupAlive reports whether group pgid has a member that is not a zombie.
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	state, _, ok := procStat(pid)
+	return ok && state != 'Z'
+}
+
+// GroupAlive reports whether group pgid has a member that is not a zombie.
 // kill(-pgid, 0) alone is not enough: killed orphans stay zombies until init
 // reaps them, which in some containers takes seconds, and waiting for that
 // would turn every kill into a full grace period.
-func groupAlive(pgid int) bool {
+func GroupAlive(pgid int) bool {
+	if pgid <= 0 {
+		return false
+	}
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}

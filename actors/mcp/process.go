@@ -1,0 +1,67 @@
+package mcp
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/troupehq/troupe/actors/process"
+)
+
+// processSpec is how a stdio server runs. Stopping gives it terminateGrace
+// between SIGTERM and SIGKILL, as the MCP spec asks.
+func (c *conn) processSpec() process.Spec {
+	env := os.Environ()
+	for _, e := range c.cfg.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	return process.Spec{
+		Path: c.cfg.Command, Args: c.cfg.Args, Env: env, Dir: c.cwd,
+		Stdin: true, Output: process.OutputStream, Stderr: c.stderr,
+		StopGrace: terminateGrace, PipeGrace: waitDelay,
+	}
+}
+
+// child is a started stdio server, as its process actor reported it.
+type child struct {
+	started   *process.Started
+	terminate func(grace time.Duration) // asks the process actor
+	once      sync.Once
+}
+
+// transport speaks MCP over the child's pipes. Closing the connection
+// closes stdin, not stdout, as the SDK's CommandTransport does: a server
+// ends on EOF and may still write on its way out. The process actor closes
+// stdout when it stops.
+func (p *child) transport() sdk.Transport {
+	return &sdk.IOTransport{Reader: io.NopCloser(p.started.Stdout), Writer: p.started.Stdin}
+}
+
+// end ends the server as the MCP spec asks: EOF on stdin, then SIGTERM
+// after terminateGrace, then SIGKILL after another. It returns once the
+// server is gone and its stderr is in the tail, or the graces ran out. Safe
+// to call more than once, and concurrently.
+func (p *child) end() {
+	p.once.Do(func() {
+		_ = p.started.Stdin.Close() // the connection may have closed it already
+		if waitDone(p.started.Done, terminateGrace) {
+			return
+		}
+		p.terminate(terminateGrace)
+		waitDone(p.started.Done, terminateGrace+waitDelay)
+	})
+}
+
+func waitDone(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}

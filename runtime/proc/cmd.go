@@ -1,0 +1,28 @@
+package proc
+
+import "os/exec"
+
+// Cmd is an exec.Cmd that runs isolated in its own process group (see the
+// package doc). Set the exec.Cmd's fields as usual, except ExtraFiles and
+// SysProcAttr, which Start owns; then Start and Wait. Once the command is
+// done with, call Release, or Kill what is left of its group.
+type Cmd struct {
+	*exec.Cmd
+	watch watch
+}
+
+// Command returns a Cmd to run name with args, looked up as exec.Command
+// does.
+func Command(name string, arg ...string) *Cmd {
+	return &Cmd{Cmd: exec.Command(name, arg...)}
+}
+
+// PGID is the started command's process group: on Linux its own pid, as
+// the leader of a new session. Elsewhere it is the command's pid too, which
+// leads no group there.
+func (c *Cmd) PGID() int {
+	if c.Process == nil {
+		return 0
+	}
+	return c.Process.Pid
+}
