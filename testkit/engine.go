@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"
 )
@@ -35,7 +35,7 @@ func Engine(p llm.Provider, toolStyle string) *session.Engine {
 
 // Prompt queues text in session id and returns its message id once the
 // prompt is durable.
-func Prompt(t testing.TB, rt *runtime.Runtime, id, text string) string {
+func Prompt(t testing.TB, rt *boot.Runtime, id, text string) string {
 	t.Helper()
 	res, err := rt.Sessions.Prompt(context.Background(), id, sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: text}}})
 	NoError(t, err)

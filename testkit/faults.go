@@ -8,7 +8,7 @@ import (
 
 // PanicWhen is a receiver middleware that panics, before the actor sees
 // the message, whenever cond returns true. Pass it in
-// runtime.Options.SessionMiddleware to crash sessions mid-work.
+// boot.Options.SessionMiddleware to crash sessions mid-work.
 func PanicWhen(cond func(msg any) bool) actor.ReceiverMiddleware {
 	return func(next actor.ReceiverFunc) actor.ReceiverFunc {
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {

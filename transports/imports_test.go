@@ -5,13 +5,10 @@
 package transports_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/troupehq/troupe/testkit"
 )
 
 const module = "github.com/troupehq/troupe/"
@@ -28,26 +25,8 @@ var allowed = map[string]string{
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", module+"transports/...")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	packages := 0
-	for {
-		var pkg struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&pkg); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("decode go list output: %v", err)
-		}
-		packages++
+	pkgs := testkit.GoList(t, module+"transports/...")
+	for _, pkg := range pkgs {
 		for _, imp := range pkg.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue
@@ -59,7 +38,7 @@ func TestTransportsImportOnlyTheFacade(t *testing.T) {
 			t.Errorf("%s imports %s: a transport reaches sessions only through actors/sessions and reads only persistence/event", pkg.ImportPath, imp)
 		}
 	}
-	if packages < 3 {
-		t.Fatalf("go list found %d transport packages, want at least rpc, jsonstream and stdio", packages)
+	if len(pkgs) < 3 {
+		t.Fatalf("go list found %d transport packages, want at least rpc, jsonstream and stdio", len(pkgs))
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -14,7 +14,7 @@ import (
 // whole path: client -> registry -> session (seq, fold) -> writer (group
 // commit) -> reply, with clients appending 64 events per request.
 func BenchmarkSessionAppend(b *testing.B) {
-	rt := testkit.Boot(b, runtime.Options{})
+	rt := testkit.Boot(b, boot.Options{})
 	ctx := context.Background()
 	testkit.NoError(b, rt.Sessions.Create(ctx, "bench", event.CreatedPayload{}))
 	const perRequest = 64

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/compaction"
 	"github.com/troupehq/troupe/runtime/conversation"

@@ -3,7 +3,7 @@ package session
 import (
 	"context"
 
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/compaction"
 	"github.com/troupehq/troupe/runtime/tools"

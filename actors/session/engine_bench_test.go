@@ -11,7 +11,7 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -68,8 +68,8 @@ func (a *arrivals) wait(b *testing.B, timeout time.Duration) {
 
 // bootEngine starts a runtime whose runs use p, with one session subscribed
 // (live only) by a fresh arrivals actor.
-func bootEngine(b *testing.B, p llm.Provider, keep bool) (*runtime.Runtime, *arrivals) {
-	rt := testkit.Boot(b, runtime.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+func bootEngine(b *testing.B, p llm.Provider, keep bool) (*boot.Runtime, *arrivals) {
+	rt := testkit.Boot(b, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
 	ctx := context.Background()
 	testkit.NoError(b, rt.Sessions.Create(ctx, "bench", event.CreatedPayload{Cwd: b.TempDir()}))
 	a := newArrivals(b, rt.System, keep)

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/session/queue"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"

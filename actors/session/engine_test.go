@@ -11,14 +11,14 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 type engineRig struct {
-	rt   *runtime.Runtime
+	rt   *boot.Runtime
 	llm  *llmserver.Provider
 	c    *testkit.Collector
 	id   string
@@ -44,7 +44,7 @@ func newRigWith(t *testing.T, style string, script llmserver.Script, tune func(*
 	if tune != nil {
 		tune(eng)
 	}
-	rt := testkit.Boot(t, runtime.Options{Engine: eng})
+	rt := testkit.Boot(t, boot.Options{Engine: eng})
 	r := &engineRig{rt: rt, llm: p, id: "e", cwd: t.TempDir()}
 	testkit.NoError(t, rt.Sessions.Create(context.Background(), r.id, event.CreatedPayload{Cwd: r.cwd}))
 	r.c = testkit.NewCollector(t, rt.System)

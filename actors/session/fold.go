@@ -3,7 +3,7 @@ package session
 import (
 	"strings"
 
-	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
 )

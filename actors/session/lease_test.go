@@ -8,7 +8,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -17,8 +17,8 @@ import (
 // the session as soon as the first lets it go.
 func TestASessionHasOneOwnerAtATime(t *testing.T) {
 	home := t.TempDir()
-	first := testkit.Boot(t, runtime.Options{Home: home, Command: "first"})
-	second := testkit.Boot(t, runtime.Options{Home: home, Command: "second"})
+	first := testkit.Boot(t, boot.Options{Home: home, Command: "first"})
+	second := testkit.Boot(t, boot.Options{Home: home, Command: "second"})
 	ctx := context.Background()
 	create(t, first, "s")
 	_, _, err := first.Sessions.Append(ctx, "s", delta(t, "a"))

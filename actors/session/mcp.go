@@ -2,7 +2,7 @@ package session
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/mcp"
+	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
@@ -27,7 +27,7 @@ func TestMCPServerToolReachesTheModel(t *testing.T) {
 		llmserver.Steps(llmserver.Text("the server echoed")),
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, runtime.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
 	servers, _ := json.Marshal([]map[string]any{{"name": "t", "command": bin, "args": []string{}, "env": []any{}}})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "m", event.CreatedPayload{Cwd: t.TempDir(), MCPServers: servers}))

@@ -9,7 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
@@ -26,7 +26,7 @@ func TestCrashMidRunKeepsQueueAndResumes(t *testing.T) {
 		llmserver.Steps(llmserver.Text("third done")),
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, runtime.Options{
+	rt := testkit.Boot(t, boot.Options{
 		Engine:   testkit.Engine(p, event.ToolStyleNative),
 		Sessions: sessions.Config{Backoff: time.Millisecond},
 		SessionMiddleware: []actor.ReceiverMiddleware{testkit.PanicWhen(func(m any) bool {

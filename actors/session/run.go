@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/queue"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/session/queue"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/proc"
 )

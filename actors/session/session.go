@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/mcp"
-	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/actors/session/mcp"
+	"github.com/troupehq/troupe/actors/session/queue"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/actors/storewriter"
-	"github.com/troupehq/troupe/actors/turn"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"

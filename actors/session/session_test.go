@@ -14,7 +14,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -24,7 +24,7 @@ func delta(t testing.TB, text string) event.Draft {
 	return d
 }
 
-func create(t testing.TB, rt *runtime.Runtime, id string) {
+func create(t testing.TB, rt *boot.Runtime, id string) {
 	t.Helper()
 	testkit.NoError(t, rt.Sessions.Create(context.Background(), id, event.CreatedPayload{Cwd: "/w", Title: "t"}))
 }
@@ -42,7 +42,7 @@ func checkSeqs(t testing.TB, evs []event.Event, from, to int64) {
 }
 
 func TestCreateAppendSubscribe(t *testing.T) {
-	rt := testkit.Boot(t, runtime.Options{})
+	rt := testkit.Boot(t, boot.Options{})
 	ctx := context.Background()
 	create(t, rt, "s1")
 	first, last, err := rt.Sessions.Append(ctx, "s1", delta(t, "a"), delta(t, "b"))
@@ -81,7 +81,7 @@ func TestCreateAppendSubscribe(t *testing.T) {
 // Many writers, subscribers attaching at random moments and seqs: every
 // subscriber sees exactly its range, in order, once.
 func TestConcurrentAppendsAndSubscribers(t *testing.T) {
-	rt := testkit.Boot(t, runtime.Options{})
+	rt := testkit.Boot(t, boot.Options{})
 	ctx := context.Background()
 	create(t, rt, "hot")
 	const writers, perWriter = 8, 250
@@ -152,7 +152,7 @@ func TestConcurrentAppendsAndSubscribers(t *testing.T) {
 
 func TestPanicRestartsAndRecovers(t *testing.T) {
 	var fault testkit.Switch
-	rt := testkit.Boot(t, runtime.Options{
+	rt := testkit.Boot(t, boot.Options{
 		SessionMiddleware: []actor.ReceiverMiddleware{testkit.PanicWhen(func(m any) bool {
 			_, isAppend := m.(*session.Append)
 			return isAppend && fault.Armed()
@@ -184,7 +184,7 @@ func TestPanicRestartsAndRecovers(t *testing.T) {
 
 func TestRepeatedFailuresMarkSessionFailed(t *testing.T) {
 	var fault testkit.Switch
-	rt := testkit.Boot(t, runtime.Options{
+	rt := testkit.Boot(t, boot.Options{
 		SessionMiddleware: []actor.ReceiverMiddleware{testkit.PanicWhen(func(m any) bool {
 			_, isState := m.(*session.GetState)
 			return isState && fault.Armed()
@@ -214,7 +214,7 @@ func TestRepeatedFailuresMarkSessionFailed(t *testing.T) {
 }
 
 func TestIdleSessionsPassivateAndResurrect(t *testing.T) {
-	rt := testkit.Boot(t, runtime.Options{IdleTimeout: 50 * time.Millisecond})
+	rt := testkit.Boot(t, boot.Options{IdleTimeout: 50 * time.Millisecond})
 	ctx := context.Background()
 	create(t, rt, "sleepy")
 	_, _, err := rt.Sessions.Append(ctx, "sleepy", delta(t, "a"))
@@ -233,7 +233,7 @@ func TestIdleSessionsPassivateAndResurrect(t *testing.T) {
 }
 
 func TestSubscriberKeepsSessionAwake(t *testing.T) {
-	rt := testkit.Boot(t, runtime.Options{IdleTimeout: 20 * time.Millisecond})
+	rt := testkit.Boot(t, boot.Options{IdleTimeout: 20 * time.Millisecond})
 	ctx := context.Background()
 	create(t, rt, "watched")
 	c := testkit.NewCollector(t, rt.System)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"

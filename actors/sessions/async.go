@@ -2,7 +2,7 @@ package sessions
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/queue"
+	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 )
 

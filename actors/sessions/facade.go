@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/queue"
 	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/turn"
+	"github.com/troupehq/troupe/actors/session/queue"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 )
 

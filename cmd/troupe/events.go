@@ -14,7 +14,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 )
 
 // followPoll is how often --follow looks for new events; the writer may be
@@ -41,7 +41,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// events only reads: the home is not created, nor required writable.
-	home, err := runtime.HomePath(common.home)
+	home, err := boot.HomePath(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 1
@@ -50,7 +50,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe events: home %s: not a directory\n", home)
 		return 1
 	}
-	path := filepath.Join(home, runtime.StoreFile)
+	path := filepath.Join(home, boot.StoreFile)
 	if _, err := os.Stat(path); err != nil {
 		fmt.Fprintf(stderr, "troupe events: no store at %s (set --home or TROUPE_HOME)\n", path)
 		return 1
@@ -61,7 +61,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer store.Close()
-	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
+	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	if err := printEvents(ctx, store, pos[0], *from, *follow, stdout); err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)

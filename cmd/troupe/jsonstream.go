@@ -14,8 +14,8 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
-	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/jsonstream"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -97,11 +97,11 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if f.sessionID != "" && f.resume != "" {
 		return configError(errors.New("--session-id and --resume are mutually exclusive"))
 	}
-	log, err := runtime.NewLogger(runtime.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return configError(err)
 	}
-	home, err := runtime.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home)
 	if err != nil {
 		return configError(err)
 	}
@@ -127,11 +127,11 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream"})
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream"})
 	if err != nil {
 		return configError(err)
 	}
-	ctx, stopSignals := runtime.NotifyShutdown(context.Background(), log)
+	ctx, stopSignals := boot.NotifyShutdown(context.Background(), log)
 	defer stopSignals()
 	code := serveJSONStream(ctx, rt, f, stdin, stdout, configError)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -146,7 +146,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
 // serveJSONStream runs the conversation until EOF, SIGTERM or a fatal error.
-func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer, configError func(error) int) int {
+func serveJSONStream(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer, configError func(error) int) int {
 	bg := context.Background()
 	id, err := jsonStreamSession(bg, rt, f)
 	if err != nil {
@@ -203,7 +203,7 @@ func serveJSONStream(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags
 
 // jsonStreamSession picks or creates the session: --session-id must be
 // new, --resume must exist (latest: the workspace's newest).
-func jsonStreamSession(ctx context.Context, rt *runtime.Runtime, f jsonStreamFlags) (string, error) {
+func jsonStreamSession(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags) (string, error) {
 	switch {
 	case f.resume == "latest":
 		list, err := rt.Sessions.List(ctx, f.workspace)

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 )
 
 // command is one subcommand: a name, a one-line summary and its entry point.
@@ -121,7 +121,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // logger builds the command's logger from the flags.
 func (c *commonFlags) logger() (*slog.Logger, error) {
-	return runtime.NewLogger(runtime.LogOptions{Level: c.logLevel, Format: c.logFormat})
+	return boot.NewLogger(boot.LogOptions{Level: c.logLevel, Format: c.logFormat})
 }
 
 // parse parses flags and positional args in any order, since people type

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
-	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/transports/rpc"
 )
 
@@ -74,11 +74,11 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
 		return code
 	}
-	log, err := runtime.NewLogger(runtime.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := runtime.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -102,7 +102,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case f.sessionDir != "":
 		storeHome = f.sessionDir
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc"})
+	rt, err := boot.Start(boot.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc"})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -110,7 +110,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
+	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code := rpc.Serve(ctx, rt.System, rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,

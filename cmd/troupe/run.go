@@ -10,8 +10,8 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime"
-	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/boot/engine"
 )
 
 type runFlags struct {
@@ -53,7 +53,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitUsage
 	}
-	home, err := runtime.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
@@ -68,12 +68,12 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitUsage
 	}
-	rt, err := runtime.Boot(runtime.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
 	}
-	ctx, stop := runtime.NotifyShutdown(context.Background(), log)
+	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -91,7 +91,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // oneShot runs (or continues) one run and prints it; the code is the run's.
-func oneShot(ctx context.Context, rt *runtime.Runtime, eng *engine.Engine, f runFlags, set map[string]bool, prompt string, stdout, stderr io.Writer) (int, error) {
+func oneShot(ctx context.Context, rt *boot.Runtime, eng *engine.Engine, f runFlags, set map[string]bool, prompt string, stdout, stderr io.Writer) (int, error) {
 	plan, err := planRun(ctx, rt.Store, eng, f, set, prompt)
 	if err != nil {
 		return exitUsage, err
@@ -135,7 +135,7 @@ func oneShot(ctx context.Context, rt *runtime.Runtime, eng *engine.Engine, f run
 
 // nextEvent reads the stream; the first interrupt cancels the run and the
 // loop goes on to print its end.
-func nextEvent(ctx context.Context, rt *runtime.Runtime, id string, stream *sessions.Stream) (event.Event, error) {
+func nextEvent(ctx context.Context, rt *boot.Runtime, id string, stream *sessions.Stream) (event.Event, error) {
 	for {
 		e, err := stream.Next(ctx)
 		if err == nil || !errors.Is(err, context.Canceled) {

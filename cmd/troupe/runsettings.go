@@ -4,7 +4,7 @@ import (
 	"flag"
 
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/engine"
+	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 

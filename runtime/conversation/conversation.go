@@ -6,7 +6,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/llm"
-	"github.com/troupehq/troupe/runtime/toolcall"
+	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
 // Entry is one message with the id compaction refers to it by.
@@ -36,7 +36,7 @@ type Conversation struct {
 	names   map[string]string        // tool call id -> tool name
 	// textResults are results of text-origin calls of the current step;
 	// they become one user message when the next message starts.
-	textResults []toolcall.ToolResult
+	textResults []tooltext.ToolResult
 	textID      string
 }
 
@@ -122,7 +122,7 @@ func (c *Conversation) toolResult(p *event.ToolCompletedPayload) {
 		if c.textID == "" {
 			c.textID = "results-" + p.ToolCallID
 		}
-		c.textResults = append(c.textResults, toolcall.ToolResult{Name: p.Name, Content: out})
+		c.textResults = append(c.textResults, tooltext.ToolResult{Name: p.Name, Content: out})
 		return
 	}
 	c.add("result-"+p.ToolCallID, llm.Message{Role: llm.RoleTool, ToolCallID: p.ToolCallID, Content: out})
@@ -132,7 +132,7 @@ func (c *Conversation) flushText() {
 	if len(c.textResults) == 0 {
 		return
 	}
-	c.add(c.textID, llm.Message{Role: llm.RoleUser, Content: toolcall.FormatResults(c.textResults)})
+	c.add(c.textID, llm.Message{Role: llm.RoleUser, Content: tooltext.FormatResults(c.textResults)})
 	c.textResults, c.textID = nil, ""
 }
 
@@ -159,7 +159,7 @@ func (c *Conversation) Entries() []Entry {
 	out := make([]Entry, len(c.entries), len(c.entries)+1)
 	copy(out, c.entries)
 	if len(c.textResults) > 0 {
-		out = append(out, Entry{ID: c.textID, Message: llm.Message{Role: llm.RoleUser, Content: toolcall.FormatResults(c.textResults)}})
+		out = append(out, Entry{ID: c.textID, Message: llm.Message{Role: llm.RoleUser, Content: tooltext.FormatResults(c.textResults)}})
 	}
 	return out
 }
@@ -261,7 +261,7 @@ func (c *Conversation) Clone() *Conversation {
 		prompts:     make(map[string][]event.Block, len(c.prompts)),
 		origins:     make(map[string]string, len(c.origins)),
 		names:       make(map[string]string, len(c.names)),
-		textResults: append([]toolcall.ToolResult(nil), c.textResults...),
+		textResults: append([]tooltext.ToolResult(nil), c.textResults...),
 		textID:      c.textID,
 	}
 	for k, v := range c.prompts {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/troupehq/troupe/runtime/toolcall"
+	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
 // ToolName is the built-in tool that loads a skill's instructions.
@@ -35,7 +35,7 @@ type toolSchema struct {
 // agent's own tools when skills exist; with an empty catalog callers leave
 // it out. Its schema lists the installed names so native function calling
 // can check them; the text prompt only shows "activate_skill(name)".
-func (c Catalog) Tool() toolcall.Tool {
+func (c Catalog) Tool() tooltext.Tool {
 	var schema toolSchema
 	schema.Type = "object"
 	schema.Properties.Name = stringProperty{Type: "string", Description: "Name of the skill to activate.", Enum: c.names()}
@@ -46,12 +46,12 @@ func (c Catalog) Tool() toolcall.Tool {
 		// rather than panic.
 		params = nil
 	}
-	return toolcall.Tool{Name: ToolName, Description: toolDescription, Parameters: params}
+	return tooltext.Tool{Name: ToolName, Description: toolDescription, Parameters: params}
 }
 
 // Activate runs activate_skill with the call's JSON arguments and returns
 // the skill's instructions, the result the model reads (spec section 5).
-// On error the caller reports toolcall.ErrorContent(err) instead.
+// On error the caller reports tooltext.ErrorContent(err) instead.
 func (c Catalog) Activate(arguments string) (string, error) {
 	var args struct {
 		Name *string `json:"name"`

@@ -6,5 +6,5 @@
 //
 // It only reads skill files. It does not install, edit or watch skills,
 // decide where TROUPE_HOME is, or run the agentic loop; the text protocol
-// around the tool lives in runtime/toolcall.
+// around the tool lives in runtime/tooltext.
 package skills

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/troupehq/troupe/runtime/toolcall"
+	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
 func requireEqual[T any](t *testing.T, got, want T) {
@@ -162,7 +162,7 @@ func TestToolRendersAsTheSpecLine(t *testing.T) {
 	requireEqual(t, tool.Name, ToolName)
 	requireEqual(t, string(tool.Parameters),
 		`{"type":"object","properties":{"name":{"type":"string","description":"Name of the skill to activate.","enum":["go","rust"]}},"required":["name"]}`)
-	prompt := toolcall.ToolsPrompt([]toolcall.Tool{tool})
+	prompt := tooltext.ToolsPrompt([]tooltext.Tool{tool})
 	if !strings.HasSuffix(prompt, "\n- activate_skill(name): Load a skill's full instructions into context. Use this before starting work that matches a listed skill.\n") {
 		t.Fatalf("prompt %q", prompt)
 	}
@@ -174,7 +174,7 @@ func TestActivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := toolcall.Parse(`<tool_call>{"name":"activate_skill","args":{name: "rust"}}</tool_call>`).Calls[0]
+	call := tooltext.Parse(`<tool_call>{"name":"activate_skill","args":{name: "rust"}}</tool_call>`).Calls[0]
 	got, err := c.Activate(call.Arguments)
 	if err != nil {
 		t.Fatal(err)
@@ -197,13 +197,13 @@ func TestActivate(t *testing.T) {
 			t.Errorf("Activate(%s) = %q, %v; want error containing %q", tt.args, got, err, tt.wantMsg)
 		}
 	}
-	requireEqual(t, toolcall.ErrorContent(errors.New("x")), "Error: x")
+	requireEqual(t, tooltext.ErrorContent(errors.New("x")), "Error: x")
 }
 
 func TestSystemPromptWithSkills(t *testing.T) {
 	c := Catalog{Skills: []Skill{{Name: "go", Description: "Go idioms"}}}
-	run := toolcall.Tool{Name: "run", Description: "Run a command.", Parameters: json.RawMessage(`{"properties":{"command":{}}}`)}
-	got := toolcall.SystemPrompt("Be brief.", c.Prompt(), []toolcall.Tool{run, c.Tool()})
+	run := tooltext.Tool{Name: "run", Description: "Run a command.", Parameters: json.RawMessage(`{"properties":{"command":{}}}`)}
+	got := tooltext.SystemPrompt("Be brief.", c.Prompt(), []tooltext.Tool{run, c.Tool()})
 	want := "Be brief.\n\n## Available Skills\n\n" +
 		"You have access to the following skills. To activate a skill that is relevant to your current task, use the activate_skill tool.\n\n" +
 		"- go: Go idioms\n\n\n" +

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/runtime"
+	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/rpc"
@@ -26,7 +26,7 @@ func TestServeInProcess(t *testing.T) {
 		llmserver.Steps(llmserver.Text("Forked answer.")),
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, runtime.Options{Engine: testkit.Engine(p, "native")})
+	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, "native")})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan int, 1)

@@ -1,0 +1,158 @@
+//go:build linux
+
+package mcp_test
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/session/mcp"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// serverPID asks the test server for its process id through the pid tool.
+func serverPID(t *testing.T, pidTool tools.Tool) int {
+	t.Helper()
+	r := run(t, pidTool, `{}`)
+	pid, err := strconv.Atoi(r.Output)
+	if err != nil {
+		t.Fatalf("pid tool: %+v", r)
+	}
+	return pid
+}
+
+func gone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// pgrp reads a process's group from /proc/PID/stat.
+func pgrp(t *testing.T, pid int) int {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	g, err := strconv.Atoi(fields[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestStopEndsServer(t *testing.T) {
+	sys := newSystem(t)
+	pid := sys.Root.Spawn(mcp.Props(stdio(t, "test"), t.TempDir()))
+	pidTool := mustTools(t, sys, pid)["test__pid"]
+	child := serverPID(t, pidTool)
+	if g := pgrp(t, child); g != child {
+		t.Errorf("server runs in process group %d, want its own (%d)", g, child)
+	}
+
+	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "server process gone", func() bool { return gone(child) })
+
+	r := run(t, pidTool, `{}`)
+	if !r.IsError || !strings.Contains(r.Output, `mcp server "test"`) {
+		t.Errorf("call after stop: %+v", r)
+	}
+}
+
+type boom struct{}
+
+func TestRestartReconnects(t *testing.T) {
+	sys := newSystem(t)
+	crash := func(next actor.ReceiverFunc) actor.ReceiverFunc {
+		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+			if _, ok := env.Message.(*boom); ok {
+				panic("injected fault")
+			}
+			next(c, env)
+		}
+	}
+	props := mcp.Props(stdio(t, "test"), t.TempDir()).Clone(actor.WithReceiverMiddleware(crash))
+	pid := spawn(t, sys, props)
+	pidTool := mustTools(t, sys, pid)["test__pid"]
+	first := serverPID(t, pidTool)
+
+	sys.Root.Send(pid, &boom{})
+	eventually(t, 5*time.Second, "first server process gone", func() bool { return gone(first) })
+
+	if _, ok := mustTools(t, sys, pid)["test__echo"]; !ok {
+		t.Fatal("no tools after the restart")
+	}
+	// The tool handed out before the crash reaches the new connection.
+	second := serverPID(t, pidTool)
+	if second == first || gone(second) {
+		t.Errorf("after restart the pid tool reached %d (first was %d)", second, first)
+	}
+}
+
+func TestServerExitIsReported(t *testing.T) {
+	sys := newSystem(t)
+	pid := spawn(t, sys, mcp.Props(stdio(t, "test"), t.TempDir()))
+	byName := mustTools(t, sys, pid)
+	if err := syscall.Kill(serverPID(t, byName["test__pid"]), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "GetTools reports the lost connection", func() bool {
+		reply := getTools(t, sys, pid)
+		return reply.Err != nil && strings.Contains(reply.Err.Error(), "connection ended")
+	})
+	if r := run(t, byName["test__echo"], `{"text":"x"}`); !r.IsError {
+		t.Errorf("call to a dead server: %+v", r)
+	}
+}
+
+// hanging is a stdio "server" that writes its pid to a file and never
+// answers, so the actor stays connecting.
+func hanging(t *testing.T, name string) (mcp.ServerConfig, func() int) {
+	pidFile := t.TempDir() + "/pid"
+	cfg := mcp.ServerConfig{Name: name, Command: "sh", Args: []string{"-c", `echo $$ > "$0"; exec sleep 60`, pidFile}}
+	readPID := func() int {
+		var pid int
+		eventually(t, 5*time.Second, "server wrote its pid", func() bool {
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				return false
+			}
+			pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+			return err == nil
+		})
+		return pid
+	}
+	return cfg, readPID
+}
+
+func TestStopWhileConnecting(t *testing.T) {
+	sys := newSystem(t)
+	cfg, readPID := hanging(t, "slow")
+	pid := sys.Root.Spawn(mcp.Props(cfg, t.TempDir()))
+	child := readPID()
+	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
+}
+
+func TestConnectTimeout(t *testing.T) {
+	mcp.SetConnectTimeout(t, 300*time.Millisecond)
+	sys := newSystem(t)
+	cfg, readPID := hanging(t, "mute")
+	pid := spawn(t, sys, mcp.Props(cfg, t.TempDir()))
+	child := readPID()
+	reply := getTools(t, sys, pid)
+	if reply.Err == nil || !strings.Contains(reply.Err.Error(), `mcp server "mute": connect: timed out after 300ms`) {
+		t.Fatalf("reply %+v, want a timeout", reply)
+	}
+	eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
+}

@@ -1,0 +1,52 @@
+package boot
+
+import (
+	"github.com/troupehq/troupe/actors/actorlog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+)
+
+type treeQuery struct{}
+
+type treeReply struct {
+	writer, registry *actor.PID
+}
+
+// guardian is the root of troupe's tree. It restarts a crashed writer or
+// sessions supervisor a few times; past that it lets the failure stop them.
+type guardian struct {
+	store    *persistence.Store
+	wopts    storewriter.Options
+	scfg     sessions.Config
+	writer   *actor.PID
+	registry *actor.PID
+}
+
+func guardianProps(store *persistence.Store, wopts storewriter.Options, scfg sessions.Config) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &guardian{store: store, wopts: wopts, scfg: scfg}
+	}, actor.WithSupervisor(actor.NewOneForOneStrategy(3, 10*time.Second, actor.DefaultDecider)),
+		actor.WithReceiverMiddleware(logPanics))
+}
+
+func (g *guardian) Receive(ctx actor.Context) {
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		var err error
+		if g.writer, err = ctx.SpawnNamed(storewriter.Props(g.store, g.wopts), "store-writer"); err != nil {
+			panic(err)
+		}
+		g.scfg.Session.Writer = g.writer
+		if g.registry, err = ctx.SpawnNamed(sessions.Props(g.scfg), "sessions"); err != nil {
+			panic(err)
+		}
+	case *treeQuery:
+		ctx.Respond(&treeReply{writer: g.writer, registry: g.registry})
+	default:
+		actorlog.Unhandled(actorlog.For(ctx), ctx)
+	}
+}

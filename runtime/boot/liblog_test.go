@@ -1,0 +1,70 @@
+package boot_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/testkit"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// records returns the logged records by message.
+func (l *lockedBuffer) records(t *testing.T) map[string]map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+		var rec map[string]any
+		testkit.NoError(t, json.Unmarshal([]byte(line), &rec))
+		out[rec["msg"].(string)] = rec
+	}
+	return out
+}
+
+// The actor system's logger tags protoactor's records and holds them to the
+// library level; records logged through it from troupe's code are neither
+// tagged nor held back.
+func TestActorSystemLoggerTagsOnlyTheLibrary(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		libLevel   slog.Level
+		libVisible bool
+	}{{"library at debug", slog.LevelDebug, true}, {"library at the default warn", 0, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf lockedBuffer
+			log, err := boot.NewLogger(boot.LogOptions{Level: "debug", Format: "json", Writer: &buf})
+			testkit.NoError(t, err)
+			rt := testkit.Boot(t, boot.Options{Logger: log, LibraryLevel: c.libLevel})
+			rt.System.Logger().With("actor", "a").Info("troupe's own record")
+
+			recs := buf.records(t)
+			own, ok := recs["troupe's own record"]
+			if !ok {
+				t.Fatalf("own record missing: %v", recs)
+			}
+			if _, tagged := own["lib"]; tagged || own["actor"] != "a" {
+				t.Fatalf("own record: %v", own)
+			}
+			lib, ok := recs["actor system started"] // logged by protoactor at info
+			testkit.Equal(t, ok, c.libVisible)
+			if ok && lib["lib"] != "protoactor" {
+				t.Fatalf("library record not tagged: %v", lib)
+			}
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package boot
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lmittmann/tint"
+	"golang.org/x/term"
+)
+
+// LogOptions choose the log level and format. Logs always go to stderr in
+// troupe: stdout is protocol in the stdio modes.
+type LogOptions struct {
+	Level  string // debug | info | warn | error; empty: $TROUPE_LOG, else warn
+	Format string // text (tint) | json
+	Writer io.Writer
+}
+
+// NewLogger builds the process logger.
+func NewLogger(o LogOptions) (*slog.Logger, error) {
+	level := o.Level
+	if level == "" {
+		level = os.Getenv("TROUPE_LOG")
+	}
+	if level == "" {
+		level = "warn"
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(strings.ToLower(level))); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	w := o.Writer
+	if w == nil {
+		w = os.Stderr
+	}
+	switch o.Format {
+	case "", "text":
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly, NoColor: !colour(w)})), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), nil
+	default:
+		return nil, fmt.Errorf("log format %q: want text or json", o.Format)
+	}
+}
+
+// colour is whether text logs to w may carry ANSI colours: only on a
+// terminal, and not when NO_COLOR is set to anything (no-color.org), since
+// escapes in a file or a host's captured stderr are noise.
+func colour(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

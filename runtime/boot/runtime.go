@@ -1,0 +1,138 @@
+package boot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+)
+
+// Options configure a runtime. The zero value boots on the default home.
+type Options struct {
+	Home   string // "" resolves as ResolveHome("")
+	Logger *slog.Logger
+	// LibraryLevel is the level of protoactor's own logs; default Warn.
+	LibraryLevel slog.Level
+	// IdleTimeout passivates sessions; 0 means 10 minutes, <0 never.
+	IdleTimeout time.Duration
+	Store       persistence.Options
+	Writer      storewriter.Options
+	// Sessions tunes supervision; its Session field is filled in by Boot.
+	Sessions sessions.Config
+	// SessionMiddleware wraps every session's Receive (fault injection in
+	// tests, tracing).
+	SessionMiddleware []actor.ReceiverMiddleware
+	// Engine runs prompts in every session; nil hosts logs only.
+	Engine *session.Engine
+	// Command names this process in the session leases it takes, so that
+	// another process can say who holds a session ("troupe run"); default
+	// the program's name.
+	Command string
+}
+
+// Runtime is a booted troupe.
+type Runtime struct {
+	Home     string
+	Store    *persistence.Store
+	System   *actor.ActorSystem
+	Sessions *sessions.Client
+	Log      *slog.Logger
+
+	guardian *actor.PID
+	writer   *actor.PID
+	registry *actor.PID
+
+	mu       sync.Mutex
+	hooks    map[Stage][]func(context.Context) error
+	shutdown sync.Once
+	err      error
+}
+
+// Start opens the store and starts the supervision tree.
+func Start(opts Options) (*Runtime, error) {
+	home, err := ResolveHome(opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		if log, err = NewLogger(LogOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	sopts := opts.Store
+	if sopts.Owner.ID == "" {
+		// Every booted runtime hosts sessions, so it writes as an owner.
+		cmd := opts.Command
+		if cmd == "" {
+			cmd = filepath.Base(os.Args[0])
+		}
+		sopts.Owner = persistence.ThisProcess(cmd)
+	}
+	store, err := persistence.Open(filepath.Join(home, StoreFile), sopts)
+	if err != nil {
+		return nil, err
+	}
+	libLevel := opts.LibraryLevel
+	if libLevel == 0 {
+		libLevel = slog.LevelWarn
+	}
+	// Never WithDeveloperSupervisionLogging: it prints to stdout.
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(s *actor.ActorSystem) *slog.Logger {
+		return slog.New(newActorSystemHandler(log.Handler(), libLevel))
+	}))
+	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{}}
+	idle := opts.IdleTimeout
+	switch {
+	case idle == 0:
+		idle = 10 * time.Minute
+	case idle < 0:
+		idle = 0
+	}
+	scfg := opts.Sessions
+	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine}
+	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
+	if err := rt.spawnTree(opts.Writer, scfg); err != nil {
+		store.Close()
+		sys.Shutdown()
+		return nil, err
+	}
+	ccfg := sessions.ClientConfig{Root: sys.Root, Registry: rt.registry, Store: store}
+	if opts.Engine != nil {
+		ccfg.SpillDir = opts.Engine.SpillDir
+	}
+	rt.Sessions = sessions.NewClient(ccfg)
+	log.Debug("runtime booted", "home", home)
+	return rt, nil
+}
+
+// spawnTree starts the guardian, which starts the store writer and then the
+// sessions supervisor (sessions need the writer's PID).
+func (rt *Runtime) spawnTree(wopts storewriter.Options, scfg sessions.Config) error {
+	g, err := rt.System.Root.SpawnNamed(guardianProps(rt.Store, wopts, scfg), "troupe")
+	if err != nil {
+		return fmt.Errorf("start guardian: %w", err)
+	}
+	res, err := rt.System.Root.RequestFuture(g, &treeQuery{}, 10*time.Second).Result()
+	if err != nil {
+		return fmt.Errorf("start supervision tree: %w", err)
+	}
+	tree := res.(*treeReply)
+	rt.guardian, rt.writer, rt.registry = g, tree.writer, tree.registry
+	return nil
+}
+
+// Writer is the store writer actor.
+func (rt *Runtime) Writer() *actor.PID { return rt.writer }
+
+// Registry is the sessions supervisor.
+func (rt *Runtime) Registry() *actor.PID { return rt.registry }

@@ -1,0 +1,40 @@
+package testkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"testing"
+)
+
+// Package is what GoList reports of one package.
+type Package struct {
+	ImportPath string
+	Imports    []string
+}
+
+// GoList lists the packages matching pattern with their direct imports,
+// through `go list`, for tests that keep the layering honest.
+func GoList(t testing.TB, pattern string) []Package {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", pattern)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", pattern, err, stderr.String())
+	}
+	var pkgs []Package
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p Package
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			return pkgs
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+}
