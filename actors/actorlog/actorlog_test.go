@@ -1,10 +1,8 @@
 package actorlog_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,30 +11,13 @@ import (
 	"github.com/troupehq/troupe/testkit"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type known struct{}
 type stray struct{}
 
 // An actor's unknown message is reported with its type and the actor's
 // identity; its lifecycle messages and the ones it handles are not.
 func TestUnhandledReportsStrayMessagesOnly(t *testing.T) {
-	var out lockedBuffer
+	var out testkit.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return log }))
 	defer sys.Shutdown()

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/actors/process"
+	"github.com/troupehq/troupe/testkit"
 )
 
 func TestLinesInOrderThenExit(t *testing.T) {
@@ -99,7 +99,7 @@ func lens(ss []string) []int {
 func TestStreamAndStdin(t *testing.T) {
 	sys := newSystem(t)
 	o := newOwner(t, sys)
-	var stderr lockedBuffer
+	var stderr testkit.Buffer
 	spec := sh(`echo starting >&2; cat; echo bye >&2`)
 	spec.Stdin, spec.Output, spec.Stderr = true, process.OutputStream, &stderr
 	o.run(sys, spec)
@@ -129,23 +129,6 @@ func TestStreamAndStdin(t *testing.T) {
 	if got := stderr.String(); got != "starting\nbye\n" {
 		t.Errorf("stderr %q", got)
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestUnhandledMessageKeepsItRunning(t *testing.T) {

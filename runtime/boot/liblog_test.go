@@ -1,34 +1,19 @@
 package boot_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
 // records returns the logged records by message.
-func (l *lockedBuffer) records(t *testing.T) map[string]map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+func records(t *testing.T, l *testkit.Buffer) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
 		var rec map[string]any
 		testkit.NoError(t, json.Unmarshal([]byte(line), &rec))
 		out[rec["msg"].(string)] = rec
@@ -46,13 +31,13 @@ func TestActorSystemLoggerTagsOnlyTheLibrary(t *testing.T) {
 		libVisible bool
 	}{{"library at debug", slog.LevelDebug, true}, {"library at the default warn", 0, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			var buf lockedBuffer
+			var buf testkit.Buffer
 			log, err := boot.NewLogger(boot.LogOptions{Level: "debug", Format: "json", Writer: &buf})
 			testkit.NoError(t, err)
 			rt := testkit.Boot(t, boot.Options{Logger: log, LibraryLevel: c.libLevel})
 			rt.System.Logger().With("actor", "a").Info("troupe's own record")
 
-			recs := buf.records(t)
+			recs := records(t, &buf)
 			own, ok := recs["troupe's own record"]
 			if !ok {
 				t.Fatalf("own record missing: %v", recs)

@@ -1,7 +1,6 @@
 package stdio_test
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -48,21 +47,10 @@ func TestReaderLimitSkipsTheLine(t *testing.T) {
 	}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
 func TestWriterSerialisesWholeLines(t *testing.T) {
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
-	var out lockedBuffer
+	var out testkit.Buffer
 	w := sys.Root.Spawn(stdio.WriterProps(&out))
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -78,7 +66,7 @@ func TestWriterSerialisesWholeLines(t *testing.T) {
 	res, err := sys.Root.RequestFuture(w, &stdio.Flush{}, 5*time.Second).Result()
 	testkit.NoError(t, err)
 	testkit.NoError(t, res.(*stdio.Flushed).Err)
-	lines := strings.Split(strings.TrimSuffix(out.b.String(), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	testkit.Equal(t, len(lines), 800)
 	for _, l := range lines {
 		if !strings.HasPrefix(l, `{"g":`) || !strings.HasSuffix(l, "}") {
