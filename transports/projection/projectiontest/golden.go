@@ -8,6 +8,14 @@ import (
 	"testing"
 )
 
+// Run is a projector's table test: project turns each case's log into the
+// protocol's lines, which must match the case's golden file.
+func Run(t *testing.T, project func(t *testing.T, c Case) []string) {
+	for _, c := range Cases(t) {
+		t.Run(c.Name, func(t *testing.T) { Golden(t, c.Name, project(t, c)) })
+	}
+}
+
 var update = flag.Bool("update-projection", false, "rewrite the projectors' golden files in testdata/projection")
 
 // Golden compares lines with testdata/projection/NAME.golden, one line

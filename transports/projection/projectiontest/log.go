@@ -23,11 +23,12 @@ type Log struct {
 	tb        testing.TB
 	SessionID string
 	Events    []event.Event
+	index     map[string]int // the next delta index of each message
 }
 
 // NewLog starts an empty log of session id.
 func NewLog(tb testing.TB, id string) *Log {
-	return &Log{tb: tb, SessionID: id}
+	return &Log{tb: tb, SessionID: id, index: map[string]int{}}
 }
 
 // Add appends one event of kind with payload p.
@@ -47,7 +48,7 @@ func (l *Log) Add(kind event.Kind, p any) *Log {
 func (l *Log) Deltas(run, msg, channel string, pieces ...string) *Log {
 	l.tb.Helper()
 	for _, s := range pieces {
-		l.Add(event.MessageDelta, event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: channel, Text: s})
+		l.delta(event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: channel, Text: s})
 	}
 	return l
 }
@@ -56,11 +57,19 @@ func (l *Log) Deltas(run, msg, channel string, pieces ...string) *Log {
 // announced (no text), then each piece, as the engine streams them.
 func (l *Log) CallDeltas(run, msg, id, name string, pieces ...string) *Log {
 	l.tb.Helper()
-	l.Add(event.MessageDelta, event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: event.ChannelToolCallArgs, ToolCallID: id, ToolName: name})
+	l.delta(event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: event.ChannelToolCallArgs, ToolCallID: id, ToolName: name})
 	for _, s := range pieces {
-		l.Add(event.MessageDelta, event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: event.ChannelToolCallArgs, Text: s, ToolCallID: id, ToolName: name})
+		l.delta(event.MessageDeltaPayload{RunID: run, MessageID: msg, Channel: event.ChannelToolCallArgs, Text: s, ToolCallID: id, ToolName: name})
 	}
 	return l
+}
+
+// delta numbers a delta within its message, as the engine does.
+func (l *Log) delta(p event.MessageDeltaPayload) {
+	l.tb.Helper()
+	p.Index = l.index[p.MessageID]
+	l.index[p.MessageID]++
+	l.Add(event.MessageDelta, p)
 }
 
 // Prompt queues a prompt and starts its run, as the queue does when idle.
