@@ -14,12 +14,10 @@ import (
 // history a process started after the crash folds without showing, as the
 // connection does.
 func TestProjectCases(t *testing.T) {
-	for _, c := range projectiontest.Cases(t) {
-		t.Run(c.Name, func(t *testing.T) {
-			f, lines := projectOneByOne(c)
-			projectiontest.Golden(t, c.Name, append(lines, state(t, f)...))
-		})
-	}
+	projectiontest.Run(t, func(t *testing.T, c projectiontest.Case) []string {
+		f, lines := projectOneByOne(c)
+		return append(lines, state(t, f)...)
+	})
 }
 
 // A batch of events, as a connection that fell behind receives it: the
@@ -30,7 +28,7 @@ func TestProjectBatch(t *testing.T) {
 	evs := c.Log.Events
 	for i := 0; i < len(evs); i++ {
 		if evs[i].Kind == event.MessageDelta {
-			i = (&conn{cur: &sess{fold: f}}).deltas(evs, i) - 1
+			i = f.deltas(evs, i) - 1
 			continue
 		}
 		f.Apply(evs[i])
@@ -77,14 +75,14 @@ func state(t *testing.T, f *fold) []string {
 		return "# " + name + " " + string(b)
 	}
 	counters := map[string]any{
-		"title": f.title, "cwd": f.cwd, "running": f.run, "compacting": f.compactng, "pending": f.queued,
-		"stats": f.stats, "usage": f.usage, "lastText": f.lastText, "lastSeq": f.lastSeq,
+		"title": f.Title, "cwd": f.Cwd, "running": f.runID(), "compacting": f.Compaction != nil, "pending": f.Pending.Len(),
+		"stats": f.stats, "usage": f.Usage, "lastText": f.lastText, "lastSeq": f.LastSeq,
 	}
-	set, err := json.Marshal(f.settings)
+	set, err := json.Marshal(f.Settings)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{line("messages", nonNil(f.view)), line("forks", f.forks), line("state", counters), "# settings " + string(set)}
+	return []string{line("messages", nonNil(f.messages)), line("forks", forkMessages(f.Forks)), line("state", counters), "# settings " + string(set)}
 }
 
 // A fork shows its own events on top of its ancestors' history: the
@@ -93,7 +91,7 @@ func state(t *testing.T, f *fold) []string {
 func TestProjectFork(t *testing.T) {
 	parent := projectiontest.MultiTool(t).Log.Events[:20] // in the middle of the run
 	f, lines := newTestFold()
-	f.sessionID = "s2"
+	f.SessionID = "s2"
 	emit := f.emit
 	f.emit = nil
 	for _, e := range parent {
@@ -101,7 +99,6 @@ func TestProjectFork(t *testing.T) {
 	}
 	f.inherited()
 	f.emit = emit
-	f.lastSeq = 0
 	fork := projectiontest.NewLog(t, "s2").
 		Add(event.SessionCreated, event.CreatedPayload{Cwd: "/fork", ParentSessionID: "s1", ForkedFromSeq: 20}).
 		Prompt("m9", "and now?").

@@ -8,6 +8,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 // carried are the settings a new or forked session starts with: the
@@ -18,8 +19,8 @@ func carried(set event.Settings) event.Settings {
 }
 
 func (c *conn) newSession(cmd Command) {
-	set := carried(c.cur.fold.settings)
-	cwd := c.cur.fold.cwd
+	set := carried(c.cur.fold.Settings)
+	cwd := c.cur.fold.Cwd
 	c.spawn(func() *result {
 		s := c.newSess("", false)
 		s.created.Settings, s.created.Cwd = set, cwd
@@ -40,7 +41,7 @@ func (c *conn) known(id string) bool {
 }
 
 func (c *conn) switchCmd(cmd Command) {
-	cwd := c.cur.fold.cwd
+	cwd := c.cur.fold.Cwd
 	c.spawn(func() *result {
 		ctx := context.Background()
 		path := cmd.SessionPath
@@ -66,10 +67,10 @@ func (c *conn) switchCmd(cmd Command) {
 // message's parent, and returns the message's text for re-editing.
 func (c *conn) fork(cmd Command) {
 	f := c.cur.fold
-	var fp *forkPoint
-	for i := range f.forks {
-		if f.forks[i].EntryID == cmd.EntryID {
-			fp = &f.forks[i]
+	var fp *projection.ForkPoint
+	for i := range f.Forks {
+		if f.Forks[i].EntryID == cmd.EntryID {
+			fp = &f.Forks[i]
 		}
 	}
 	if fp == nil {
@@ -78,8 +79,8 @@ func (c *conn) fork(cmd Command) {
 	}
 	point := *fp
 	created := event.CreatedPayload{
-		Cwd: f.cwd, Settings: carried(f.settings), OriginTransport: "rpc",
-		ParentSessionID: point.session, ForkedFromSeq: point.seq, ForkedFromEntry: point.EntryID,
+		Cwd: f.Cwd, Settings: carried(f.Settings), OriginTransport: "rpc",
+		ParentSessionID: point.SessionID, ForkedFromSeq: point.Seq, ForkedFromEntry: point.EntryID,
 	}
 	c.spawn(func() *result {
 		id := sessions.NewID()
