@@ -1,6 +1,7 @@
 package projectiontest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/troupehq/troupe/persistence/event"
@@ -40,6 +41,13 @@ func created(tb testing.TB, mode string) *Log {
 
 func step(l *Log, run string, n, count int, msg string) *Log {
 	return l.Add(event.StepStarted, event.StepStartedPayload{RunID: run, Step: n, MaxSteps: 50, MessageCount: count, MessageID: msg, ToolStyle: "native"})
+}
+
+// reply is a step that streams text and stops.
+func reply(l *Log, run string, n, count int, msg string, in, out int64, pieces ...string) *Log {
+	step(l, run, n, count, msg).Deltas(run, msg, event.ChannelText, pieces...).
+		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: run, MessageID: msg, Text: strings.Join(pieces, "")})
+	return stepEnded(l, run, n, msg, "stop", in, out)
 }
 
 func stepEnded(l *Log, run string, n int, msg, finish string, in, out int64) *Log {
@@ -109,10 +117,7 @@ func Crashed(tb testing.TB) Case {
 	crash := l.Seq()
 	toolDone(l, "m1", "c2", "bash", "interrupted", Interrupted).
 		Add(event.RunInterrupted, event.RunInterruptedPayload{RunID: "m1", ToolCallIDs: []string{"c2"}, Policy: "resume"})
-	step(l, "m1", 2, 5, "a2").
-		Deltas("m1", "a2", event.ChannelText, "Recovered ", "and done.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m1", MessageID: "a2", Text: "Recovered and done."})
-	stepEnded(l, "m1", 2, "a2", "stop", 30, 4)
+	reply(l, "m1", 2, 5, "a2", 30, 4, "Recovered ", "and done.")
 	runEnded(l, "m1", "end_turn", 50, 12, "")
 	return Case{Name: "crashed", About: "a run cut by a crash during a tool call, resumed", Log: l, Resumed: crash}
 }
@@ -131,9 +136,7 @@ func CrashedMidStream(tb testing.TB) Case {
 		Add(event.RunInterrupted, event.RunInterruptedPayload{RunID: "m1", Policy: "stop"})
 	runEnded(l, "m1", "cancelled", 0, 0, "interrupted by a restart of troupe")
 	l.Prompt("m2", "again")
-	step(l, "m2", 1, 3, "a2").Deltas("m2", "a2", event.ChannelText, "The end.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m2", MessageID: "a2", Text: "The end."})
-	stepEnded(l, "m2", 1, "a2", "stop", 12, 3)
+	reply(l, "m2", 1, 3, "a2", 12, 3, "The end.")
 	runEnded(l, "m2", "end_turn", 12, 3, "")
 	return Case{Name: "crashed_mid_stream", About: "a run cut by a crash while streaming, stopped", Log: l, Resumed: crash}
 }
@@ -167,16 +170,12 @@ func Cancelled(tb testing.TB) Case {
 // one between runs, then one that fails.
 func Compaction(tb testing.TB) Case {
 	l := created(tb, "yolo").Prompt("m1", "first question")
-	step(l, "m1", 1, 1, "a1").Deltas("m1", "a1", event.ChannelText, "Answer one.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m1", MessageID: "a1", Text: "Answer one."})
-	stepEnded(l, "m1", 1, "a1", "stop", 100, 3)
+	reply(l, "m1", 1, 1, "a1", 100, 3, "Answer one.")
 	runEnded(l, "m1", "end_turn", 100, 3, "")
 	l.Prompt("m2", "second question").
 		Add(event.CompactionStarted, event.CompactionPayload{Reason: "threshold", TokensBefore: 25530}).
 		Add(event.CompactionEnded, event.CompactionPayload{Reason: "threshold", Summary: "They asked one question.", FirstKeptEntryID: "m2", TokensBefore: 25530})
-	step(l, "m2", 1, 2, "a2").Deltas("m2", "a2", event.ChannelText, "Answer two.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m2", MessageID: "a2", Text: "Answer two."})
-	stepEnded(l, "m2", 1, "a2", "stop", 40, 3)
+	reply(l, "m2", 1, 2, "a2", 40, 3, "Answer two.")
 	runEnded(l, "m2", "end_turn", 40, 3, "")
 	mode, title := "auto_edit", "renamed"
 	l.Add(event.SessionSettingsChanged, event.Settings{ApprovalMode: &mode, Title: &title}).
@@ -207,13 +206,9 @@ func Steer(tb testing.TB) Case {
 		Add(event.PromptCancelled, event.PromptChangedPayload{MessageID: "m4", Reason: "cancelled by the client"})
 	toolDone(l, "m1", "c2", "read", "skipped", "Skipped due to queued user message.").
 		Add(event.PromptDelivered, event.PromptDeliveredPayload{MessageID: "m2", RunID: "m1", Delivery: "steer"})
-	step(l, "m1", 2, 5, "a2").Deltas("m1", "a2", event.ChannelText, "Reading b.txt.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m1", MessageID: "a2", Text: "Reading b.txt."})
-	stepEnded(l, "m1", 2, "a2", "stop", 20, 4).
+	reply(l, "m1", 2, 5, "a2", 20, 4, "Reading b.txt.").
 		Add(event.PromptDelivered, event.PromptDeliveredPayload{MessageID: "m3", RunID: "m1", Delivery: "follow_up"})
-	step(l, "m1", 3, 7, "a3").Deltas("m1", "a3", event.ChannelText, "Stopped.").
-		Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m1", MessageID: "a3", Text: "Stopped."})
-	stepEnded(l, "m1", 3, "a3", "stop", 30, 2)
+	reply(l, "m1", 3, 7, "a3", 30, 2, "Stopped.")
 	runEnded(l, "m1", "end_turn", 60, 11, "")
 	return Case{Name: "steer", About: "a steer and a follow-up join a run; a queued message is cancelled", Log: l}
 }
