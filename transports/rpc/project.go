@@ -33,8 +33,9 @@ type fold struct {
 	// merged into the next line (see meter).
 	behind   func() bool
 	deferred *streaming
-	// merging: deltas of one batch wait in deferred, to go out as one line
-	// when the batch moves to another block (see deltas).
+	// merging: the deltas of a batch wait in deferred, to go out as one
+	// line per run of deltas of one block (see deltas); merged says some
+	// wait.
 	merging, merged bool
 	ending          bool // run.ended is being projected
 	// onQueued and onRunEnded let the connection answer commands in event
