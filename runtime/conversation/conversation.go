@@ -31,9 +31,9 @@ const (
 // Conversation is the fold. The zero value is empty and ready.
 type Conversation struct {
 	entries []Entry
-	prompts map[string][]event.Block // queued, not yet delivered
-	origins map[string]string        // tool call id -> origin
-	names   map[string]string        // tool call id -> tool name
+	pending event.Pending     // queued, not yet delivered
+	origins map[string]string // tool call id -> origin
+	names   map[string]string // tool call id -> tool name
 	// textResults are results of text-origin calls of the current step;
 	// they become one user message when the next message starts.
 	textResults []tooltext.ToolResult
@@ -53,18 +53,15 @@ func (c *Conversation) Apply(e event.Event) error {
 
 // ApplyDecoded is Apply for a payload the caller already decoded.
 func (c *Conversation) ApplyDecoded(e event.Event, payload any) {
-	if c.prompts == nil {
-		c.prompts, c.origins, c.names = map[string][]event.Block{}, map[string]string{}, map[string]string{}
+	if c.origins == nil {
+		c.origins, c.names = map[string]string{}, map[string]string{}
 	}
 	switch p := payload.(type) {
-	case *event.PromptQueuedPayload:
-		c.prompts[p.MessageID] = p.Content
-	case *event.PromptChangedPayload:
-		c.promptChanged(e.Kind, p)
-	case *event.RunStartedPayload:
-		c.deliver(p.RunID)
-	case *event.PromptDeliveredPayload:
-		c.deliver(p.MessageID)
+	case *event.PromptQueuedPayload, *event.PromptChangedPayload, *event.RunStartedPayload, *event.PromptDeliveredPayload:
+		if pr, ok := c.pending.Apply(e.Kind, p); ok {
+			c.flushText()
+			c.add(pr.MessageID, UserMessage(pr.Content))
+		}
 	case *event.MessageCompletedPayload:
 		c.flushText()
 		c.add(p.MessageID, assistantMessage(p))
@@ -93,27 +90,6 @@ func (c *Conversation) ApplyDecoded(e event.Event, payload any) {
 			c.compact(p.Summary, p.FirstKeptEntryID)
 		}
 	}
-}
-
-func (c *Conversation) promptChanged(kind event.Kind, p *event.PromptChangedPayload) {
-	switch kind {
-	case event.PromptUpdated:
-		if _, queued := c.prompts[p.MessageID]; queued {
-			c.prompts[p.MessageID] = p.Content
-		}
-	case event.PromptCancelled:
-		delete(c.prompts, p.MessageID)
-	}
-}
-
-func (c *Conversation) deliver(messageID string) {
-	content, ok := c.prompts[messageID]
-	if !ok {
-		return
-	}
-	delete(c.prompts, messageID)
-	c.flushText()
-	c.add(messageID, UserMessage(content))
 }
 
 func (c *Conversation) toolResult(p *event.ToolCompletedPayload) {
@@ -176,8 +152,7 @@ func (c *Conversation) Messages() []llm.Message {
 
 // Pending reports whether a queued prompt with this id has not been delivered.
 func (c *Conversation) Pending(messageID string) bool {
-	_, ok := c.prompts[messageID]
-	return ok
+	return c.pending.Has(messageID)
 }
 
 // UserMessage turns prompt blocks into one user message: text blocks joined
@@ -258,14 +233,11 @@ func BashMessage(p *event.BashExecutedPayload) string {
 func (c *Conversation) Clone() *Conversation {
 	out := &Conversation{
 		entries:     append([]Entry(nil), c.entries...),
-		prompts:     make(map[string][]event.Block, len(c.prompts)),
+		pending:     c.pending.Clone(),
 		origins:     make(map[string]string, len(c.origins)),
 		names:       make(map[string]string, len(c.names)),
 		textResults: append([]tooltext.ToolResult(nil), c.textResults...),
 		textID:      c.textID,
-	}
-	for k, v := range c.prompts {
-		out.prompts[k] = v
 	}
 	for k, v := range c.origins {
 		out.origins[k] = v

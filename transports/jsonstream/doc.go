@@ -4,7 +4,8 @@
 //
 // It owns the protocol's vocabulary (the commands it decodes and the events
 // it writes), the projection of a session's canonical events into those
-// events, and the transport actor that joins the two: it reads commands in
+// events (a projector on the view of transports/projection), and the
+// transport actor that joins the two: it reads commands in
 // a goroutine it owns, turns them into session requests, and writes through
 // the one stdout writer actor of transports/stdio.
 //

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 // answer serves the commands answered from the fold alone.
@@ -13,13 +14,9 @@ func (c *conn) answer(cmd Command) *Response {
 	case "get_state":
 		return OK(cmd.ID, cmd.Type, c.state())
 	case "get_messages":
-		return OK(cmd.ID, cmd.Type, map[string]any{"messages": nonNil(f.view)})
+		return OK(cmd.ID, cmd.Type, map[string]any{"messages": nonNil(f.messages)})
 	case "get_fork_messages":
-		forks := f.forks
-		if forks == nil {
-			forks = []forkPoint{}
-		}
-		return OK(cmd.ID, cmd.Type, map[string]any{"messages": forks})
+		return OK(cmd.ID, cmd.Type, map[string]any{"messages": forkMessages(f.Forks)})
 	case "get_last_assistant_text":
 		return OK(cmd.ID, cmd.Type, map[string]any{"text": f.lastText})
 	case "get_session_stats":
@@ -40,6 +37,20 @@ func (c *conn) answer(cmd Command) *Response {
 		return OK(cmd.ID, cmd.Type, map[string]any{"commands": []any{}})
 	}
 	return Fail(cmd.ID, cmd.Type, "Unknown command: "+cmd.Type)
+}
+
+// forkJSON is a user message a fork can start from, as pi lists them.
+type forkJSON struct {
+	EntryID string `json:"entryId"`
+	Text    string `json:"text"`
+}
+
+func forkMessages(forks []projection.ForkPoint) []forkJSON {
+	out := make([]forkJSON, len(forks))
+	for i, p := range forks {
+		out[i] = forkJSON{EntryID: p.EntryID, Text: p.Text}
+	}
+	return out
 }
 
 func nonNil(v []any) []any {
@@ -77,15 +88,15 @@ type stateJSON struct {
 
 func (c *conn) state() stateJSON {
 	f := c.cur.fold
-	p, id := c.models.current(f.settings)
+	p, id := c.models.current(f.Settings)
 	model, _ := c.models.object(p, id)
-	level := c.models.thinking(f.settings, c.cfg.Thinking)
+	level := c.models.thinking(f.Settings, c.cfg.Thinking)
 	return stateJSON{
-		Model: model, ThinkingLevel: level, IsStreaming: c.streaming(), IsCompacting: f.compactng,
-		SteeringMode: deref(f.settings.SteeringMode, event.QueueOneAtATime), FollowUpMode: deref(f.settings.FollowUpMode, event.QueueOneAtATime),
-		SessionFile: c.sessionFile(), SessionID: c.cur.id, SessionName: f.title,
-		AutoCompactionEnabled: f.settings.AutoCompaction == nil || *f.settings.AutoCompaction,
-		MessageCount:          len(f.view), PendingMessageCount: f.queued,
+		Model: model, ThinkingLevel: level, IsStreaming: c.streaming(), IsCompacting: f.Compaction != nil,
+		SteeringMode: deref(f.Settings.SteeringMode, event.QueueOneAtATime), FollowUpMode: deref(f.Settings.FollowUpMode, event.QueueOneAtATime),
+		SessionFile: c.sessionFile(), SessionID: c.cur.id, SessionName: f.Title,
+		AutoCompactionEnabled: f.Settings.AutoCompaction == nil || *f.Settings.AutoCompaction,
+		MessageCount:          len(f.messages), PendingMessageCount: f.Pending.Len(),
 	}
 }
 
@@ -111,8 +122,8 @@ type statsJSON struct {
 
 func (c *conn) stats() statsJSON {
 	f := c.cur.fold
-	u := f.usage
-	p, id := c.models.current(f.settings)
+	u := f.Usage
+	p, id := c.models.current(f.Settings)
 	cost := u.Cost
 	if cost == 0 {
 		cost = c.models.price(p, id, u).Total

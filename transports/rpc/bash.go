@@ -15,7 +15,7 @@ func (c *conn) bash(cmd Command) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.bashCancel = cancel
 	s := c.cur
-	cwd := s.fold.cwd
+	cwd := s.fold.Cwd
 	if cwd == "" {
 		cwd = c.cfg.Cwd
 	}

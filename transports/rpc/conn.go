@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"time"
@@ -159,11 +158,11 @@ func (c *conn) onEvents(m *sessions.Events) {
 	evs := m.Events
 	for i := 0; i < len(evs); i++ {
 		e := evs[i]
-		if e.Seq <= f.lastSeq {
+		if e.Seq <= f.LastSeq {
 			continue
 		}
 		if e.Kind == event.MessageDelta && e.Seq > c.cur.quietTo && c.cur.resumed {
-			i = c.deltas(evs, i) - 1
+			i = f.deltas(evs, i) - 1
 			continue
 		}
 		if e.Seq <= c.cur.quietTo {
@@ -186,44 +185,11 @@ func (c *conn) onEvents(m *sessions.Events) {
 	c.maybeFinish()
 }
 
-// deltas shows the run of message.delta events starting at evs[i] and
-// returns the index after it. Consecutive deltas of one block are merged
-// into one line: a batch holds many only when the session committed them
-// together, that is when this reader fell behind, so merging keeps up
-// without changing what a client reassembles.
-func (c *conn) deltas(evs []event.Event, i int) int {
-	f := c.cur.fold
-	var run *event.MessageDeltaPayload
-	var text []byte // run's text: a batch can hold thousands of deltas
-	flush := func() {
-		if run != nil && f.asst != nil {
-			run.Text = string(text)
-			f.asst.delta(f, *run)
-		}
-		run, text = nil, text[:0]
-	}
-	for ; i < len(evs) && evs[i].Kind == event.MessageDelta; i++ {
-		f.lastSeq = evs[i].Seq
-		var p event.MessageDeltaPayload
-		if json.Unmarshal(evs[i].Payload, &p) != nil {
-			continue
-		}
-		if run != nil && run.MessageID == p.MessageID && run.Channel == p.Channel && run.ToolCallID == p.ToolCallID {
-			text = append(text, p.Text...)
-			continue
-		}
-		flush()
-		run, text = &p, append(text, p.Text...)
-	}
-	flush()
-	return i
-}
-
 // release writes the held answers whose effects the fold has seen.
 func (c *conn) release() {
 	keep := c.held[:0]
 	for _, r := range c.held {
-		if c.cur == nil || r.session != c.cur.id || c.cur.fold.lastSeq >= r.seq {
+		if c.cur == nil || r.session != c.cur.id || c.cur.fold.LastSeq >= r.seq {
 			c.respond(r.resp)
 			continue
 		}
@@ -251,9 +217,9 @@ func (c *conn) onResult(r *result) {
 		}
 	case r.switchTo != nil:
 		c.switchSession(r)
-	case r.waitRun != "" && c.cur.fold.run == r.waitRun:
+	case r.waitRun != "" && c.cur.fold.runID() == r.waitRun:
 		c.aborts[r.waitRun] = append(c.aborts[r.waitRun], r)
-	case r.session != "" && c.cur != nil && r.session == c.cur.id && c.cur.fold.lastSeq < r.seq:
+	case r.session != "" && c.cur != nil && r.session == c.cur.id && c.cur.fold.LastSeq < r.seq:
 		c.held = append(c.held, r)
 	default:
 		c.respond(r.resp)
@@ -285,7 +251,7 @@ func (c *conn) hooks(f *fold) {
 }
 
 func (c *conn) streaming() bool {
-	return c.cur.fold.run != "" || len(c.awaitingRun) > 0
+	return c.cur.fold.Run() != nil || len(c.awaitingRun) > 0
 }
 
 func (c *conn) busy() bool {
@@ -298,7 +264,7 @@ func (c *conn) busy() bool {
 func (c *conn) maybeFinish() {
 	switch {
 	case c.finished:
-	case c.term && c.cur.fold.run == "" && c.bashCancel == nil:
+	case c.term && c.cur.fold.Run() == nil && c.bashCancel == nil:
 		c.finish(ExitTerminated)
 	case c.eof && !c.term && !c.busy():
 		c.finish(0)
@@ -313,7 +279,7 @@ func (c *conn) onTerminate() {
 	if c.bashCancel != nil {
 		c.bashCancel()
 	}
-	if c.cur.fold.run != "" {
+	if c.cur.fold.Run() != nil {
 		id := c.cur.id
 		go func() {
 			_, _ = c.cfg.Sessions.Cancel(context.Background(), id, "terminated")

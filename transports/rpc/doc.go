@@ -4,6 +4,11 @@
 // projection of a session's canonical events into the protocol's events
 // (agent_*, turn_*, message_*, tool_execution_*, auto_compaction_*,
 // auto_retry_*), written through the one stdout writer of transports/stdio.
+// The projection is a projector on the projection kit's view
+// (transports/projection), which folds the runs, steps, tool calls and
+// prompts; this package keeps what is pi's own: its message objects, the
+// turn being written and the streaming message kept encoded (project*.go,
+// stream*.go).
 //
 // It reaches sessions only through the session facade (actors/sessions):
 // requests, subscriptions, the reads of past events a fork inherits, the

@@ -17,17 +17,17 @@ func (c *conn) exportHTML(cmd Command) {
 	f := c.cur.fold
 	path := cmd.OutputPath
 	if path == "" {
-		path = filepath.Join(f.cwd, "troupe-session-"+c.cur.id+".html")
+		path = filepath.Join(f.Cwd, "troupe-session-"+c.cur.id+".html")
 	}
-	if !filepath.IsAbs(path) && f.cwd != "" {
-		path = filepath.Join(f.cwd, path)
+	if !filepath.IsAbs(path) && f.Cwd != "" {
+		path = filepath.Join(f.Cwd, path)
 	}
 	var buf bytes.Buffer
-	title := f.title
+	title := f.Title
 	if title == "" {
 		title = "troupe session " + c.cur.id
 	}
-	if err := page.Execute(&buf, pageData{Title: title, Session: c.cur.id, Messages: rows(f.view)}); err != nil {
+	if err := page.Execute(&buf, pageData{Title: title, Session: c.cur.id, Messages: rows(f.messages)}); err != nil {
 		c.respond(Fail(cmd.ID, cmd.Type, fmt.Sprintf("render html: %v", err)))
 		return
 	}

@@ -111,7 +111,7 @@ func (c *conn) abort(cmd Command) {
 	ok := OK(cmd.ID, cmd.Type, nil)
 	// A manual compaction holds the session's turn too: abort stops it
 	// (pi's abort does not, issue #8920).
-	if !c.streaming() && !s.fold.compactng {
+	if !c.streaming() && s.fold.Compaction == nil {
 		c.respond(ok)
 		return
 	}
@@ -147,7 +147,7 @@ func (c *conn) setModel(cmd Command) {
 	f := c.cur.fold
 	provider, id := cmd.Provider, cmd.ModelID
 	if cmd.Type == "cycle_model" {
-		p, m := c.models.current(f.settings)
+		p, m := c.models.current(f.Settings)
 		next, ok := c.models.next(p, m)
 		if !ok {
 			c.respond(OK(cmd.ID, cmd.Type, JSONNull))
@@ -165,7 +165,7 @@ func (c *conn) setModel(cmd Command) {
 	}
 	var data any = obj
 	if cmd.Type == "cycle_model" {
-		set := f.settings
+		set := f.Settings
 		set.Provider, set.Model = &provider, &id
 		level := c.models.thinking(set, c.cfg.Thinking)
 		data = map[string]any{"model": obj, "thinkingLevel": level, "isScoped": false}
@@ -175,8 +175,8 @@ func (c *conn) setModel(cmd Command) {
 
 func (c *conn) setThinking(cmd Command) {
 	f := c.cur.fold
-	level := c.models.thinking(f.settings, c.cfg.Thinking)
-	p, id := c.models.current(f.settings)
+	level := c.models.thinking(f.Settings, c.cfg.Thinking)
+	p, id := c.models.current(f.Settings)
 	var data any
 	if cmd.Type == "cycle_thinking_level" {
 		next, ok := c.models.cat.NextThinking(p, id, level)
@@ -219,7 +219,7 @@ func (c *conn) compact(cmd Command) {
 
 func (c *conn) abortRetry(cmd Command) {
 	s := c.cur
-	if s.fold.run == "" {
+	if s.fold.Run() == nil {
 		c.respond(OK(cmd.ID, cmd.Type, nil))
 		return
 	}

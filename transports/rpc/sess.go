@@ -46,7 +46,7 @@ func (c *conn) newSess(id string, exists bool) *sess {
 	}
 	s := &sess{id: id, exists: exists, ensure: &ensureOnce{}, fold: newFold(id, c.models)}
 	s.created = event.CreatedPayload{Cwd: c.cfg.Cwd, OriginTransport: "rpc"}
-	s.fold.cwd = c.cfg.Cwd
+	s.fold.Cwd = c.cfg.Cwd
 	s.fold.partials = c.cfg.Partials
 	s.fold.emit = c.write
 	s.fold.behind = c.out.behind
@@ -103,11 +103,10 @@ func (c *conn) onHistory(m *history) {
 	for _, e := range m.events {
 		f.Apply(e)
 	}
-	f.inherited()
-	f.emit = emit
 	// Inherited settings and counters are the fork's starting point; its
 	// own seqs start again at 1.
-	f.lastSeq = 0
+	f.inherited()
+	f.emit = emit
 }
 
 func (c *conn) onSubscribed(m *subscribed) {
@@ -139,7 +138,7 @@ func (c *conn) spawnEnsure(s *sess, answer *Response) {
 // switchSession makes r.switchTo the current session. A run in progress is
 // aborted first and the switch waits for its end, as pi's does.
 func (c *conn) switchSession(r *result) {
-	if run := c.cur.fold.run; run != "" {
+	if c.cur.fold.Run() != nil {
 		c.parked = append(c.parked, r)
 		id := c.cur.id
 		c.spawn(func() *result {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 // carried are the settings a new or forked session starts with: the
@@ -17,8 +18,8 @@ func carried(set event.Settings) event.Settings {
 }
 
 func (c *conn) newSession(cmd Command) {
-	set := carried(c.cur.fold.settings)
-	cwd := c.cur.fold.cwd
+	set := carried(c.cur.fold.Settings)
+	cwd := c.cur.fold.Cwd
 	c.spawn(func() *result {
 		s := c.newSess("", false)
 		s.created.Settings, s.created.Cwd = set, cwd
@@ -39,7 +40,7 @@ func (c *conn) known(id string) bool {
 }
 
 func (c *conn) switchCmd(cmd Command) {
-	cwd := c.cur.fold.cwd
+	cwd := c.cur.fold.Cwd
 	c.spawn(func() *result {
 		ctx := context.Background()
 		path := cmd.SessionPath
@@ -65,10 +66,10 @@ func (c *conn) switchCmd(cmd Command) {
 // message's parent, and returns the message's text for re-editing.
 func (c *conn) fork(cmd Command) {
 	f := c.cur.fold
-	var fp *forkPoint
-	for i := range f.forks {
-		if f.forks[i].EntryID == cmd.EntryID {
-			fp = &f.forks[i]
+	var fp *projection.ForkPoint
+	for i := range f.Forks {
+		if f.Forks[i].EntryID == cmd.EntryID {
+			fp = &f.Forks[i]
 		}
 	}
 	if fp == nil {
@@ -77,8 +78,8 @@ func (c *conn) fork(cmd Command) {
 	}
 	point := *fp
 	req := sessions.ForkRequest{
-		Parent: point.session, Seq: point.seq, Entry: point.EntryID,
-		Session: event.CreatedPayload{Cwd: f.cwd, Settings: carried(f.settings), OriginTransport: "rpc"},
+		Parent: point.SessionID, Seq: point.Seq, Entry: point.EntryID,
+		Session: event.CreatedPayload{Cwd: f.Cwd, Settings: carried(f.Settings), OriginTransport: "rpc"},
 	}
 	c.spawn(func() *result {
 		id, err := c.cfg.Sessions.Fork(context.Background(), req)

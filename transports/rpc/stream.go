@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 // streaming is the assistant message of the current step while it
@@ -26,10 +27,10 @@ type streaming struct {
 type block struct {
 	kind     string // text | thinking | toolCall
 	id, name string
-	buf      []byte // the raw text (a tool call's arguments) so far
-	esc      []byte // buf escaped as JSON string content
-	shown    int    // of esc, what delta lines carried
-	start    []byte // full mode: the block's JSON up to its text or arguments
+	src      *projection.Block // the raw text (a tool call's arguments) so far
+	esc      []byte            // src's text escaped as JSON string content
+	shown    int               // of esc, what delta lines carried
+	start    []byte            // full mode: the block's JSON up to its text or arguments
 	args     *argsPrefix
 }
 
@@ -88,26 +89,27 @@ func (s *streaming) cur() *block {
 
 var deltaKinds = map[string]string{event.ChannelText: "text", event.ChannelThinking: "thinking", event.ChannelToolCallArgs: "toolCall"}
 
-// delta shows one piece of the message, opening and closing blocks as the
-// channel (or the tool call) changes.
-func (s *streaming) delta(f *fold, p event.MessageDeltaPayload) {
-	kind, ok := deltaKinds[p.Channel]
-	if !ok || p.MessageID != s.msgID {
-		return
-	}
+// delta shows one piece of the message, text, which the view folded into
+// src; a block the view opened ends the one before. While a batch merges
+// deltas (or stdout is behind) it waits to go out with the next ones.
+func (s *streaming) delta(f *fold, src *projection.Block, opened bool, text string) {
+	kind := deltaKinds[src.Channel]
 	b := s.cur()
-	if b == nil || b.kind != kind || (kind == "toolCall" && p.ToolCallID != "" && p.ToolCallID != b.id) {
+	if opened || b == nil || b.src != src {
 		s.closeBlock(f)
-		b = s.openBlock(kind, p.ToolCallID, p.ToolName)
+		b = s.openBlock(kind, src)
 		f.emit(s.updateLine(s.event(kind, "_start")))
 	}
-	if p.Text == "" {
+	if text == "" {
 		return
 	}
-	b.buf = append(b.buf, p.Text...)
-	b.esc = appendEscaped(b.esc, p.Text)
+	b.esc = appendEscaped(b.esc, text)
 	if b.args != nil {
-		b.args.write(p.Text)
+		b.args.write(text)
+	}
+	if f.merging {
+		f.deferred, f.merged = s, true
+		return
 	}
 	if f.behind != nil && f.behind() {
 		f.deferred = s
@@ -130,8 +132,8 @@ func (s *streaming) showDelta(f *fold) {
 	f.emit(s.updateLine(s.ev))
 }
 
-func (s *streaming) openBlock(kind, id, name string) *block {
-	b := &block{kind: kind, id: id, name: name}
+func (s *streaming) openBlock(kind string, src *projection.Block) *block {
+	b := &block{kind: kind, id: src.ToolCallID, name: src.ToolName, src: src}
 	s.blocks = append(s.blocks, b)
 	s.open = true
 	if s.mode == PartialsSkeleton {
@@ -185,12 +187,12 @@ func (s *streaming) partialMessage() *assistantMessage {
 	for _, b := range s.blocks {
 		switch b.kind {
 		case "text":
-			m.Content = append(m.Content, textBlock{Type: "text", Text: string(b.buf)})
-			m.text += string(b.buf)
+			m.Content = append(m.Content, textBlock{Type: "text", Text: string(b.src.Text)})
+			m.text += string(b.src.Text)
 		case "thinking":
-			m.Content = append(m.Content, thinkingBlock{Type: "thinking", Thinking: string(b.buf)})
+			m.Content = append(m.Content, thinkingBlock{Type: "thinking", Thinking: string(b.src.Text)})
 		case "toolCall":
-			m.Content = append(m.Content, toolCallBlock{Type: "toolCall", ID: b.id, Name: b.name, Arguments: argsJSON(string(b.buf))})
+			m.Content = append(m.Content, toolCallBlock{Type: "toolCall", ID: b.id, Name: b.name, Arguments: argsJSON(string(b.src.Text))})
 		}
 	}
 	return m

@@ -43,7 +43,7 @@ func (b *block) encodeStart() {
 // closed is a block's final JSON: a tool call's arguments parsed whole.
 func (b *block) closed() []byte {
 	if b.kind == "toolCall" {
-		enc, _ := marshal(toolCallBlock{Type: "toolCall", ID: b.id, Name: b.name, Arguments: argsJSON(string(b.buf))})
+		enc, _ := marshal(toolCallBlock{Type: "toolCall", ID: b.id, Name: b.name, Arguments: argsJSON(string(b.src.Text))})
 		return enc
 	}
 	out := make([]byte, 0, len(b.start)+len(b.esc)+2)

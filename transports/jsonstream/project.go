@@ -5,81 +5,67 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
-// Projector turns canonical events into protocol events. It is pure (no
-// I/O, no actors), so the projection is table-tested and the same live and
-// on replay.
+// Projector turns canonical events into protocol events: the projection
+// kit folds each event into its view, and the projector writes what the
+// change means in this protocol. It is pure (no I/O, no actors), so the
+// projection is table-tested and the same live and on replay.
 type Projector struct {
-	mode   string
-	open   map[string]*runView // runs with stream_start written and no stream_end
-	denied map[string]bool     // calls whose tool_cancelled was written at the decision
-	names  map[string]string   // tool name by call id, for tool_running after approval
-}
-
-// runView is what a response's projection remembers while it streams.
-type runView struct {
-	stepped bool   // an LLM call began: a failure after it is the provider's
-	retried bool   // a transient error was retried: a final one is retryable
-	lastErr string // the last retried error
+	view projection.View
+	mode string
 }
 
 // NewProjector starts a projection for a session in mode.
 func NewProjector(mode string) *Projector {
-	return &Projector{mode: mode, open: map[string]*runView{}, denied: map[string]bool{}, names: map[string]string{}}
+	return &Projector{view: projection.View{Deltas: true}, mode: mode}
 }
 
 // Mode is the approval mode as of the last projected event.
 func (p *Projector) Mode() string { return p.mode }
 
 // Open reports whether any response is streaming.
-func (p *Projector) Open() bool { return len(p.open) > 0 }
+func (p *Projector) Open() bool { return len(p.view.Runs) > 0 }
 
 // IsOpen reports whether run id's response is streaming.
-func (p *Projector) IsOpen(id string) bool { return p.open[id] != nil }
+func (p *Projector) IsOpen(id string) bool { return p.view.RunByID(id) != nil }
 
 // Project returns the protocol events for e, in order (often none).
 func (p *Projector) Project(e event.Event) []any {
-	if e.Kind == event.SessionSettingsChanged {
-		var s event.Settings
-		if e.Decode(&s) != nil || s.ApprovalMode == nil || *s.ApprovalMode == p.mode {
+	ch := p.view.Apply(e)
+	if s, ok := ch.Payload.(*event.Settings); ok {
+		if s.ApprovalMode == nil || *s.ApprovalMode == p.mode {
 			return nil
 		}
 		p.mode = *s.ApprovalMode
-		return []any{ConfigChanged{Type: "config_changed", Capabilities: NewCapabilities(p.mode)}}
-	}
-	v, err := event.DecodePayload(e.Kind, e.Payload)
-	if err != nil {
-		return nil // the session validated it; an unknown kind is for newer readers
+		return one(ConfigChanged{Type: "config_changed", Capabilities: NewCapabilities(p.mode)})
 	}
 	var out []any
 	// A run seen first in the middle (resumed after a crash) gets its
 	// stream_start before anything of it.
-	if id := runID(v); id != "" && p.open[id] == nil {
-		p.open[id] = &runView{}
-		out = append(out, StreamStart{Type: "stream_start", MsgID: id})
+	if ch.RunOpened {
+		out = append(out, StreamStart{Type: "stream_start", MsgID: ch.Run.ID})
 		if e.Kind == event.RunStarted {
 			return out
 		}
 	}
-	return append(out, p.project(e, v)...)
+	return append(out, p.project(ch)...)
 }
 
-func (p *Projector) project(e event.Event, v any) []any {
-	switch m := v.(type) {
-	case *event.MessageDeltaPayload:
-		switch m.Channel {
+func (p *Projector) project(ch projection.Change) []any {
+	if d := ch.Delta; d != nil {
+		switch d.Channel {
 		case event.ChannelText:
-			return one(Delta{Type: "text_delta", Text: m.Text, MsgID: m.RunID})
+			return one(Delta{Type: "text_delta", Text: d.Text, MsgID: d.RunID})
 		case event.ChannelThinking:
-			return one(Delta{Type: "thinking", Text: m.Text, MsgID: m.RunID})
+			return one(Delta{Type: "thinking", Text: d.Text, MsgID: d.RunID})
 		}
-	case *event.StepStartedPayload:
-		p.open[m.RunID].stepped = true
+		return nil
+	}
+	switch m := ch.Payload.(type) {
 	case *event.ToolStartedPayload:
-		if m.AwaitingApproval {
-			p.names[m.ToolCallID] = m.Name
-		} else {
+		if !m.AwaitingApproval {
 			return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: m.Name})
 		}
 	case *event.PermissionRequestedPayload:
@@ -87,18 +73,16 @@ func (p *Projector) project(e event.Event, v any) []any {
 		return one(ToolRequest{Type: "tool_request", MsgID: m.RunID, CallID: m.ToolCallID,
 			Tool: ToolInfo{Name: m.Name, Category: m.Category, Args: args, Description: describe(m.Name, args)}})
 	case *event.PermissionResolvedPayload:
-		return p.resolved(m)
+		return resolved(ch.Call, m)
 	case *event.ToolCompletedPayload:
-		return p.completed(m)
+		return completed(ch.Call, m)
 	case *event.RetryPayload:
-		if e.Kind == event.RetryStarted {
-			r := p.open[m.RunID]
-			r.retried, r.lastErr = true, m.Error
+		if ch.Event.Kind == event.RetryStarted {
 			delay := time.Duration(m.DelayMS) * time.Millisecond
 			return one(NewInfo(m.RunID, fmt.Sprintf("provider error: %s; retrying in %s (%d/%d)", m.Error, delay, m.Attempt, m.MaxAttempts-1)))
 		}
 	case *event.CompactionPayload:
-		return p.compaction(e.Kind, m)
+		return p.compaction(ch.Event.Kind, m)
 	case *event.RunInterruptedPayload:
 		msg := "troupe restarted during this response; continuing it"
 		if m.Policy == "stop" {
@@ -109,40 +93,33 @@ func (p *Projector) project(e event.Event, v any) []any {
 		}
 		return one(NewInfo(m.RunID, msg))
 	case *event.RunEndedPayload:
-		return p.ended(m)
+		return ended(ch.Run, m)
 	}
 	return nil
 }
 
-func (p *Projector) resolved(m *event.PermissionResolvedPayload) []any {
+func resolved(c *projection.ToolCall, m *event.PermissionResolvedPayload) []any {
 	switch m.Outcome {
 	case "allowed":
-		name := p.names[m.ToolCallID]
-		delete(p.names, m.ToolCallID)
-		return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: name})
+		return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: c.Name})
 	case "denied":
 		reason := m.Reason
 		if reason == "" {
 			reason = "User denied"
 		}
-		p.denied[m.ToolCallID] = true
-		delete(p.names, m.ToolCallID)
 		return one(ToolCancelled{Type: "tool_cancelled", MsgID: m.RunID, CallID: m.ToolCallID, Reason: reason})
 	default:
 		reason := "Cancelled"
 		if m.Reason != "" {
 			reason += ": " + m.Reason
 		}
-		p.denied[m.ToolCallID] = true
-		delete(p.names, m.ToolCallID)
 		return one(ToolCancelled{Type: "tool_cancelled", MsgID: m.RunID, CallID: m.ToolCallID, Reason: reason})
 	}
 }
 
-func (p *Projector) completed(m *event.ToolCompletedPayload) []any {
-	if p.denied[m.ToolCallID] {
-		delete(p.denied, m.ToolCallID) // its tool_cancelled said it all
-		return nil
+func completed(c *projection.ToolCall, m *event.ToolCompletedPayload) []any {
+	if pm := c.Permission; pm != nil && pm.Resolved && !pm.Allowed() {
+		return nil // the tool_cancelled written at the decision said it all
 	}
 	switch m.Status {
 	case "success", "error":
@@ -172,27 +149,22 @@ func (p *Projector) compaction(kind event.Kind, m *event.CompactionPayload) []an
 
 // current is the one streaming response, if exactly one streams.
 func (p *Projector) current() string {
-	if len(p.open) != 1 {
+	if len(p.view.Runs) != 1 {
 		return ""
 	}
-	for id := range p.open {
-		return id
-	}
-	return ""
+	return p.view.Runs[0].ID
 }
 
-func (p *Projector) ended(m *event.RunEndedPayload) []any {
-	r := p.open[m.RunID]
-	delete(p.open, m.RunID)
+func ended(r *projection.Run, m *event.RunEndedPayload) []any {
 	var out []any
 	switch m.StopReason {
-	case "error":
+	case event.StopError:
 		out = append(out, NewError(m.RunID, errorCode(r, m), m.Error, retryable(r, m)))
-	case "max_tokens":
+	case event.StopMaxTokens:
 		out = append(out, NewInfo(m.RunID, "the reply was cut at the token limit (--max-tokens or the model's)"))
-	case "max_turn_requests":
+	case event.StopMaxTurnRequests:
 		out = append(out, NewInfo(m.RunID, "stopped after reaching the turn budget (--max-turns)"))
-	case "refusal":
+	case event.StopRefusal:
 		out = append(out, NewInfo(m.RunID, "the model refused to answer (content filter)"))
 	}
 	u := m.Usage
@@ -204,14 +176,14 @@ func (p *Projector) ended(m *event.RunEndedPayload) []any {
 // errorCode classifies a failed run by the kind run.ended records; logs
 // written before that field existed fall back to how far the run got (a
 // run that never reached its first LLM call failed to resolve its model).
-func errorCode(r *runView, m *event.RunEndedPayload) string {
+func errorCode(r *projection.Run, m *event.RunEndedPayload) string {
 	switch m.ErrorKind {
-	case "provider":
+	case event.ErrorKindProvider:
 		return CodeProvider
-	case "config":
+	case event.ErrorKindConfig:
 		return CodeConfig
 	case "":
-		if r != nil && r.stepped {
+		if r != nil && r.Steps > 0 {
 			return CodeProvider
 		}
 		return CodeConfig
@@ -221,41 +193,8 @@ func errorCode(r *runView, m *event.RunEndedPayload) string {
 
 // retryable is what run.ended says, or for older logs whether the engine
 // retried the same error as transient and gave up.
-func retryable(r *runView, m *event.RunEndedPayload) bool {
-	return m.Retryable || (r != nil && r.retried && m.Error == r.lastErr)
+func retryable(r *projection.Run, m *event.RunEndedPayload) bool {
+	return m.Retryable || (r != nil && r.Retries > 0 && m.Error == r.RetryError)
 }
 
 func one(v any) []any { return []any{v} }
-
-// runID is the run an event belongs to, "" for session-level events.
-func runID(v any) string {
-	switch m := v.(type) {
-	case *event.RunStartedPayload:
-		return m.RunID
-	case *event.RunEndedPayload:
-		return m.RunID
-	case *event.RunInterruptedPayload:
-		return m.RunID
-	case *event.StepStartedPayload:
-		return m.RunID
-	case *event.StepEndedPayload:
-		return m.RunID
-	case *event.MessageDeltaPayload:
-		return m.RunID
-	case *event.MessageCompletedPayload:
-		return m.RunID
-	case *event.ToolStartedPayload:
-		return m.RunID
-	case *event.PermissionRequestedPayload:
-		return m.RunID
-	case *event.PermissionResolvedPayload:
-		return m.RunID
-	case *event.ToolProgressPayload:
-		return m.RunID
-	case *event.ToolCompletedPayload:
-		return m.RunID
-	case *event.RetryPayload:
-		return m.RunID
-	}
-	return ""
-}

@@ -5,10 +5,11 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 func (f *fold) toolStarted(id, name, args string) {
-	if f.started[id] {
+	if f.shown[id] {
 		return
 	}
 	// Tools run after the step's message ended; a message still held is
@@ -17,15 +18,22 @@ func (f *fold) toolStarted(id, name, args string) {
 		f.held.StopReason = "toolUse"
 		f.settle("")
 	}
-	f.started[id] = true
+	f.shown[id] = true
 	f.out(toolEvent{Type: "tool_execution_start", ToolCallID: id, ToolName: name, Args: argsJSON(args)})
 }
 
-func (f *fold) toolProgress(p *event.ToolProgressPayload) {
+// messageCall is the call as the step's message shows it (pi's events
+// carry the arguments the model wrote).
+func messageCall(ch projection.Change, id string) event.ToolCall {
+	c, _ := ch.Step.MessageCall(id)
+	return c
+}
+
+func (f *fold) toolProgress(ch projection.Change, p *event.ToolProgressPayload) {
 	if !f.live() {
 		return
 	}
-	c := f.calls[p.ToolCallID]
+	c := messageCall(ch, p.ToolCallID)
 	f.out(toolEvent{
 		Type: "tool_execution_update", ToolCallID: p.ToolCallID, ToolName: c.Name, Args: argsJSON(c.Arguments),
 		PartialResult: &toolResultJSON{
@@ -35,11 +43,11 @@ func (f *fold) toolProgress(p *event.ToolProgressPayload) {
 	})
 }
 
-func (f *fold) toolCompleted(p *event.ToolCompletedPayload, ts int64) {
-	if !f.started[p.ToolCallID] {
+func (f *fold) toolCompleted(ch projection.Change, p *event.ToolCompletedPayload, ts int64) {
+	if !f.shown[p.ToolCallID] {
 		// Calls skipped for a steer or closed by a cancel never started;
 		// the protocol still shows a start for each end.
-		f.toolStarted(p.ToolCallID, p.Name, f.calls[p.ToolCallID].Arguments)
+		f.toolStarted(p.ToolCallID, p.Name, messageCall(ch, p.ToolCallID).Arguments)
 	}
 	details := map[string]any{"status": p.Status, "fullOutputPath": nil}
 	if p.FullOutputPath != "" {
@@ -80,13 +88,11 @@ func (f *fold) compaction(kind event.Kind, p *event.CompactionPayload, ts int64)
 	// compaction is an event in this protocol.
 	auto := p.Reason != event.CompactionManual
 	if kind == event.CompactionStarted {
-		f.compactng = true
 		if auto {
 			f.out(compactionStartEvent{Type: "auto_compaction_start", Reason: p.Reason})
 		}
 		return
 	}
-	f.compactng = false
 	ok := p.Summary != "" && !p.Aborted && p.Error == ""
 	if ok {
 		f.compact(p, ts)
@@ -108,15 +114,15 @@ func compactResult(summary, firstKept string, tokensBefore int64) *compactResult
 // compact replaces the messages before the first kept entry by the
 // summary, as the model's history does.
 func (f *fold) compact(p *event.CompactionPayload, ts int64) {
-	kept := f.view
-	for i, m := range f.view {
+	kept := f.messages
+	for i, m := range f.messages {
 		if entryOf(m) == p.FirstKeptEntryID {
-			kept = f.view[i:]
+			kept = f.messages[i:]
 			break
 		}
 	}
 	next := []any{&summaryMessage{Role: "compactionSummary", Summary: p.Summary, TokensBefore: p.TokensBefore, Timestamp: ts}}
-	f.view = append(next, kept...)
+	f.messages = append(next, kept...)
 }
 
 func (f *fold) bash(e event.Event, p *event.BashExecutedPayload, ts int64) {
@@ -126,30 +132,19 @@ func (f *fold) bash(e event.Event, p *event.BashExecutedPayload, ts int64) {
 		path := p.FullOutputPath
 		m.FullOutputPath = &path
 	}
-	f.view = append(f.view, m)
+	f.messages = append(f.messages, m)
 }
 
 func (f *fold) imported(e event.Event, p *event.HistoryImportedPayload, ts int64) {
-	provider, model := f.models.current(f.settings)
+	provider, model := f.models.current(f.Settings)
 	for i, h := range p.Messages {
 		id := fmt.Sprintf("import-%d-%d", e.Seq, i)
 		switch h.Role {
 		case "user":
-			u := &userMessage{Role: "user", Content: h.Content, Timestamp: ts, Attachments: []any{}, entryID: id, text: h.Content}
-			f.forks = append(f.forks, forkPoint{EntryID: id, Text: h.Content, session: e.SessionID, seq: e.Seq - 1})
-			f.addMessage(u)
+			f.addMessage(&userMessage{Role: "user", Content: h.Content, Timestamp: ts, Attachments: []any{}, entryID: id, text: h.Content})
 		case "assistant":
-			m := &assistantMessage{Role: "assistant", API: api, Provider: provider, Model: model, StopReason: "stop", Timestamp: ts, entryID: id, text: h.Content, Content: []any{}}
-			if h.Thinking != "" {
-				m.Content = append(m.Content, thinkingBlock{Type: "thinking", Thinking: h.Thinking})
-			}
-			if h.Content != "" {
-				m.Content = append(m.Content, textBlock{Type: "text", Text: h.Content})
-			}
-			for _, c := range h.ToolCalls {
-				m.Content = append(m.Content, toolCallBlock{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: argsJSON(c.Arguments)})
-			}
-			f.addMessage(m)
+			f.addMessage(&assistantMessage{Role: "assistant", API: api, Provider: provider, Model: model, StopReason: "stop", Timestamp: ts, entryID: id, text: h.Content,
+				Content: assistantContent(h.Thinking, h.Content, h.ToolCalls)})
 		case "tool":
 			f.addMessage(&toolResultMessage{Role: "toolResult", ToolCallID: h.ToolCallID, ToolName: h.ToolName,
 				Content: []any{textBlock{Type: "text", Text: h.Content}}, Details: map[string]any{}, Timestamp: ts, entryID: id})
