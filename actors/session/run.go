@@ -100,7 +100,7 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 			m.MessageID = s.cfg.Engine.NewID("msg")
 		}
 		ctx.RequestWithCustomSender(s.queuePID, &queue.Enqueue{
-			Entry:    queue.Entry{MessageID: m.MessageID, Content: m.Content, Delivery: m.Delivery, Client: m.Client},
+			Prompt:   event.Prompt{MessageID: m.MessageID, Content: m.Content, Delivery: m.Delivery, Client: m.Client},
 			Position: m.Position, After: m.After,
 		}, sender)
 	case *QueueOp:

@@ -38,9 +38,9 @@ func (p *Pending) Apply(kind Kind, payload any) (Prompt, bool) {
 			p.entries[i].Content = m.Content
 		}
 	case *RunStartedPayload:
-		return p.take(m.RunID)
+		return p.Take(m.RunID)
 	case *PromptDeliveredPayload:
-		return p.take(m.MessageID)
+		return p.Take(m.MessageID)
 	}
 	return Prompt{}, false
 }
@@ -62,7 +62,9 @@ func (p *Pending) insert(e Prompt, position, after string) {
 	p.entries[at] = e
 }
 
-func (p *Pending) take(id string) (Prompt, bool) {
+// Take removes the prompt id and returns it. The queue takes a prompt when
+// it hands it on, before the event that delivers it is written.
+func (p *Pending) Take(id string) (Prompt, bool) {
 	i := p.index(id)
 	if i < 0 {
 		return Prompt{}, false
@@ -84,6 +86,15 @@ func (p *Pending) index(id string) int {
 	}
 	return -1
 }
+
+// Restore puts prompts taken without an event back at the head, in their
+// order: a turn that could not deliver them gives them back.
+func (p *Pending) Restore(ps []Prompt) {
+	p.entries = append(append([]Prompt(nil), ps...), p.entries...)
+}
+
+// Index is where the prompt id waits (0 is next), or -1.
+func (p *Pending) Index(id string) int { return p.index(id) }
 
 // Len is how many prompts wait.
 func (p *Pending) Len() int { return len(p.entries) }

@@ -9,7 +9,7 @@ import (
 // After). The reply, sent once the prompt.queued event is durable, is
 // *Enqueued.
 type Enqueue struct {
-	Entry    Entry
+	Prompt   event.Prompt
 	Position string
 	After    string
 }

@@ -99,7 +99,7 @@ func (q *queue) fold(ctx actor.Context, kind event.Kind, payload any) (event.Dra
 }
 
 func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
-	e := m.Entry
+	e := m.Prompt
 	if e.Delivery == "" {
 		e.Delivery = event.DeliveryPrompt
 	}
@@ -111,7 +111,7 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 		ctx.Respond(&Enqueued{MessageID: e.MessageID, Err: fmt.Errorf("queue %s: invalid prompt", e.MessageID)})
 		return
 	}
-	pos := q.state.index(e.MessageID)
+	pos := q.state.Waiting.Index(e.MessageID)
 	if q.state.Running != "" {
 		pos++ // the running prompt is ahead of everything queued
 	}
@@ -130,20 +130,21 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 // schedule starts the next run when nothing runs: the first entry, whatever
 // its delivery (a steer or follow-up with no run to join becomes a prompt).
 func (q *queue) schedule(ctx actor.Context) {
-	if q.state.Running != "" || len(q.state.Entries) == 0 {
+	waiting := q.state.Waiting.Entries()
+	if q.state.Running != "" || len(waiting) == 0 {
 		return
 	}
-	next := q.state.Entries[0]
+	next := waiting[0].MessageID
 	for old, repl := range q.amends {
-		if q.state.index(repl) >= 0 {
-			next = q.state.Entries[q.state.index(repl)]
+		if q.state.Waiting.Has(repl) {
+			next = repl
 			delete(q.amends, old)
 			break
 		}
 	}
-	q.state.remove(next.MessageID)
-	q.state.Running = next.MessageID
-	ctx.Send(q.cfg.Session, &StartRun{MessageID: next.MessageID})
+	q.state.Waiting.Take(next)
+	q.state.Running = next
+	ctx.Send(q.cfg.Session, &StartRun{MessageID: next})
 }
 
 // take hands the running turn its steering messages (at a tool boundary) or,
@@ -159,7 +160,7 @@ func (q *queue) take(ctx actor.Context, m *TakeMessages) *Messages {
 			mode = q.cfg.FollowUp
 		}
 		out := &Messages{Delivery: kind}
-		for _, e := range q.state.Entries {
+		for _, e := range q.state.Waiting.Entries() {
 			if e.Delivery != kind {
 				continue
 			}
@@ -173,7 +174,7 @@ func (q *queue) take(ctx actor.Context, m *TakeMessages) *Messages {
 			// prompt.delivered is written by the turn, in the run's order;
 			// the queue forgets the entries now so no one takes them twice.
 			for _, id := range out.IDs {
-				q.state.remove(id)
+				q.state.Waiting.Take(id)
 			}
 			return out
 		}
@@ -195,7 +196,7 @@ func (q *queue) changeQueued(ctx actor.Context, id string, kind event.Kind, p ev
 	switch {
 	case id == q.state.Running:
 		ctx.Respond(&Result{Reason: "already_running"})
-	case q.state.index(id) < 0:
+	case q.state.Waiting.Index(id) < 0:
 		ctx.Respond(&Result{Reason: "not_found"})
 	default:
 		q.emit(ctx, &Result{OK: true, Reason: "ok"}, ctx.Sender(), kind, p)
@@ -209,7 +210,7 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 		ctx.Respond(&Result{Reason: "target_not_found"})
 		return
 	}
-	if i := q.state.index(m.TargetID); i >= 0 {
+	if i := q.state.Waiting.Index(m.TargetID); i >= 0 {
 		q.emit(ctx, &Result{OK: true, Reason: "ok", MessageID: m.TargetID}, ctx.Sender(), event.PromptUpdated, event.PromptChangedPayload{MessageID: m.TargetID, Content: m.Content})
 		if m.ReplaceQueue {
 			q.dropAfter(ctx, i)
@@ -242,7 +243,7 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 
 // dropAfter cancels every entry after index i.
 func (q *queue) dropAfter(ctx actor.Context, i int) {
-	for _, e := range append([]Entry(nil), q.state.Entries[i+1:]...) {
+	for _, e := range append([]event.Prompt(nil), q.state.Waiting.Entries()[i+1:]...) {
 		q.emit(ctx, nil, nil, event.PromptCancelled, event.PromptChangedPayload{MessageID: e.MessageID, Reason: "replaced by an amend"})
 	}
 }
@@ -250,10 +251,10 @@ func (q *queue) dropAfter(ctx actor.Context, i int) {
 // giveBack puts messages a turn could not deliver back at the head, in
 // their order. Taking them wrote no event, so the log already agrees.
 func (q *queue) giveBack(ctx actor.Context, m Messages) {
-	back := make([]Entry, len(m.IDs))
+	back := make([]event.Prompt, len(m.IDs))
 	for i, id := range m.IDs {
-		back[i] = Entry{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery}
+		back[i] = event.Prompt{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery}
 	}
-	q.state.Entries = append(back, q.state.Entries...)
+	q.state.Waiting.Restore(back)
 	q.schedule(ctx)
 }

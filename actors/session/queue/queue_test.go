@@ -19,7 +19,7 @@ func ev(t *testing.T, kind event.Kind, p any) event.Event {
 
 func ids(s queue.State) []string {
 	var out []string
-	for _, e := range s.Entries {
+	for _, e := range s.Waiting.Entries() {
 		out = append(out, e.MessageID)
 	}
 	return out
@@ -49,9 +49,10 @@ func TestReturnedMessagesGoBackToTheHead(t *testing.T) {
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
 	session := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
-	st := queue.State{Running: "run", Entries: []queue.Entry{
+	st := queue.State{Running: "run"}
+	st.Waiting.Restore([]event.Prompt{
 		{MessageID: "s1", Delivery: event.DeliverySteer}, {MessageID: "p1", Delivery: event.DeliveryPrompt},
-	}}
+	})
 	q := sys.Root.Spawn(queue.Props(queue.Config{Session: session, State: st}))
 	res, err := sys.Root.RequestFuture(q, &queue.TakeMessages{RunID: "run", Steer: true}, 5*time.Second).Result()
 	testkit.NoError(t, err)
