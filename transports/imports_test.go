@@ -19,9 +19,8 @@ var allowed = map[string]string{
 	"actors/sessions":   "the session facade",
 	"persistence/event": "the event schema and its vocabulary",
 	"actors/actorlog":   "every actor's logger and its report of unhandled messages",
-	// The conversation fold is shared with the engine until the
-	// projection kit takes its place.
-	"runtime/conversation": "the model's history folded from events",
+	// User messages and tool results are shown as the model is sent them.
+	"runtime/conversation": "the model's view of user messages and tool results",
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {
