@@ -1,6 +1,7 @@
 // Package transports_test keeps the transports on the session facade: a
 // transport may import the facade (actors/sessions), the event schema
-// (persistence/event), its own codec and the other transports' shared
+// (persistence/event), the contract with its supervisor
+// (actors/transports), its own codec and the other transports' shared
 // packages, never the engine's insides or the store.
 package transports_test
 
@@ -22,6 +23,7 @@ var allowed = map[string]string{
 	"actors/sessions":   "the session facade",
 	"persistence/event": "the event schema and its vocabulary",
 	"actors/actorlog":   "every actor's logger and its report of unhandled messages",
+	"actors/transports": "the transports supervisor's contract: Done, Terminate",
 	// The conversation fold is shared with the engine until the
 	// projection kit takes its place.
 	"runtime/conversation": "the model's history folded from events",
