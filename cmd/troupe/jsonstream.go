@@ -135,9 +135,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)
 	if err != nil {
 		code := configError(err)
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		if err := rt.Shutdown(sctx); err != nil {
+		if err := shutdown(rt); err != nil {
 			fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
 		}
 		return code

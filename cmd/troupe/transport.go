@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,28 +19,31 @@ const shutdownTimeout = 30 * time.Second
 // terminates a transport still running and waits for what it owes its
 // client. It returns the transport's Done and the shutdown's error.
 func serveTransport(ctx context.Context, rt *runtime.Runtime, props *actor.Props, name string) (transports.Done, error) {
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
 	t, err := rt.StartTransport(props, name)
 	if err != nil {
-		return transports.Done{Code: 1, Err: err}, rt.Shutdown(sctx)
+		return transports.Done{Code: 1, Err: err}, shutdown(rt)
 	}
 	select {
 	case d := <-t.Done():
-		return d, rt.Shutdown(sctx)
+		return d, shutdown(rt)
 	case <-ctx.Done():
 	}
-	sctx, cancel = context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	serr := rt.Shutdown(sctx)
+	serr := shutdown(rt)
 	select {
 	case d := <-t.Done():
 		return d, serr
 	default:
 		// The transports stage reports every transport's end before
-		// Shutdown returns; this is the stage failing.
-		return transports.Done{Code: 1, Err: fmt.Errorf("transport %s: %w", name, errors.Join(transports.ErrStopped, serr))}, serr
+		// Shutdown returns; this is the stage failing (serr says how).
+		return transports.Done{Code: 1, Err: fmt.Errorf("transport %s: %w", name, transports.ErrStopped)}, serr
 	}
+}
+
+// shutdown stops rt within shutdownTimeout from now.
+func shutdown(rt *runtime.Runtime) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	return rt.Shutdown(ctx)
 }
 
 // exitStatus is the command's exit status after a transport: its Done's
