@@ -1,6 +1,7 @@
 // Package transports_test keeps the transports on the session facade: a
 // transport may import the facade (actors/sessions), the event schema
-// (persistence/event), its own codec and the other transports' shared
+// (persistence/event), the contract with its supervisor
+// (actors/transports), its own codec and the other transports' shared
 // packages, never the engine's insides or the store.
 package transports_test
 
@@ -19,6 +20,7 @@ var allowed = map[string]string{
 	"actors/sessions":   "the session facade",
 	"persistence/event": "the event schema and its vocabulary",
 	"actors/actorlog":   "every actor's logger and its report of unhandled messages",
+	"actors/transports": "the transports supervisor's contract: Done, Terminate",
 	// User messages and tool results are shown as the model is sent them.
 	"runtime/conversation": "the model's view of user messages and tool results",
 }

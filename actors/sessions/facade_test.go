@@ -84,11 +84,14 @@ func TestFacadeRunLifecycle(t *testing.T) {
 	end := testkit.WaitRunEnded(t, r.c, first.MessageID, wait)
 	testkit.Equal(t, end.StopReason, event.StopCancelled)
 
+	// run.ended is written before the turn is gone: wait for the session
+	// to say nothing runs.
+	testkit.Eventually(t, wait, "the session idles", func() bool {
+		idle, err := c.Cancel(ctx, r.id, "nothing")
+		return err == nil && !idle.Running
+	})
 	testkit.Equal(t, errors.Is(c.Decide(ctx, r.id, sessions.Decision{ToolCallID: "b1", Allow: true}), sessions.ErrNoRun), true)
 	testkit.Equal(t, errors.Is(c.AbortRetry(ctx, r.id), sessions.ErrNoRun), true)
-	idle, err := c.Cancel(ctx, r.id, "nothing")
-	testkit.NoError(t, err)
-	testkit.Equal(t, idle.Running, false)
 
 	seq, err := c.SetMode(ctx, r.id, event.ApprovalYolo)
 	testkit.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -127,46 +126,52 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream"})
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return configError(err)
 	}
 	ctx, stopSignals := boot.NotifyShutdown(context.Background(), log)
 	defer stopSignals()
-	code := serveJSONStream(ctx, rt, f, stdin, stdout, configError)
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
-		if code == 0 {
-			code = 1
+	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)
+	if err != nil {
+		code := configError(err)
+		if err := shutdown(rt); err != nil {
+			fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
 		}
+		return code
 	}
-	return code
+	d, err := serveTransport(ctx, rt, jsonstream.Props(cfg), "json-stream")
+	if d.Err != nil {
+		// The transport and its writer have stopped: stdout is the
+		// command's again, and the host is told in the protocol's shape.
+		_ = out.Encode(jsonstream.NewError("", jsonstream.CodeInternal, d.Err.Error(), false))
+	}
+	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe json-stream: %v\n", err) })
 }
 
-// serveJSONStream runs the conversation until EOF, SIGTERM or a fatal error.
-func serveJSONStream(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer, configError func(error) int) int {
+// jsonStreamConfig picks or creates the session and reads where the
+// conversation starts.
+func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer) (jsonstream.Config, error) {
 	bg := context.Background()
 	id, err := jsonStreamSession(bg, rt, f)
 	if err != nil {
-		return configError(err)
+		return jsonstream.Config{}, err
 	}
 	// What was committed before the session wakes was shown by an earlier
 	// process; waking may continue a run a crash interrupted, from here.
 	meta, err := rt.Sessions.Meta(bg, id)
 	if err != nil {
-		return configError(err)
+		return jsonstream.Config{}, err
 	}
 	if f.autoApprove && f.resume != "" {
 		yolo := event.ApprovalYolo
 		if _, err := rt.Sessions.SetMode(bg, id, yolo); err != nil {
-			return configError(err)
+			return jsonstream.Config{}, err
 		}
 	}
 	st, err := rt.Sessions.State(bg, id)
 	if err != nil {
-		return configError(err)
+		return jsonstream.Config{}, err
 	}
 	mode := event.ApprovalDefault
 	if f.autoApprove {
@@ -175,30 +180,10 @@ func serveJSONStream(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags, s
 	if st.Settings.ApprovalMode != nil && *st.Settings.ApprovalMode != "" {
 		mode = *st.Settings.ApprovalMode
 	}
-	writer := rt.System.Root.Spawn(stdio.WriterProps(stdout))
-	done := make(chan int, 1)
-	pid := rt.System.Root.Spawn(jsonstream.Props(jsonstream.Config{
+	return jsonstream.Config{
 		SessionID: id, Sessions: rt.Sessions, From: meta.LastSeq + 1, Mode: mode,
-		Input: stdin, MaxLine: f.maxLine, Writer: writer, Done: done,
-	}))
-	defer func() {
-		rt.System.Root.Stop(pid)
-		rt.System.Root.Stop(writer)
-	}()
-	select {
-	case code := <-done:
-		return code
-	case <-ctx.Done():
-	}
-	// SIGTERM: abort the running response and write its end, but not for
-	// ever: a session that does not answer must not keep the process.
-	rt.System.Root.Send(pid, &jsonstream.Terminate{})
-	select {
-	case code := <-done:
-		return code
-	case <-time.After(20 * time.Second):
-		return 1
-	}
+		Input: stdin, MaxLine: f.maxLine, Out: stdout,
+	}, nil
 }
 
 // jsonStreamSession picks or creates the session: --session-id must be

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
@@ -102,7 +101,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case f.sessionDir != "":
 		storeHome = f.sessionDir
 	}
-	rt, err := boot.Start(boot.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc"})
+	rt, err := boot.Start(boot.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -112,19 +111,11 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
-	code := rpc.Serve(ctx, rt.System, rpc.Config{
+	d, err := serveTransport(ctx, rt, rpc.Props(rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,
 		Sessions: rt.Sessions, Models: eng.Models(),
 		Thinking: f.models.thinking, Cwd: cwd,
 		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: log,
-	})
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := rt.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	}), "rpc")
+	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe rpc: %v\n", err) })
 }

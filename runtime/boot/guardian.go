@@ -1,29 +1,32 @@
 package boot
 
 import (
-	"github.com/troupehq/troupe/actors/actorlog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/persistence"
 )
 
 type treeQuery struct{}
 
 type treeReply struct {
-	writer, registry *actor.PID
+	writer, registry, transports *actor.PID
 }
 
-// guardian is the root of troupe's tree. It restarts a crashed writer or
-// sessions supervisor a few times; past that it lets the failure stop them.
+// guardian is the root of troupe's tree. It restarts a crashed writer,
+// sessions or transports supervisor a few times; past that it lets the
+// failure stop them.
 type guardian struct {
-	store    *persistence.Store
-	wopts    storewriter.Options
-	scfg     sessions.Config
-	writer   *actor.PID
-	registry *actor.PID
+	store      *persistence.Store
+	wopts      storewriter.Options
+	scfg       sessions.Config
+	writer     *actor.PID
+	registry   *actor.PID
+	transports *actor.PID
 }
 
 func guardianProps(store *persistence.Store, wopts storewriter.Options, scfg sessions.Config) *actor.Props {
@@ -44,8 +47,11 @@ func (g *guardian) Receive(ctx actor.Context) {
 		if g.registry, err = ctx.SpawnNamed(sessions.Props(g.scfg), "sessions"); err != nil {
 			panic(err)
 		}
+		if g.transports, err = ctx.SpawnNamed(transports.Props().Configure(actor.WithReceiverMiddleware(logPanics)), "transports"); err != nil {
+			panic(err)
+		}
 	case *treeQuery:
-		ctx.Respond(&treeReply{writer: g.writer, registry: g.registry})
+		ctx.Respond(&treeReply{writer: g.writer, registry: g.registry, transports: g.transports})
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}

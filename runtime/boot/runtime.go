@@ -31,6 +31,9 @@ type Options struct {
 	// SessionMiddleware wraps every session's Receive (fault injection in
 	// tests, tracing).
 	SessionMiddleware []actor.ReceiverMiddleware
+	// TransportMiddleware wraps every transport's Receive, as
+	// SessionMiddleware does sessions'.
+	TransportMiddleware []actor.ReceiverMiddleware
 	// Engine runs prompts in every session; nil hosts logs only.
 	Engine *session.Engine
 	// Command names this process in the session leases it takes, so that
@@ -47,9 +50,11 @@ type Runtime struct {
 	Sessions *sessions.Client
 	Log      *slog.Logger
 
-	guardian *actor.PID
-	writer   *actor.PID
-	registry *actor.PID
+	guardian    *actor.PID
+	writer      *actor.PID
+	registry    *actor.PID
+	transports  *actor.PID
+	transportMW []actor.ReceiverMiddleware
 
 	mu       sync.Mutex
 	hooks    map[Stage][]func(context.Context) error
@@ -90,7 +95,8 @@ func Start(opts Options) (*Runtime, error) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(s *actor.ActorSystem) *slog.Logger {
 		return slog.New(newActorSystemHandler(log.Handler(), libLevel))
 	}))
-	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{}}
+	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{},
+		transportMW: append([]actor.ReceiverMiddleware{logPanics}, opts.TransportMiddleware...)}
 	idle := opts.IdleTimeout
 	switch {
 	case idle == 0:
@@ -115,8 +121,9 @@ func Start(opts Options) (*Runtime, error) {
 	return rt, nil
 }
 
-// spawnTree starts the guardian, which starts the store writer and then the
-// sessions supervisor (sessions need the writer's PID).
+// spawnTree starts the guardian, which starts the store writer, then the
+// sessions supervisor (sessions need the writer's PID), then the transports
+// supervisor.
 func (rt *Runtime) spawnTree(wopts storewriter.Options, scfg sessions.Config) error {
 	g, err := rt.System.Root.SpawnNamed(guardianProps(rt.Store, wopts, scfg), "troupe")
 	if err != nil {
@@ -127,7 +134,7 @@ func (rt *Runtime) spawnTree(wopts storewriter.Options, scfg sessions.Config) er
 		return fmt.Errorf("start supervision tree: %w", err)
 	}
 	tree := res.(*treeReply)
-	rt.guardian, rt.writer, rt.registry = g, tree.writer, tree.registry
+	rt.guardian, rt.writer, rt.registry, rt.transports = g, tree.writer, tree.registry, tree.transports
 	return nil
 }
 
@@ -136,3 +143,6 @@ func (rt *Runtime) Writer() *actor.PID { return rt.writer }
 
 // Registry is the sessions supervisor.
 func (rt *Runtime) Registry() *actor.PID { return rt.registry }
+
+// Transports is the transports supervisor.
+func (rt *Runtime) Transports() *actor.PID { return rt.transports }

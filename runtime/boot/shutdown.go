@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/actors/transports"
 )
 
 // Stage is a step of shutdown. Stages run in this order; components hook
@@ -59,6 +60,8 @@ func (rt *Runtime) stop(ctx context.Context) error {
 			}
 		}
 		switch st {
+		case StageTransports:
+			errs = append(errs, rt.stopTransports(ctx))
 		case StageSessions:
 			errs = append(errs, rt.stopSessions(ctx))
 		case StageStore:
@@ -66,6 +69,32 @@ func (rt *Runtime) stop(ctx context.Context) error {
 		}
 	}
 	rt.System.Shutdown()
+	return errors.Join(errs...)
+}
+
+// TransportGrace is the longest the transports stage waits for transports
+// to finish what they owe their clients (an aborted run's end) before it
+// stops them; at most two thirds of what is left of the shutdown's
+// deadline, so that sessions and the store keep time to stop.
+const TransportGrace = 20 * time.Second
+
+// stopTransports terminates every transport, waits for them to finish
+// (within the grace), and stops the transports supervisor.
+func (rt *Runtime) stopTransports(ctx context.Context) error {
+	grace := TransportGrace
+	if dl, ok := ctx.Deadline(); ok {
+		grace = min(grace, time.Until(dl)*2/3)
+	}
+	var errs []error
+	res, err := rt.System.Root.RequestFuture(rt.transports, &transports.Drain{Grace: grace}, grace+5*time.Second).Result()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("drain transports: %w", err))
+	} else if d, ok := res.(*transports.Drained); ok && len(d.Late) > 0 {
+		rt.Log.Warn("transports stopped before they finished", "transports", d.Late)
+	}
+	if err := rt.System.Root.PoisonFuture(rt.transports).Wait(); err != nil {
+		errs = append(errs, fmt.Errorf("stop transports: %w", err))
+	}
 	return errors.Join(errs...)
 }
 

@@ -5,9 +5,11 @@
 // It owns the protocol's vocabulary (the commands it decodes and the events
 // it writes), the projection of a session's canonical events into those
 // events (a projector on the view of transports/projection), and the
-// transport actor that joins the two: it reads commands in
-// a goroutine it owns, turns them into session requests, and writes through
-// the one stdout writer actor of transports/stdio.
+// transport actor that joins the two (under the runtime's transports
+// supervisor): it reads commands in a goroutine it owns, turns them into
+// session requests made through the facade's Async (answers on its
+// mailbox), and writes through its child, the stdout writer actor of
+// transports/stdio.
 //
 // It must not touch the session's log or state except through session
 // requests: everything it shows is projected from committed events, so a

@@ -3,13 +3,14 @@ package jsonstream
 import (
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
@@ -24,30 +25,28 @@ type Config struct {
 	// Input is stdin; closed when the transport stops if it is a Closer.
 	Input   io.Reader
 	MaxLine int
-	Writer  *actor.PID // the stdout writer actor
-	// Done receives the exit code once the conversation is over and every
-	// line is written.
-	Done chan<- int
+	Out     io.Writer // stdout, written by the transport's writer child
 }
-
-// Terminate ends the conversation as EOF does (SIGTERM): the running
-// response is aborted and its stream_end written before Done.
-type Terminate struct{}
 
 // flushTimeout bounds the wait for stdout to be written at the end.
 const flushTimeout = 30 * time.Second
 
-// Props builds the transport actor.
+// Props builds the transport actor, to start under the transports
+// supervisor (runtime.StartTransport). It reports transports.Done once
+// the conversation is over (EOF, or transports.Terminate at SIGTERM, which
+// ends it as EOF does: the running response is aborted and its stream_end
+// written) and every line is written. Its stdout writer is its child.
 func Props(cfg Config) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &transport{cfg: cfg, proj: NewProjector(cfg.Mode), pending: map[string]bool{}}
-	})
+	}, actor.WithSupervisor(transports.Escalate))
 }
 
 type transport struct {
-	cfg  Config
-	proj *Projector
-	sub  *actor.PID
+	cfg    Config
+	proj   *Projector
+	writer *actor.PID
+	sub    *actor.PID
 	// pending are messages sent whose run has not started yet.
 	pending  map[string]bool
 	prompted bool // a message was sent: init_history comes too late
@@ -69,11 +68,15 @@ func (t *transport) Receive(ctx actor.Context) {
 			t.code = 1
 		}
 		t.finish(ctx)
-	case *inputLine:
-		t.onLine(ctx, m.data)
-	case *inputBad:
-		t.write(ctx, NewError("", CodeProtocol, m.err.Error(), false))
-	case *inputEOF, *Terminate:
+	case *stdio.Input:
+		t.onLine(ctx, m.Line)
+	case *stdio.InputTooLong:
+		t.write(ctx, NewError("", CodeProtocol, m.Err.Error(), false))
+	case *stdio.InputEnd:
+		// A read error ends the conversation as EOF does: nothing more
+		// can come from this client.
+		t.close(ctx)
+	case *transports.Terminate:
 		t.close(ctx)
 	case *actor.Stopping:
 		if c, ok := t.cfg.Input.(io.Closer); ok {
@@ -93,9 +96,12 @@ func (t *transport) log(ctx actor.Context) *slog.Logger {
 	return actorlog.For(ctx, "session", t.cfg.SessionID)
 }
 
-// start writes ready, subscribes and starts reading. ready goes first so
-// that a resumed run's stream_start, replayed from the store, follows it.
+// start spawns the stdout writer, writes ready, subscribes and starts
+// reading. ready goes first so that a resumed run's stream_start, replayed
+// from the store, follows it.
 func (t *transport) start(ctx actor.Context) {
+	t.writer = ctx.Spawn(stdio.WriterProps(t.cfg.Out))
+	transports.Writes(ctx, t.writer)
 	t.write(ctx, NewReady(t.cfg.SessionID, t.cfg.Mode))
 	t.async(ctx).Subscribe(t.cfg.SessionID, t.cfg.From, false, func(s sessions.Subscribed, err error) {
 		if !t.reached(ctx, "", "subscribe", err) {
@@ -107,8 +113,7 @@ func (t *transport) start(ctx actor.Context) {
 		}
 		t.sub = s.Subscription
 	})
-	root, self := ctx.ActorSystem().Root, ctx.Self()
-	go readInput(root, self, t.cfg.Input, t.cfg.MaxLine)
+	go stdio.ReadInput(ctx.ActorSystem().Root, ctx.Self(), t.cfg.Input, t.cfg.MaxLine)
 }
 
 func (t *transport) onEvents(ctx actor.Context, m *sessions.Events) {
@@ -134,7 +139,7 @@ func (t *transport) onEvents(ctx actor.Context, m *sessions.Events) {
 }
 
 func (t *transport) write(ctx actor.Context, v any) {
-	ctx.Send(t.cfg.Writer, &stdio.JSON{V: v})
+	ctx.Send(t.writer, &stdio.JSON{V: v})
 }
 
 // async makes session requests without blocking the mailbox; each answer
@@ -196,7 +201,7 @@ func (t *transport) finish(ctx actor.Context) {
 		return
 	}
 	t.finished = true
-	f := ctx.RequestFuture(t.cfg.Writer, &stdio.Flush{}, flushTimeout)
+	f := ctx.RequestFuture(t.writer, &stdio.Flush{}, flushTimeout)
 	ctx.ReenterAfter(f, func(res any, err error) {
 		if fl, ok := res.(*stdio.Flushed); ok && fl.Err != nil {
 			err = fl.Err
@@ -204,6 +209,6 @@ func (t *transport) finish(ctx actor.Context) {
 		if err != nil {
 			t.log(ctx).Warn("stdout not fully written", "error", err)
 		}
-		t.cfg.Done <- t.code
+		transports.Finish(ctx, transports.Done{Code: t.code})
 	})
 }

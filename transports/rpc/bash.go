@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"context"
+
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // bash runs a host's own shell command off the mailbox; its result is
@@ -19,27 +21,34 @@ func (c *conn) bash(cmd Command) {
 	if cwd == "" {
 		cwd = c.cfg.Cwd
 	}
-	c.spawn(func() *result {
-		defer cancel()
-		fail := func(err error) *result {
-			return &result{bashDone: true, resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		}
-		p, err := c.cfg.Sessions.RunBash(ctx, cwd, cmd.Bash)
+	done := c.begin()
+	fail := func(err error) { done(&result{bashDone: true, resp: Fail(cmd.ID, cmd.Type, err.Error())}) }
+	c.async().RunBash(ctx, cwd, cmd.Bash, func(p event.BashExecutedPayload, err error) {
+		cancel()
 		if err != nil {
-			return fail(err)
+			fail(err)
+			return
 		}
-		bg := context.Background()
-		if err := c.ready(bg, s); err != nil {
-			return fail(err)
-		}
-		seq, err := c.cfg.Sessions.RecordBash(bg, s.id, p)
-		if err != nil {
-			return fail(err)
-		}
-		data := map[string]any{"output": p.Output, "exitCode": p.ExitCode, "cancelled": p.Cancelled, "truncated": p.Truncated}
-		if p.FullOutputPath != "" {
-			data["fullOutputPath"] = p.FullOutputPath
-		}
-		return &result{bashDone: true, resp: OK(cmd.ID, cmd.Type, data), session: s.id, seq: seq}
+		c.ready(s, func(err error) {
+			if err != nil {
+				fail(err)
+				return
+			}
+			c.async().RecordBash(s.id, p, func(seq int64, err error) {
+				if err != nil {
+					fail(err)
+					return
+				}
+				done(&result{bashDone: true, resp: OK(cmd.ID, cmd.Type, bashData(p)), session: s.id, seq: seq})
+			})
+		})
 	})
+}
+
+func bashData(p event.BashExecutedPayload) map[string]any {
+	data := map[string]any{"output": p.Output, "exitCode": p.ExitCode, "cancelled": p.Cancelled, "truncated": p.Truncated}
+	if p.FullOutputPath != "" {
+		data["fullOutputPath"] = p.FullOutputPath
+	}
+	return data
 }

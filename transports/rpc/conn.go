@@ -1,25 +1,27 @@
 package rpc
 
 import (
-	"context"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
+	"io"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
 // conn is the connection actor. It alone touches the fold and the
-// bookkeeping below; blocking work (session requests, the store, bash,
-// files) runs in goroutines that report back with *result.
+// bookkeeping below. It asks sessions through the facade's Async, whose
+// answers come back on its mailbox; local work (the host's bash, files)
+// runs in goroutines that answer the same way (offload).
 type conn struct {
 	cfg    Config
 	writer *actor.PID
 	out    *meter
-	done   chan<- int
+	ctx    actor.Context
 	root   *actor.RootContext
 	self   *actor.PID
 	models *models
@@ -33,11 +35,11 @@ type conn struct {
 	awaitingRun map[string]bool      // prompts queued that have not started
 	aborts      map[string][]*result // run id -> aborts answered at its end
 	parked      []*result            // session switches waiting for the run to end
-	bashCancel  context.CancelFunc
+	bashCancel  func()
 	ids         int
 }
 
-// result is what a command's goroutine reports.
+// result is what a command's requests end in.
 type result struct {
 	resp *Response
 	// session and seq hold the answer until the fold of session has
@@ -55,61 +57,82 @@ type result struct {
 	background bool
 }
 
-type terminate struct{}
+// forceFinish ends a connection whose aborted run does not end.
 type forceFinish struct{}
-type subscribed struct {
-	session string
-	sub     *actor.PID
-}
 
-func newConn(cfg Config, writer *actor.PID, out *meter, done chan<- int) *conn {
-	return &conn{cfg: cfg, writer: writer, out: out, done: done, models: newModels(cfg.Models),
+// terminateWait bounds the wait for the aborted run's end after SIGTERM.
+const terminateWait = 10 * time.Second
+
+func newConn(cfg Config) *conn {
+	return &conn{cfg: cfg, models: newModels(cfg.Models),
 		prompts: map[string]*result{}, awaitingRun: map[string]bool{}, aborts: map[string][]*result{}}
 }
 
 func (c *conn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		c.root, c.self = ctx.ActorSystem().Root, ctx.Self()
-		c.cur = c.newSess(c.cfg.SessionID, c.cfg.SessionID != "")
-		if c.cur.exists {
-			c.spawnEnsure(c.cur, nil)
-		}
-		go readLines(c.root, c.self, c.cfg.In, c.cfg.MaxLine)
-	case *inLine:
-		c.handleLine(m.data)
-	case *inError:
-		c.respond(parseError(nil, m.err.Error()))
-	case *inEOF:
-		if m.err != nil {
-			c.cfg.Log.Warn("stdin failed", "error", m.err)
+		c.start(ctx)
+	case *stdio.Input:
+		c.handleLine(m.Line)
+	case *stdio.InputTooLong:
+		c.respond(parseError(nil, m.Err.Error()))
+	case *stdio.InputEnd:
+		if m.Err != nil {
+			c.cfg.Log.Warn("stdin failed", "error", m.Err)
 		}
 		c.eof = true
 		c.maybeFinish()
-	case *result:
-		c.onResult(m)
 	case *sessions.Events:
 		c.onEvents(m)
-	case *history:
-		c.onHistory(m)
-	case *subscribed:
-		c.onSubscribed(m)
 	case *sessions.Closed:
 		// "unsubscribed" is this connection's own doing (a switch away and
 		// back); anything else means the session stopped under us.
 		if c.cur != nil && m.SessionID == c.cur.id && m.Reason != "unsubscribed" {
 			c.cfg.Log.Warn("session subscription closed", "session", m.SessionID, "reason", m.Reason)
 		}
-	case *terminate:
+	case *transports.Terminate:
 		c.onTerminate()
 	case *forceFinish:
 		c.finish(ExitTerminated)
 	case *drained:
 		c.flushDeltas()
+	case *actor.Stopping:
+		c.stopping()
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }
+
+// start spawns the stdout writer as a child (it stops with the
+// connection), subscribes to a session named on the command line and
+// starts reading stdin.
+func (c *conn) start(ctx actor.Context) {
+	c.ctx, c.root, c.self = ctx, ctx.ActorSystem().Root, ctx.Self()
+	root, self := c.root, c.self
+	c.out = &meter{w: c.cfg.Out, wake: func() { root.Send(self, &drained{}) }}
+	c.writer = ctx.Spawn(stdio.WriterProps(c.out))
+	transports.Writes(ctx, c.writer)
+	c.cur = c.newSess(c.cfg.SessionID, c.cfg.SessionID != "")
+	if c.cur.exists {
+		c.ensureBackground(c.cur, nil)
+	}
+	go stdio.ReadInput(root, self, c.cfg.In, c.cfg.MaxLine)
+}
+
+// stopping closes stdin, which ends the reader goroutine at its next read
+// (one already blocked on a pipe ends with the process), and drops the
+// subscription of a connection stopped before it finished.
+func (c *conn) stopping() {
+	if cl, ok := c.cfg.In.(io.Closer); ok {
+		_ = cl.Close()
+	}
+	if !c.finished && c.cur != nil && c.cur.sub != nil {
+		c.cfg.Sessions.Unsubscribe(c.cur.id, c.cur.sub)
+	}
+}
+
+// async makes session requests; each answer runs on this mailbox.
+func (c *conn) async() sessions.Async { return c.cfg.Sessions.Async(c.ctx) }
 
 func (c *conn) write(b []byte) {
 	c.out.sent(b)
@@ -133,16 +156,16 @@ func (c *conn) respond(r *Response) {
 	c.write(b)
 }
 
-// spawn runs fn off the mailbox; its result comes back as a message.
-func (c *conn) spawn(fn func() *result) {
+// begin counts a command's requests in flight; the function it returns
+// ends them with their result (nil: nothing to answer), on the mailbox.
+func (c *conn) begin() func(*result) {
 	c.inflight++
-	go func() {
-		r := fn()
+	return func(r *result) {
 		if r == nil {
 			r = &result{background: true}
 		}
-		c.root.Send(c.self, r)
-	}()
+		c.onResult(r)
+	}
 }
 
 func (c *conn) newID() string {
@@ -280,18 +303,15 @@ func (c *conn) onTerminate() {
 		c.bashCancel()
 	}
 	if c.cur.fold.Run() != nil {
-		id := c.cur.id
-		go func() {
-			_, _ = c.cfg.Sessions.Cancel(context.Background(), id, "terminated")
-		}()
+		c.async().Cancel(c.cur.id, "terminated", nil)
 	}
 	self, root := c.self, c.root
-	time.AfterFunc(10*time.Second, func() { root.Send(self, &forceFinish{}) })
+	time.AfterFunc(terminateWait, func() { root.Send(self, &forceFinish{}) })
 	c.maybeFinish()
 }
 
-// finish flushes stdout and reports the exit status; the flush is awaited
-// off the mailbox.
+// finish reports the exit status once stdout is flushed; the flush is
+// awaited off the mailbox.
 func (c *conn) finish(code int) {
 	if c.finished {
 		return
@@ -301,16 +321,13 @@ func (c *conn) finish(code int) {
 	if c.cur != nil && c.cur.sub != nil {
 		c.cfg.Sessions.Unsubscribe(c.cur.id, c.cur.sub)
 	}
-	root, writer, done, log := c.root, c.writer, c.done, c.cfg.Log
-	go func() {
-		res, err := root.RequestFuture(writer, &stdio.Flush{}, 10*time.Second).Result()
-		if err == nil {
-			if f, ok := res.(*stdio.Flushed); ok && f.Err != nil {
-				log.Warn("stdout write failed", "error", f.Err)
-			}
+	ctx := c.ctx
+	ctx.ReenterAfter(ctx.RequestFuture(c.writer, &stdio.Flush{}, 10*time.Second), func(res any, err error) {
+		if f, ok := res.(*stdio.Flushed); ok && f.Err != nil {
+			c.cfg.Log.Warn("stdout write failed", "error", f.Err)
 		}
-		done <- code
-	}()
+		transports.Finish(ctx, transports.Done{Code: code})
+	})
 }
 
 func blocks(text string, imgs []Image) []event.Block {

@@ -52,11 +52,16 @@
 //
 // # Lifetime
 //
-// State commands (get_state, get_messages, get_fork_messages, stats) are
-// answered from the connection's fold without a round trip, so they answer
-// at once even while a run streams. At the end of stdin the connection
-// finishes what it owes (answers, and the run in progress, so a piped
-// script gets its whole output) and Serve returns 0; on SIGTERM the run is
-// aborted, its end written, and Serve returns 143. The store is then closed
-// by the caller's runtime shutdown.
+// The connection is a transport actor (Props) under the runtime's
+// transports supervisor, with its stdout writer as its child. It asks
+// sessions through the facade's Async only, so every answer comes back on
+// its mailbox and no request blocks it; the host's bash and file reads and
+// writes run in goroutines that answer the same way. State commands
+// (get_state, get_messages, get_fork_messages, stats) are answered from
+// the connection's fold without a round trip, so they answer at once even
+// while a run streams. At the end of stdin the connection finishes what it
+// owes (answers, and the run in progress, so a piped script gets its whole
+// output) and reports Done with 0; on transports.Terminate (the runtime's
+// shutdown after SIGTERM) the run is aborted, its end written, and it
+// reports 143.
 package rpc

@@ -32,11 +32,13 @@ func (c *conn) exportHTML(cmd Command) {
 		return
 	}
 	data := buf.Bytes()
-	c.spawn(func() *result {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, fmt.Sprintf("write %s: %v", path, err))}
+	done := c.begin()
+	offload(c, func() error { return os.WriteFile(path, data, 0o644) }, func(err error) {
+		if err != nil {
+			done(&result{resp: Fail(cmd.ID, cmd.Type, fmt.Sprintf("write %s: %v", path, err))})
+			return
 		}
-		return &result{resp: OK(cmd.ID, cmd.Type, map[string]string{"path": path})}
+		done(&result{resp: OK(cmd.ID, cmd.Type, map[string]string{"path": path})})
 	})
 }
 

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -86,19 +85,23 @@ func (c *conn) prompt(cmd Command) {
 	c.prompts[id] = &result{resp: OK(cmd.ID, cmd.Type, nil)}
 	c.awaitingRun[id] = true
 	s := c.cur
-	content := blocks(cmd.Message, cmd.Images)
-	c.spawn(func() *result {
-		ctx := context.Background()
-		fail := func(err error) *result {
-			return &result{promptID: id, failed: true, resp: Fail(cmd.ID, cmd.Type, err.Error())}
+	req := sessions.PromptRequest{MessageID: id, Content: blocks(cmd.Message, cmd.Images), Delivery: delivery, Client: "rpc"}
+	done := c.begin()
+	fail := func(err error) {
+		done(&result{promptID: id, failed: true, resp: Fail(cmd.ID, cmd.Type, err.Error())})
+	}
+	c.ready(s, func(err error) {
+		if err != nil {
+			fail(err)
+			return
 		}
-		if err := c.ready(ctx, s); err != nil {
-			return fail(err)
-		}
-		if _, err := c.cfg.Sessions.Prompt(ctx, s.id, sessions.PromptRequest{MessageID: id, Content: content, Delivery: delivery, Client: "rpc"}); err != nil {
-			return fail(err)
-		}
-		return &result{promptID: id}
+		c.async().Prompt(s.id, req, func(_ sessions.PromptResult, err error) {
+			if err != nil {
+				fail(err)
+				return
+			}
+			done(&result{promptID: id})
+		})
 	})
 }
 
@@ -115,31 +118,35 @@ func (c *conn) abort(cmd Command) {
 		c.respond(ok)
 		return
 	}
-	c.spawn(func() *result {
-		r, err := c.cfg.Sessions.Cancel(context.Background(), s.id, "aborted")
-		if err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+	done := c.begin()
+	c.async().Cancel(s.id, "aborted", func(r sessions.CancelResult, err error) {
+		switch {
+		case err != nil:
+			done(&result{resp: Fail(cmd.ID, cmd.Type, err.Error())})
+		case !r.Running:
+			done(&result{resp: ok})
+		default:
+			done(&result{resp: ok, waitRun: r.RunID})
 		}
-		if !r.Running {
-			return &result{resp: ok}
-		}
-		return &result{resp: ok, waitRun: r.RunID}
 	})
 }
 
 // settings records a settings change; the answer waits for its event.
 func (c *conn) settings(cmd Command, set event.Settings, data any) {
 	s := c.cur
-	c.spawn(func() *result {
-		ctx := context.Background()
-		if err := c.ready(ctx, s); err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		}
-		seq, err := c.cfg.Sessions.SetSettings(ctx, s.id, set)
+	done := c.begin()
+	c.ready(s, func(err error) {
 		if err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+			done(&result{resp: Fail(cmd.ID, cmd.Type, err.Error())})
+			return
 		}
-		return &result{resp: OK(cmd.ID, cmd.Type, data), session: s.id, seq: seq}
+		c.async().SetSettings(s.id, set, func(seq int64, err error) {
+			if err != nil {
+				done(&result{resp: Fail(cmd.ID, cmd.Type, err.Error())})
+				return
+			}
+			done(&result{resp: OK(cmd.ID, cmd.Type, data), session: s.id, seq: seq})
+		})
 	})
 }
 
@@ -194,26 +201,35 @@ func (c *conn) setThinking(cmd Command) {
 
 func (c *conn) compact(cmd Command) {
 	s := c.cur
-	c.spawn(func() *result {
-		ctx := context.Background()
-		if err := c.ready(ctx, s); err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		}
-		r, err := c.cfg.Sessions.Compact(ctx, s.id, cmd.Instructions)
-		var unreachable *sessions.UnreachableError
-		switch {
-		case errors.As(err, &unreachable):
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		case errors.Is(err, sessions.ErrBusy):
-			return &result{resp: Fail(cmd.ID, cmd.Type, "Cannot compact while the agent is processing")}
-		case err != nil:
-			return &result{resp: Fail(cmd.ID, cmd.Type, "Compaction failed: "+err.Error())}
-		}
-		st, err := c.cfg.Sessions.State(ctx, s.id)
+	done := c.begin()
+	fail := func(msg string) { done(&result{resp: Fail(cmd.ID, cmd.Type, msg)}) }
+	c.ready(s, func(err error) {
 		if err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+			fail(err.Error())
+			return
 		}
-		return &result{resp: OK(cmd.ID, cmd.Type, compactResult(r.Summary, r.FirstKeptEntryID, int64(r.TokensBefore))), session: s.id, seq: st.LastSeq}
+		a := c.async()
+		a.Compact(s.id, cmd.Instructions, func(r sessions.CompactResult, err error) {
+			var unreachable *sessions.UnreachableError
+			switch {
+			case errors.As(err, &unreachable):
+				fail(err.Error())
+				return
+			case errors.Is(err, sessions.ErrBusy):
+				fail("Cannot compact while the agent is processing")
+				return
+			case err != nil:
+				fail("Compaction failed: " + err.Error())
+				return
+			}
+			a.State(s.id, func(st sessions.State, err error) {
+				if err != nil {
+					fail(err.Error())
+					return
+				}
+				done(&result{resp: OK(cmd.ID, cmd.Type, compactResult(r.Summary, r.FirstKeptEntryID, int64(r.TokensBefore))), session: s.id, seq: st.LastSeq})
+			})
+		})
 	})
 }
 
@@ -223,10 +239,8 @@ func (c *conn) abortRetry(cmd Command) {
 		c.respond(OK(cmd.ID, cmd.Type, nil))
 		return
 	}
-	c.spawn(func() *result {
-		// No retry pending is not an error: the retry the host saw may
-		// already have ended.
-		_ = c.cfg.Sessions.AbortRetry(context.Background(), s.id)
-		return &result{resp: OK(cmd.ID, cmd.Type, nil)}
-	})
+	done := c.begin()
+	// No retry pending is not an error: the retry the host saw may
+	// already have ended.
+	c.async().AbortRetry(s.id, func(error) { done(&result{resp: OK(cmd.ID, cmd.Type, nil)}) })
 }

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -36,25 +35,52 @@ type fileMessage struct {
 	Summary    string          `json:"summary"`
 }
 
-// importFile creates a session holding the conversation of a session file.
-func (c *conn) importFile(ctx context.Context, path, cwd string) (string, error) {
+// sessionFile is what switch_session found at a path, read off the
+// mailbox: a pi session file (isFile) with its conversation and the
+// directory its session runs in, or not a file (a session of the store).
+type sessionFile struct {
+	path   string
+	isFile bool
+	msgs   []event.HistoryMessage
+	cwd    string
+	err    error
+}
+
+// readImport reads path when it is a session file: a regular file other
+// than the store. Its session runs in the file's directory when that
+// exists here, else in cwd; otherwise its tools would run nowhere.
+func readImport(path, cwd, store string) sessionFile {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || path == store {
+		return sessionFile{}
+	}
 	msgs, fileCwd, err := readSessionFile(path)
 	if err != nil {
-		return "", err
+		return sessionFile{isFile: true, err: err}
 	}
-	// The file's directory, when it exists here; otherwise the session
-	// would run its tools nowhere.
 	if fi, err := os.Stat(fileCwd); fileCwd != "" && err == nil && fi.IsDir() {
 		cwd = fileCwd
 	}
+	return sessionFile{path: path, isFile: true, msgs: msgs, cwd: cwd}
+}
+
+// importFile creates a session holding the conversation of a session
+// file; then gets its id.
+func (c *conn) importFile(f sessionFile, then func(string, error)) {
 	id := sessions.NewID()
-	if err := c.cfg.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: cwd, OriginTransport: "rpc"}); err != nil {
-		return "", fmt.Errorf("import %s: %w", path, err)
-	}
-	if _, err := c.cfg.Sessions.ImportHistory(ctx, id, event.HistoryImportedPayload{Source: path, Messages: msgs}); err != nil {
-		return "", fmt.Errorf("import %s: %w", path, err)
-	}
-	return id, nil
+	a := c.async()
+	a.Create(id, event.CreatedPayload{Cwd: f.cwd, OriginTransport: "rpc"}, func(err error) {
+		if err != nil {
+			then("", fmt.Errorf("import %s: %w", f.path, err))
+			return
+		}
+		a.ImportHistory(id, event.HistoryImportedPayload{Source: f.path, Messages: f.msgs}, func(_ int64, err error) {
+			if err != nil {
+				then("", fmt.Errorf("import %s: %w", f.path, err))
+				return
+			}
+			then(id, nil)
+		})
+	})
 }
 
 func readSessionFile(path string) ([]event.HistoryMessage, string, error) {

@@ -1,20 +1,17 @@
 package rpc
 
 import (
-	"context"
 	"io"
 	"log/slog"
-	"sync/atomic"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/transports/stdio"
+	"github.com/troupehq/troupe/actors/transports"
 )
 
 // Config is what one connection needs.
 type Config struct {
-	In      io.Reader
+	In      io.Reader // closed as the connection stops, if it is a Closer
 	Out     io.Writer
 	MaxLine int // 0: stdio.DefaultMaxLine
 
@@ -39,38 +36,16 @@ type Config struct {
 // ExitTerminated is the status after SIGTERM, as pi exits.
 const ExitTerminated = 143
 
-// Serve runs one connection until stdin ends (0) or ctx is cancelled (the
-// first SIGTERM: the running work is aborted, ExitTerminated). Everything
-// owed to stdout is written before it returns.
-func Serve(ctx context.Context, sys *actor.ActorSystem, cfg Config) int {
+// Props builds the connection actor, a transport to start under the
+// transports supervisor (runtime.StartTransport). It reports
+// transports.Done with 0 once stdin has ended and everything owed is
+// written, and with ExitTerminated after transports.Terminate (the first
+// SIGTERM: the running work is aborted and its end written). Its stdout
+// writer is its child.
+func Props(cfg Config) *actor.Props {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	done := make(chan int, 1)
-	var connPID atomic.Pointer[actor.PID]
-	out := &meter{w: cfg.Out, wake: func() {
-		if pid := connPID.Load(); pid != nil {
-			sys.Root.Send(pid, &drained{})
-		}
-	}}
-	writer := sys.Root.Spawn(stdio.WriterProps(out))
-	conn := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return newConn(cfg, writer, out, done) }))
-	connPID.Store(conn)
-	defer func() {
-		sys.Root.Stop(conn)
-		sys.Root.Stop(writer)
-	}()
-	select {
-	case code := <-done:
-		return code
-	case <-ctx.Done():
-	}
-	sys.Root.Send(conn, &terminate{})
-	select {
-	case code := <-done:
-		return code
-	case <-time.After(15 * time.Second):
-		cfg.Log.Warn("rpc connection did not settle after SIGTERM")
-		return ExitTerminated
-	}
+	return actor.PropsFromProducer(func() actor.Actor { return newConn(cfg) },
+		actor.WithSupervisor(transports.Escalate))
 }

@@ -2,7 +2,6 @@ package rpc_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -29,9 +28,13 @@ func TestServeInProcess(t *testing.T) {
 	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, "native")})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
+	tr, err := rt.StartTransport(rpc.Props(rpc.Config{In: inR, Out: outW, Sessions: rt.Sessions, Cwd: t.TempDir()}), "rpc")
+	testkit.NoError(t, err)
 	done := make(chan int, 1)
 	go func() {
-		done <- rpc.Serve(context.Background(), rt.System, rpc.Config{In: inR, Out: outW, Sessions: rt.Sessions, Cwd: t.TempDir()})
+		d := <-tr.Done()
+		testkit.NoError(t, d.Err)
+		done <- d.Code
 		outW.Close()
 	}()
 	lines := make(chan map[string]any, 4096)

@@ -1,10 +1,8 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -23,14 +21,26 @@ type sess struct {
 	quietTo int64                // events up to here are history, folded without output
 	resumed bool                 // the first live event was seen
 	sub     *actor.PID
-	ensure  *ensureOnce
+	ensure  ensure
 }
 
-type ensureOnce struct {
-	once    sync.Once
+// ensure is a session's way to being ready: created if need be,
+// inherited history folded, subscribed. It happens once; commands that
+// need it meanwhile wait in waiters.
+type ensure struct {
+	state   ensureState
 	err     error
 	lastSeq int64 // the session's last seq before it was subscribed
+	waiters []func(error)
 }
+
+type ensureState int
+
+const (
+	ensureNone ensureState = iota
+	ensuring
+	ensured
+)
 
 // history is the part of a session's conversation that lives in the logs
 // of its fork ancestors, folded before its own events.
@@ -44,7 +54,7 @@ func (c *conn) newSess(id string, exists bool) *sess {
 	if id == "" {
 		id = sessions.NewID()
 	}
-	s := &sess{id: id, exists: exists, ensure: &ensureOnce{}, fold: newFold(id, c.models)}
+	s := &sess{id: id, exists: exists, fold: newFold(id, c.models)}
 	s.created = event.CreatedPayload{Cwd: c.cfg.Cwd, OriginTransport: "rpc"}
 	s.fold.Cwd = c.cfg.Cwd
 	s.fold.partials = c.cfg.Partials
@@ -54,42 +64,83 @@ func (c *conn) newSess(id string, exists bool) *sess {
 	return s
 }
 
-// ready makes sure s exists and is subscribed; it runs in goroutines, once
-// per session.
-func (c *conn) ready(ctx context.Context, s *sess) error {
-	s.ensure.once.Do(func() { s.ensure.lastSeq, s.ensure.err = c.subscribe(ctx, s) })
-	return s.ensure.err
+// ready makes sure s exists and is subscribed, then calls then on the
+// mailbox (at once when it already is).
+func (c *conn) ready(s *sess, then func(error)) {
+	e := &s.ensure
+	switch e.state {
+	case ensured:
+		then(e.err)
+		return
+	case ensuring:
+		e.waiters = append(e.waiters, then)
+		return
+	}
+	e.state, e.waiters = ensuring, []func(error){then}
+	c.subscribe(s, func(lastSeq int64, err error) {
+		e.state, e.lastSeq, e.err = ensured, lastSeq, err
+		waiters := e.waiters
+		e.waiters = nil
+		for _, w := range waiters {
+			w(err)
+		}
+	})
 }
 
-func (c *conn) subscribe(ctx context.Context, s *sess) (int64, error) {
+// subscribe creates s if it is new (or named by --session and not yet in
+// the store), folds what it inherits and subscribes to it; then gets the
+// session's last seq before the subscription.
+func (c *conn) subscribe(s *sess, then func(int64, error)) {
+	a := c.async()
 	if !s.exists {
-		if err := c.cfg.Sessions.Create(ctx, s.id, s.created); err != nil && !errors.Is(err, sessions.ErrExists) {
-			return 0, fmt.Errorf("create session %s: %w", s.id, err)
-		}
+		a.Create(s.id, s.created, func(err error) {
+			if err != nil && !errors.Is(err, sessions.ErrExists) {
+				then(0, fmt.Errorf("create session %s: %w", s.id, err))
+				return
+			}
+			a.Meta(s.id, func(meta sessions.Meta, err error) { c.attach(s, meta, err, then) })
+		})
+		return
 	}
-	meta, err := c.cfg.Sessions.Meta(ctx, s.id)
-	if errors.Is(err, sessions.ErrNotFound) && s.exists {
+	a.Meta(s.id, func(meta sessions.Meta, err error) {
+		if !errors.Is(err, sessions.ErrNotFound) {
+			c.attach(s, meta, err, then)
+			return
+		}
 		// --session names a session to start under that id.
-		if err = c.cfg.Sessions.Create(ctx, s.id, s.created); err == nil || errors.Is(err, sessions.ErrExists) {
-			meta, err = c.cfg.Sessions.Meta(ctx, s.id)
+		a.Create(s.id, s.created, func(err error) {
+			if err != nil && !errors.Is(err, sessions.ErrExists) {
+				c.attach(s, meta, err, then)
+				return
+			}
+			a.Meta(s.id, func(meta sessions.Meta, err error) { c.attach(s, meta, err, then) })
+		})
+	})
+}
+
+// attach folds what s inherits from its fork ancestors, then subscribes:
+// inherited events come before the session's own.
+func (c *conn) attach(s *sess, meta sessions.Meta, err error, then func(int64, error)) {
+	if err != nil {
+		then(0, fmt.Errorf("session %s: %w", s.id, err))
+		return
+	}
+	a := c.async()
+	a.Inherited(meta, func(evs []event.Event, err error) {
+		if err != nil {
+			then(0, err)
+			return
 		}
-	}
-	if err != nil {
-		return 0, fmt.Errorf("session %s: %w", s.id, err)
-	}
-	evs, err := c.cfg.Sessions.Inherited(ctx, meta)
-	if err != nil {
-		return 0, err
-	}
-	// Sent before subscribing, so it is folded before the session's own
-	// events reach the connection.
-	c.root.Send(c.self, &history{session: s.id, events: evs, quietTo: meta.LastSeq})
-	sub, err := c.cfg.Sessions.Subscribe(ctx, s.id, 1, false, c.self)
-	if err != nil {
-		return 0, fmt.Errorf("subscribe to session %s: %w", s.id, err)
-	}
-	c.root.Send(c.self, &subscribed{session: s.id, sub: sub.Subscription})
-	return meta.LastSeq, nil
+		c.onHistory(&history{session: s.id, events: evs, quietTo: meta.LastSeq})
+		a.Subscribe(s.id, 1, false, func(sub sessions.Subscribed, err error) {
+			if err != nil {
+				then(0, fmt.Errorf("subscribe to session %s: %w", s.id, err))
+				return
+			}
+			c.onSubscribed(s.id, sub.Subscription)
+			then(meta.LastSeq, nil)
+		})
+	})
 }
 
 func (c *conn) onHistory(m *history) {
@@ -109,29 +160,30 @@ func (c *conn) onHistory(m *history) {
 	f.emit = emit
 }
 
-func (c *conn) onSubscribed(m *subscribed) {
-	if c.cur == nil || c.cur.id != m.session || c.finished {
-		c.cfg.Sessions.Unsubscribe(m.session, m.sub)
+func (c *conn) onSubscribed(session string, sub *actor.PID) {
+	if c.cur == nil || c.cur.id != session || c.finished {
+		c.cfg.Sessions.Unsubscribe(session, sub)
 		return
 	}
-	c.cur.sub = m.sub
+	c.cur.sub = sub
 }
 
-// spawnEnsure subscribes to s in the background; answer, when set, is
-// written once the fold has caught up with the session's history.
-func (c *conn) spawnEnsure(s *sess, answer *Response) {
-	c.spawn(func() *result {
-		if err := c.ready(context.Background(), s); err != nil {
-			if answer == nil {
-				c.cfg.Log.Error("session not available", "session", s.id, "error", err)
-				return nil
-			}
-			return &result{resp: Fail(answer.ID, answer.Command, err.Error())}
+// ensureBackground subscribes to s; answer, when set, is written once the
+// fold has caught up with the session's history.
+func (c *conn) ensureBackground(s *sess, answer *Response) {
+	done := c.begin()
+	c.ready(s, func(err error) {
+		switch {
+		case err != nil && answer == nil:
+			c.cfg.Log.Error("session not available", "session", s.id, "error", err)
+			done(nil)
+		case err != nil:
+			done(&result{resp: Fail(answer.ID, answer.Command, err.Error())})
+		case answer == nil:
+			done(nil)
+		default:
+			done(&result{resp: answer, session: s.id, seq: s.ensure.lastSeq})
 		}
-		if answer == nil {
-			return nil
-		}
-		return &result{resp: answer, session: s.id, seq: s.ensure.lastSeq}
 	})
 }
 
@@ -140,11 +192,8 @@ func (c *conn) spawnEnsure(s *sess, answer *Response) {
 func (c *conn) switchSession(r *result) {
 	if c.cur.fold.Run() != nil {
 		c.parked = append(c.parked, r)
-		id := c.cur.id
-		c.spawn(func() *result {
-			_, _ = c.cfg.Sessions.Cancel(context.Background(), id, "session switched")
-			return nil
-		})
+		done := c.begin()
+		c.async().Cancel(c.cur.id, "session switched", func(sessions.CancelResult, error) { done(nil) })
 		return
 	}
 	old := c.cur
@@ -154,7 +203,7 @@ func (c *conn) switchSession(r *result) {
 	c.cur = r.switchTo
 	c.awaitingRun = map[string]bool{}
 	if c.cur.exists {
-		c.spawnEnsure(c.cur, r.resp)
+		c.ensureBackground(c.cur, r.resp)
 		return
 	}
 	c.respond(r.resp)

@@ -1,9 +1,7 @@
 package rpc
 
 import (
-	"context"
 	"errors"
-	"os"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -18,47 +16,59 @@ func carried(set event.Settings) event.Settings {
 }
 
 func (c *conn) newSession(cmd Command) {
-	set := carried(c.cur.fold.Settings)
-	cwd := c.cur.fold.Cwd
-	c.spawn(func() *result {
-		s := c.newSess("", false)
-		s.created.Settings, s.created.Cwd = set, cwd
-		if cmd.ParentSession != "" {
-			// A parent that is not a session of this store is only a
-			// breadcrumb the protocol allows; it is not recorded.
-			if id := sessionIDOf(cmd.ParentSession); c.known(id) {
-				s.created.ParentSessionID = id
-			}
+	s := c.newSess("", false)
+	s.created.Settings, s.created.Cwd = carried(c.cur.fold.Settings), c.cur.fold.Cwd
+	r := &result{switchTo: s, resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})}
+	done := c.begin()
+	if cmd.ParentSession == "" {
+		done(r)
+		return
+	}
+	// A parent that is not a session of this store is only a breadcrumb
+	// the protocol allows; it is not recorded.
+	id := sessionIDOf(cmd.ParentSession)
+	c.async().Meta(id, func(_ sessions.Meta, err error) {
+		if err == nil {
+			s.created.ParentSessionID = id
 		}
-		return &result{switchTo: s, resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})}
+		done(r)
 	})
 }
 
-func (c *conn) known(id string) bool {
-	_, err := c.cfg.Sessions.Meta(context.Background(), id)
-	return err == nil
-}
-
+// switchCmd switches to a session of the store, or to a new one importing
+// a pi session file.
 func (c *conn) switchCmd(cmd Command) {
-	cwd := c.cur.fold.Cwd
-	c.spawn(func() *result {
-		ctx := context.Background()
-		path := cmd.SessionPath
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != c.cfg.Sessions.StorePath() {
-			id, err := c.importFile(ctx, path, cwd)
-			if err != nil {
-				return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-			}
-			return &result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})}
+	path, cwd, store := cmd.SessionPath, c.cur.fold.Cwd, c.cfg.Sessions.StorePath()
+	done := c.begin()
+	fail := func(msg string) { done(&result{resp: Fail(cmd.ID, cmd.Type, msg)}) }
+	to := func(id string) {
+		done(&result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})})
+	}
+	offload(c, func() sessionFile { return readImport(path, cwd, store) }, func(f sessionFile) {
+		switch {
+		case f.err != nil:
+			fail(f.err.Error())
+		case f.isFile:
+			c.importFile(f, func(id string, err error) {
+				if err != nil {
+					fail(err.Error())
+					return
+				}
+				to(id)
+			})
+		default:
+			id := sessionIDOf(path)
+			c.async().Meta(id, func(_ sessions.Meta, err error) {
+				switch {
+				case errors.Is(err, sessions.ErrNotFound):
+					fail("Session not found: " + path)
+				case err != nil:
+					fail(err.Error())
+				default:
+					to(id)
+				}
+			})
 		}
-		id := sessionIDOf(path)
-		if _, err := c.cfg.Sessions.Meta(ctx, id); err != nil {
-			if errors.Is(err, sessions.ErrNotFound) {
-				return &result{resp: Fail(cmd.ID, cmd.Type, "Session not found: "+path)}
-			}
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
-		}
-		return &result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})}
 	})
 }
 
@@ -81,11 +91,12 @@ func (c *conn) fork(cmd Command) {
 		Parent: point.SessionID, Seq: point.Seq, Entry: point.EntryID,
 		Session: event.CreatedPayload{Cwd: f.Cwd, Settings: carried(f.Settings), OriginTransport: "rpc"},
 	}
-	c.spawn(func() *result {
-		id, err := c.cfg.Sessions.Fork(context.Background(), req)
+	done := c.begin()
+	c.async().Fork(req, func(id string, err error) {
 		if err != nil {
-			return &result{resp: Fail(cmd.ID, cmd.Type, err.Error())}
+			done(&result{resp: Fail(cmd.ID, cmd.Type, err.Error())})
+			return
 		}
-		return &result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]any{"text": point.Text, "cancelled": false})}
+		done(&result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]any{"text": point.Text, "cancelled": false})})
 	})
 }

@@ -1,0 +1,8 @@
+//go:build !troupe_faults
+
+package main
+
+import "github.com/asynkron/protoactor-go/actor"
+
+// transportFaults is empty in a real binary (see faults.go).
+func transportFaults() []actor.ReceiverMiddleware { return nil }
