@@ -7,9 +7,12 @@ import (
 )
 
 // Async makes the client's requests from inside an actor without blocking
-// its mailbox: each answer runs its callback on the actor's own mailbox,
-// after the messages that arrived first (protoactor's ReenterAfter). A
-// request that does not reach its session answers *UnreachableError.
+// its mailbox: each answer runs its callback on the actor's own mailbox
+// (protoactor's ReenterAfter), as a system message, so possibly before
+// ordinary messages that arrived earlier: a caller that needs an order
+// keeps it itself (rpc holds a response until its fold has the seq it
+// names). A request that does not reach its session answers
+// *UnreachableError.
 type Async struct {
 	c   *Client
 	ctx actor.Context
