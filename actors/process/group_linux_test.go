@@ -11,6 +11,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/runtime/proc"
+	"github.com/troupehq/troupe/testkit"
 )
 
 // tree starts a child and a grandchild (through a nested shell) that would
@@ -23,7 +24,7 @@ wait`
 func requireDead(t *testing.T, pids ...int) {
 	t.Helper()
 	for _, pid := range pids {
-		eventually(t, "process gone", func() bool { return !proc.Alive(pid) })
+		testkit.Eventually(t, 5*time.Second, "process gone", func() bool { return !proc.Alive(pid) })
 	}
 }
 
@@ -42,7 +43,7 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireDead(t, append(pids, s.PID)...)
-	eventually(t, "group gone", func() bool { return !proc.GroupAlive(s.PGID) })
+	testkit.Eventually(t, 5*time.Second, "group gone", func() bool { return !proc.GroupAlive(s.PGID) })
 	if _, ex := o.until(); ex.Signal != syscall.SIGKILL {
 		t.Errorf("Exited %+v, want SIGKILL", ex)
 	}
@@ -150,7 +151,7 @@ func TestStopGrace(t *testing.T) {
 		if ex.Signal != tc.want {
 			t.Errorf("%q: Exited %+v, want %s", tc.script, ex, tc.want)
 		}
-		eventually(t, "group gone", func() bool { return !proc.GroupAlive(s.PGID) })
+		testkit.Eventually(t, 5*time.Second, "group gone", func() bool { return !proc.GroupAlive(s.PGID) })
 	}
 }
 

@@ -133,17 +133,6 @@ func sh(script string, args ...string) process.Spec {
 	return process.Spec{Path: "sh", Args: append([]string{"-c", script}, args...)}
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within 5s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func equal(t *testing.T, what string, got, want []string) {
 	t.Helper()
 	if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != len(want) {

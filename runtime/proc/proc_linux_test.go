@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/runtime/proc"
+	"github.com/troupehq/troupe/testkit"
 )
 
 // tree starts a child and a grandchild (through a nested shell) that would
@@ -75,36 +76,10 @@ func readPids(t *testing.T, out io.Reader, n int) []int {
 	return pids
 }
 
-// pgrp reads a process's group from /proc/PID/stat.
-func pgrp(t *testing.T, pid int) int {
-	t.Helper()
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	g, err := strconv.Atoi(fields[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within 5s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func requireDead(t *testing.T, pids ...int) {
 	t.Helper()
 	for _, pid := range pids {
-		eventually(t, fmt.Sprintf("process %d gone", pid), func() bool { return !proc.Alive(pid) })
+		testkit.Eventually(t, 5*time.Second, fmt.Sprintf("process %d gone", pid), func() bool { return !proc.Alive(pid) })
 	}
 }
 
@@ -115,7 +90,7 @@ func TestCommandRunsInItsOwnGroup(t *testing.T) {
 		t.Fatalf("PGID %d, pid %d", cmd.PGID(), cmd.Process.Pid)
 	}
 	for _, pid := range append(pids, cmd.Process.Pid) {
-		if g := pgrp(t, pid); g != cmd.PGID() {
+		if g := testkit.ProcessGroup(t, pid); g != cmd.PGID() {
 			t.Errorf("process %d is in group %d, want %d", pid, g, cmd.PGID())
 		}
 	}
@@ -209,7 +184,7 @@ func TestKillTakesTheWholeGroup(t *testing.T) {
 	cmd, pids := startTree(t)
 	cmd.Kill()
 	requireDead(t, pids...)
-	eventually(t, "group gone", func() bool { return !proc.GroupAlive(cmd.PGID()) })
+	testkit.Eventually(t, 5*time.Second, "group gone", func() bool { return !proc.GroupAlive(cmd.PGID()) })
 }
 
 func TestKillGroupByID(t *testing.T) {
@@ -244,7 +219,7 @@ func TestReleaseLeavesTheGroupRunning(t *testing.T) {
 	t.Parallel()
 	cmd, out := start(t, "sh", "-c", `sleep 1000 >/dev/null 2>&1 & echo "pid $!"`)
 	pids := readPids(t, out, 1)
-	eventually(t, "the shell exited", func() bool { return !proc.Alive(cmd.Process.Pid) })
+	testkit.Eventually(t, 5*time.Second, "the shell exited", func() bool { return !proc.Alive(cmd.Process.Pid) })
 	cmd.Release()
 	time.Sleep(100 * time.Millisecond) // the watcher, were it to kill, would do so at once
 	if !proc.Alive(pids[0]) {
@@ -326,5 +301,5 @@ func TestGroupDiesWithItsHost(t *testing.T) {
 	}
 	_ = host.Wait()
 	requireDead(t, pids...)
-	eventually(t, "group gone", func() bool { return !proc.GroupAlive(group) })
+	testkit.Eventually(t, 5*time.Second, "group gone", func() bool { return !proc.GroupAlive(group) })
 }

@@ -134,14 +134,3 @@ func markers(t *testing.T, dir, tool string) int {
 	}
 	return len(got)
 }
-
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within %s", what, timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/runtime/tools"
+	"github.com/troupehq/troupe/testkit"
 )
 
 // serverPID asks the test server for its process id through the pid tool.
@@ -32,34 +33,19 @@ func gone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// pgrp reads a process's group from /proc/PID/stat.
-func pgrp(t *testing.T, pid int) int {
-	t.Helper()
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	g, err := strconv.Atoi(fields[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 func TestStopEndsServer(t *testing.T) {
 	sys := newSystem(t)
 	pid := sys.Root.Spawn(mcp.Props(stdio(t, "test"), t.TempDir()))
 	pidTool := mustTools(t, sys, pid)["test__pid"]
 	child := serverPID(t, pidTool)
-	if g := pgrp(t, child); g != child {
+	if g := testkit.ProcessGroup(t, child); g != child {
 		t.Errorf("server runs in process group %d, want its own (%d)", g, child)
 	}
 
 	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "server process gone", func() bool { return gone(child) })
+	testkit.Eventually(t, 5*time.Second, "server process gone", func() bool { return gone(child) })
 
 	r := run(t, pidTool, `{}`)
 	if !r.IsError || !strings.Contains(r.Output, `mcp server "test"`) {
@@ -85,7 +71,7 @@ func TestRestartReconnects(t *testing.T) {
 	first := serverPID(t, pidTool)
 
 	sys.Root.Send(pid, &boom{})
-	eventually(t, 5*time.Second, "first server process gone", func() bool { return gone(first) })
+	testkit.Eventually(t, 5*time.Second, "first server process gone", func() bool { return gone(first) })
 
 	if _, ok := mustTools(t, sys, pid)["test__echo"]; !ok {
 		t.Fatal("no tools after the restart")
@@ -104,7 +90,7 @@ func TestServerExitIsReported(t *testing.T) {
 	if err := syscall.Kill(serverPID(t, byName["test__pid"]), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "GetTools reports the lost connection", func() bool {
+	testkit.Eventually(t, 5*time.Second, "GetTools reports the lost connection", func() bool {
 		reply := getTools(t, sys, pid)
 		return reply.Err != nil && strings.Contains(reply.Err.Error(), "connection ended")
 	})
@@ -120,7 +106,7 @@ func hanging(t *testing.T, name string) (mcp.ServerConfig, func() int) {
 	cfg := mcp.ServerConfig{Name: name, Command: "sh", Args: []string{"-c", `echo $$ > "$0"; exec sleep 60`, pidFile}}
 	readPID := func() int {
 		var pid int
-		eventually(t, 5*time.Second, "server wrote its pid", func() bool {
+		testkit.Eventually(t, 5*time.Second, "server wrote its pid", func() bool {
 			b, err := os.ReadFile(pidFile)
 			if err != nil {
 				return false
@@ -141,7 +127,7 @@ func TestStopWhileConnecting(t *testing.T) {
 	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
+	testkit.Eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
 }
 
 func TestConnectTimeout(t *testing.T) {
@@ -154,5 +140,5 @@ func TestConnectTimeout(t *testing.T) {
 	if reply.Err == nil || !strings.Contains(reply.Err.Error(), `mcp server "mute": connect: timed out after 300ms`) {
 		t.Fatalf("reply %+v, want a timeout", reply)
 	}
-	eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
+	testkit.Eventually(t, 8*time.Second, "server process gone", func() bool { return gone(child) })
 }

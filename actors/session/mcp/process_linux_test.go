@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/session/mcp"
+	"github.com/troupehq/troupe/testkit"
 )
 
 // A stdio server's process group goes with it: a helper it started in the
@@ -30,14 +31,14 @@ func TestStopKillsWhatTheServerStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := pgrp(t, helper); g != server {
+	if g := testkit.ProcessGroup(t, helper); g != server {
 		t.Fatalf("helper in group %d, want the server's %d", g, server)
 	}
 	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "server gone", func() bool { return gone(server) })
-	eventually(t, 5*time.Second, "helper gone", func() bool { return gone(helper) || zombie(helper) })
+	testkit.Eventually(t, 5*time.Second, "server gone", func() bool { return gone(server) })
+	testkit.Eventually(t, 5*time.Second, "helper gone", func() bool { return gone(helper) || zombie(helper) })
 }
 
 // zombie reports whether pid is dead but not yet reaped: in a container

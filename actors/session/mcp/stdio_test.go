@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/runtime/tools"
+	"github.com/troupehq/troupe/testkit"
 )
 
 func TestStdioListAndCall(t *testing.T) {
@@ -120,7 +121,7 @@ func TestStdioCancel(t *testing.T) {
 	if !r.IsError || r.Metadata[tools.MetaCancelled] != true {
 		t.Errorf("cancelled call: %+v", r)
 	}
-	eventually(t, 5*time.Second, "server saw the cancellation", func() bool {
+	testkit.Eventually(t, 5*time.Second, "server saw the cancellation", func() bool {
 		return markers(t, calls, "cancelled-sleep") == 1
 	})
 	if r := run(t, byName["test__echo"], `{"text":"after"}`); r.Output != "echo:after" {
