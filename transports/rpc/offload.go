@@ -4,7 +4,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// offload runs local work (files) in a goroutine, then then on the
+// offload runs local work (files) in a goroutine, then runs then on the
 // connection's mailbox with its result. The work ends by itself: it is a
 // file read or write.
 func offload[R any](c *conn, fn func() R, then func(R)) {
