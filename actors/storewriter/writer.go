@@ -54,6 +54,7 @@ type writer struct {
 	leases     bool // the store writes as an owner
 	lastRenew  time.Time
 	renewTimer *time.Timer
+	commits    chan<- commitJob // to the committer goroutine
 }
 
 type windowElapsed struct{}
@@ -62,13 +63,15 @@ func (w *writer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		w.log = actorlog.For(ctx)
+		w.startCommitter(ctx)
 		w.leases = w.store.Owner().ID != ""
 		w.lastRenew = time.Now()
 		w.armRenew(ctx)
-	case *actor.Stopping:
+	case *actor.Stopping, *actor.Restarting:
 		if w.renewTimer != nil {
 			w.renewTimer.Stop()
 		}
+		w.stopCommitter()
 	case *renewTick:
 		if time.Since(w.lastRenew) >= w.opts.RenewEvery {
 			w.pending.Renew = true
@@ -139,7 +142,9 @@ func (w *writer) maybeFlush(ctx actor.Context) {
 // flush hands the pending batch to a goroutine so the mailbox keeps
 // accepting appends for the next batch while SQLite commits this one.
 func (w *writer) flush(ctx actor.Context) {
-	if w.inflight || w.pending.Empty() {
+	// Without a committer the writer is stopping: shutdown drained it
+	// first, and what comes after has no one to commit it.
+	if w.inflight || w.pending.Empty() || w.commits == nil {
 		return
 	}
 	batch, replies := w.pending, w.replies
@@ -151,11 +156,36 @@ func (w *writer) flush(ctx actor.Context) {
 		w.lastRenew = time.Now()
 	}
 	w.inflight = true
-	self, sys, store := ctx.Self(), ctx.ActorSystem(), w.store
+	w.commits <- commitJob{batch: batch, replies: replies}
+}
+
+// commitJob is one batch for the committer goroutine.
+type commitJob struct {
+	batch   persistence.Batch
+	replies []reply
+}
+
+// startCommitter runs the commits in one long-lived goroutine the writer
+// owns (a goroutine per commit kept growing fresh stacks on the hot
+// path). At most one batch is in flight, so the send never blocks the
+// mailbox; closing the channel ends the goroutine after that batch.
+func (w *writer) startCommitter(ctx actor.Context) {
+	jobs := make(chan commitJob, 1)
+	w.commits = jobs
+	self, root, store := ctx.Self(), ctx.ActorSystem().Root, w.store
 	go func() {
-		outcome, err := store.Commit(context.Background(), batch)
-		sys.Root.Send(self, &batchDone{batch: batch, replies: replies, outcome: outcome, err: err})
+		for j := range jobs {
+			outcome, err := store.Commit(context.Background(), j.batch)
+			root.Send(self, &batchDone{batch: j.batch, replies: j.replies, outcome: outcome, err: err})
+		}
 	}()
+}
+
+func (w *writer) stopCommitter() {
+	if w.commits != nil {
+		close(w.commits)
+		w.commits = nil
+	}
 }
 
 // armRenew schedules the next heartbeat check; without leases there is
