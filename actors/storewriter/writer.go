@@ -214,13 +214,13 @@ func (w *writer) done(ctx actor.Context, m *batchDone) {
 // another process took had its writes skipped: it hears ErrLeaseLost, and
 // its generation is fenced as after a failure.
 func (w *writer) succeed(ctx actor.Context, m *batchDone) {
-	fenced := map[string]bool{}
+	var fenced map[string]bool // made on the first fence: most batches have none
 	for _, r := range m.replies {
 		switch msg := r.msg.(type) {
 		case *Committed:
 			if m.outcome.Lost[msg.SessionID] {
 				msg.Err, msg.LastSeq = persistence.ErrLeaseLost, 0
-				w.fence(fenced, msg)
+				fenced = w.fence(fenced, msg)
 			}
 		case *StatusSet:
 			if m.outcome.Lost[msg.SessionID] {
@@ -239,13 +239,13 @@ func (w *writer) succeed(ctx actor.Context, m *batchDone) {
 // fail answers every sender of the batch with the error and fences the
 // failed generations, including their appends already waiting in pending.
 func (w *writer) fail(ctx actor.Context, m *batchDone) {
-	fenced := map[string]bool{}
+	var fenced map[string]bool // made on the first fence: most batches have none
 	for _, r := range m.replies {
 		switch msg := r.msg.(type) {
 		case *Committed:
 			msg.Err = m.err
 			msg.LastSeq = 0
-			w.fence(fenced, msg)
+			fenced = w.fence(fenced, msg)
 		case *StatusSet:
 			msg.Err = m.err
 		case *Claimed:
@@ -256,9 +256,13 @@ func (w *writer) fail(ctx actor.Context, m *batchDone) {
 	w.dropFenced(ctx, fenced)
 }
 
-func (w *writer) fence(fenced map[string]bool, c *Committed) {
+func (w *writer) fence(fenced map[string]bool, c *Committed) map[string]bool {
 	w.failedGen[c.SessionID] = max(w.failedGen[c.SessionID], c.Gen)
+	if fenced == nil {
+		fenced = map[string]bool{}
+	}
 	fenced[c.SessionID] = true
+	return fenced
 }
 
 // dropFenced refuses the pending appends of the sessions just fenced. They
