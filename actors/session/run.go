@@ -208,6 +208,10 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 				s.pendingStart = ""
 				s.startRun(ctx, next)
 			}
+			if c := s.compactNext; c != nil {
+				s.compactNext = nil
+				s.compact(ctx, c.sender, c.msg.(*Compact).Instructions)
+			}
 		}
 	case *turn.Compacted:
 		if m.Token != s.turnToken {
@@ -253,6 +257,12 @@ func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
 
 // compact runs a manual compaction as a turn of its own.
 func (s *session) compact(ctx actor.Context, sender *actor.PID, instructions string) {
+	if s.turnRun != "" && s.runEndTold == s.turnRun && s.compactNext == nil {
+		// The run is over (run.ended is written) and its turn is finishing:
+		// a client that saw the end must not be told a run is in progress.
+		s.compactNext = &pendingRequest{sender: sender, msg: &Compact{Instructions: instructions}}
+		return
+	}
 	if s.turnRun != "" || s.cfg.Engine == nil {
 		s.reply(ctx, sender, &CompactReply{Err: ErrBusy})
 		return

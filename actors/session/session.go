@@ -98,6 +98,9 @@ type session struct {
 	pendingStart string     // a run the queue started while a turn still held the slot
 	runEndTold   string     // the run whose end the queue has been told
 	compactTo    *actor.PID // who asked for the running manual compaction
+	// compactNext is a manual compaction asked for after run.ended was
+	// written but before its turn finished: it starts once the slot is free.
+	compactNext *pendingRequest
 }
 
 func (s *session) Receive(ctx actor.Context) {
