@@ -20,6 +20,7 @@ import (
 type conn struct {
 	cfg    Config
 	writer *actor.PID
+	lines  *stdio.Queue // to the writer, a line at a time without a message each
 	out    *meter
 	ctx    actor.Context
 	root   *actor.RootContext
@@ -110,7 +111,8 @@ func (c *conn) start(ctx actor.Context) {
 	c.ctx, c.root, c.self = ctx, ctx.ActorSystem().Root, ctx.Self()
 	root, self := c.root, c.self
 	c.out = &meter{w: c.cfg.Out, wake: func() { root.Send(self, &drained{}) }}
-	c.writer = ctx.Spawn(stdio.WriterProps(c.out))
+	c.lines = &stdio.Queue{}
+	c.writer = ctx.Spawn(stdio.QueueWriterProps(c.out, c.lines))
 	transports.Writes(ctx, c.writer)
 	c.cur = c.newSess(c.cfg.SessionID, c.cfg.SessionID != "")
 	if c.cur.exists {
@@ -134,9 +136,10 @@ func (c *conn) stopping() {
 // async makes session requests; each answer runs on this mailbox.
 func (c *conn) async() sessions.Async { return c.cfg.Sessions.Async(c.ctx) }
 
+// write queues a line; b is copied, so callers may reuse it.
 func (c *conn) write(b []byte) {
 	c.out.sent(b)
-	c.root.Send(c.writer, &stdio.Line{Data: b})
+	c.lines.Line(b)
 }
 
 // flushDeltas shows the deltas held back while stdout was behind; every

@@ -28,7 +28,7 @@ type fold struct {
 	held        *assistantMessage
 	shown       map[string]bool // calls whose tool_execution_start was written
 
-	emit func(line []byte)
+	emit func(line []byte) // must copy line: the projector reuses it
 	// behind says stdout is behind: a delta then waits in deferred, to be
 	// merged into the next line (see meter).
 	behind   func() bool

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/troupehq/troupe/persistence/event"
@@ -22,6 +23,7 @@ type streaming struct {
 	skel                   []byte
 	head, tail             []byte
 	ev                     []byte // scratch: the assistantMessageEvent of a line
+	line                   []byte // scratch: the line (see updateLine)
 }
 
 type block struct {
@@ -58,17 +60,19 @@ func (s *streaming) startLine() []byte {
 
 // updateLine is the message_update line for an assistantMessageEvent
 // given without its closing brace; the partial goes in twice, as `message`
-// and as the event's `partial`.
+// and as the event's `partial`. The line is built in a scratch buffer
+// valid until the next call: emit copies it.
 func (s *streaming) updateLine(ev []byte) []byte {
 	n := s.partialLen()
-	line := make([]byte, 0, len(updatePrefix)+2*n+len(eventKey)+len(ev)+len(partialKey)+2)
+	line := slices.Grow(s.line[:0], len(updatePrefix)+2*n+len(eventKey)+len(ev)+len(partialKey)+2)
 	line = append(line, updatePrefix...)
 	line = s.appendPartial(line)
 	line = append(line, eventKey...)
 	line = append(line, ev...)
 	line = append(line, partialKey...)
 	line = s.appendPartial(line)
-	return append(line, '}', '}')
+	s.line = append(line, '}', '}')
+	return s.line
 }
 
 // event starts the scratch assistantMessageEvent {"type":…,"contentIndex":…
