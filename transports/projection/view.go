@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/troupehq/troupe/persistence/event"
@@ -194,12 +193,11 @@ func (v *View) endRun(r *Run, p *event.RunEndedPayload) {
 	}
 }
 
-// foldDelta decodes a delta into the View's buffer and extends the
-// streaming message with it.
+// foldDelta decodes a delta into the View's buffer (see decodeDelta) and
+// extends the streaming message with it.
 func (v *View) foldDelta(ch *Change) {
 	d := &v.delta
-	*d = event.MessageDeltaPayload{}
-	if json.Unmarshal(ch.Event.Payload, d) != nil {
+	if decodeDelta(ch.Event.Payload, d) != nil {
 		return
 	}
 	ch.Delta = d

@@ -1,0 +1,265 @@
+package projection
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// decodeDelta decodes a message.delta payload into d exactly as
+// json.Unmarshal into a zero payload would. Deltas are most of a log and
+// each is decoded when shown, so the payload's usual shape (a flat object
+// of the payload's own keys with string and integer values) is read by
+// hand, and the strings a reply's deltas share (run, message, channel,
+// tool call) keep d's previous copies rather than allocating new ones.
+// Anything else (another key, spelling or type, null, malformed JSON) goes
+// to json.Unmarshal.
+func decodeDelta(raw []byte, d *event.MessageDeltaPayload) error {
+	prev := *d
+	*d = event.MessageDeltaPayload{}
+	if decodeDeltaFast(raw, d, &prev) {
+		return nil
+	}
+	*d = event.MessageDeltaPayload{}
+	return json.Unmarshal(raw, d)
+}
+
+// decodeDeltaFast reports false, leaving d partly set, on anything it does
+// not read exactly as encoding/json would.
+func decodeDeltaFast(raw []byte, d, prev *event.MessageDeltaPayload) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	for {
+		key, next, ok := plainString(raw, i)
+		if !ok {
+			return false
+		}
+		i = skipSpace(raw, next)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = skipSpace(raw, i+1)
+		if string(key) == "index" {
+			if i, ok = readInt(raw, i, &d.Index); !ok {
+				return false
+			}
+		} else {
+			var s []byte
+			var esc bool
+			if s, esc, i, ok = readString(raw, i); !ok {
+				return false
+			}
+			if !setField(d, prev, string(key), s, esc) {
+				return false
+			}
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// setField stores a string field by its exact key; the fields deltas
+// share reuse the previous delta's copy when they are the same.
+func setField(d, prev *event.MessageDeltaPayload, key string, raw []byte, esc bool) bool {
+	var dst *string
+	var old string
+	switch key {
+	case "text":
+		dst = &d.Text
+	case "run_id":
+		dst, old = &d.RunID, prev.RunID
+	case "message_id":
+		dst, old = &d.MessageID, prev.MessageID
+	case "channel":
+		dst, old = &d.Channel, prev.Channel
+	case "tool_call_id":
+		dst, old = &d.ToolCallID, prev.ToolCallID
+	case "tool_name":
+		dst, old = &d.ToolName, prev.ToolName
+	default:
+		return false
+	}
+	switch {
+	case esc:
+		s, ok := unescape(raw)
+		if !ok {
+			return false
+		}
+		*dst = s
+	case old != "" && string(raw) == old:
+		*dst = old
+	default:
+		*dst = string(raw)
+	}
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plainString reads a string at b[i] that needs no decoding: ASCII
+// without escapes or control characters (the payload's keys).
+func plainString(b []byte, i int) ([]byte, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, i, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case c == '"':
+			return b[i+1 : j], j + 1, true
+		case c < 0x20 || c == '\\' || c >= utf8.RuneSelf:
+			return nil, i, false
+		}
+	}
+	return nil, i, false
+}
+
+// readString reads a JSON string at b[i]: its raw content, whether it has
+// escapes to decode, and the index after it. Control characters and
+// invalid UTF-8 (which encoding/json replaces) are refused.
+func readString(b []byte, i int) (s []byte, esc bool, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, false, i, false
+	}
+	ascii := true
+	for j := i + 1; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case c == '"':
+			s = b[i+1 : j]
+			if !ascii && !utf8.Valid(s) {
+				return nil, false, i, false
+			}
+			return s, esc, j + 1, true
+		case c == '\\':
+			esc = true
+			j++ // the escaped character cannot end the string
+		case c < 0x20:
+			return nil, false, i, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false, i, false
+}
+
+// readInt reads a JSON integer at b[i] into dst: no fraction, exponent or
+// leading zero, within an int.
+func readInt(b []byte, i int, dst *int) (int, bool) {
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	start := j
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == start || (b[start] == '0' && j > start+1) {
+		return i, false
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return i, false
+	}
+	n, err := strconv.ParseInt(string(b[i:j]), 10, strconv.IntSize)
+	if err != nil {
+		return i, false
+	}
+	*dst = int(n)
+	return j, true
+}
+
+// unescape decodes a JSON string's content with escapes, as
+// encoding/json does (a lone surrogate becomes U+FFFD); false on an
+// invalid escape.
+func unescape(s []byte) (string, bool) {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case '"', '\\', '/':
+			out = append(out, s[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(s, i+1)
+			if !ok {
+				return "", false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					r2, ok = hex4(s, i+3)
+				}
+				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
+}
+
+func hex4(s []byte, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
