@@ -14,8 +14,9 @@ test: lint
 
 # The figures README.md reports: store, session and engine throughput,
 # chunk latency, the LLM client's parser, and the RPC mode's start-up,
-# memory and forwarding rate, with both --partials modes compared on a
-# 20,000-delta reply (rounds alternate; TROUPE_BENCH_ROUNDS, default 5).
+# memory, forwarding rate and CPU time per delta, with both --partials
+# modes compared on a 20,000-delta reply (rounds alternate;
+# TROUPE_BENCH_ROUNDS, default 5).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/

@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 )
 
-// The stdout writer's mailbox is unbounded: a connection that builds full
+// The stdout writer's queue is unbounded: a connection that builds full
 // partials faster than the client reads them would queue them all. So the
-// connection counts the bytes it hands the writer, the meter under the
-// writer counts those written, and while the difference is above
+// connection counts the bytes it queues for the writer, the meter under
+// the writer counts those written, and while the difference is above
 // backlogHigh the connection holds deltas back, merging them into the next
 // line it shows (a client concatenating deltas sees the same text, and the
 // partial is as fresh as can be). Once the backlog is down to backlogLow

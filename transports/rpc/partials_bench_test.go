@@ -22,10 +22,7 @@ import (
 // alike; medians are reported and the ranges logged.
 func BenchmarkRPCPartials(b *testing.B) {
 	const deltas, token = 20_000, "tok "
-	rounds := 5
-	if v, err := strconv.Atoi(os.Getenv("TROUPE_BENCH_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
+	rounds := benchRounds()
 	bin := testkit.BuildTroupe(b)
 	modes := []string{"full", "skeleton"}
 	runs := map[string][]partialsRun{}
@@ -46,6 +43,15 @@ func BenchmarkRPCPartials(b *testing.B) {
 		b.Logf("%s: %d runs; deltas/s %.0f (%.0f–%.0f); MB written %.1f (%.1f–%.1f); lines %.0f (%.0f–%.0f); MB VmHWM %.1f (%.1f–%.1f)",
 			mode, len(rs), rate[1], rate[0], rate[2], out[1], out[0], out[2], lines[1], lines[0], lines[2], hwm[1], hwm[0], hwm[2])
 	}
+}
+
+// benchRounds is how many times the alternating benchmarks run each
+// case: TROUPE_BENCH_ROUNDS, default 5.
+func benchRounds() int {
+	if v, err := strconv.Atoi(os.Getenv("TROUPE_BENCH_ROUNDS")); err == nil && v > 0 {
+		return v
+	}
+	return 5
 }
 
 const deltaKey = `"text_delta","contentIndex":0,"delta":"`
