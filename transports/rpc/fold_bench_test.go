@@ -14,14 +14,15 @@ func (fixedModels) current(event.Settings) (string, string)    { return "openai"
 func (fixedModels) price(string, string, event.Usage) costJSON { return costJSON{} }
 
 // BenchmarkProjectDelta is the connection's own cost per forwarded delta
-// with skeleton partials (decode the canonical event, build the line),
-// without the engine, the store or the pipe. Lines are of constant size,
+// with skeleton partials (decode the canonical event, build the line, copy
+// it as into the writer's queue), without the engine, the store or the
+// pipe. Lines are of constant size,
 // so the cost per delta does not depend on b.N.
 func BenchmarkProjectDelta(b *testing.B) {
 	f := newFold("s", fixedModels{})
 	f.partials = PartialsSkeleton
 	bytesOut := 0
-	f.emit = func(line []byte) { bytesOut += len(line) }
+	f.emit = queueCopy(&bytesOut)
 	now := time.Now()
 	f.Apply(mustEvent(b, 1, event.RunStarted, event.RunStartedPayload{RunID: "r"}))
 	f.Apply(mustEvent(b, 2, event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}))
@@ -51,7 +52,7 @@ func BenchmarkProjectReply(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				f := newFold("s", fixedModels{})
 				f.partials = mode
-				f.emit = func(line []byte) { bytesOut += len(line) }
+				f.emit = queueCopy(&bytesOut)
 				f.Apply(mustEvent(b, 1, event.RunStarted, event.RunStartedPayload{RunID: "r"}))
 				f.Apply(mustEvent(b, 2, event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}))
 				for j := 0; j < n; j++ {
@@ -84,6 +85,16 @@ func BenchmarkProjectReply(b *testing.B) {
 		}
 		reportReply(b, n, bytesOut)
 	})
+}
+
+// queueCopy is an emit that copies each line, as the connection's does
+// into the writer's queue, and counts the bytes.
+func queueCopy(bytesOut *int) func([]byte) {
+	var queue []byte
+	return func(line []byte) {
+		queue = append(queue[:0], line...)
+		*bytesOut += len(line)
+	}
 }
 
 func reportReply(b *testing.B, n, bytesOut int) {
