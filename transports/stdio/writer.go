@@ -22,8 +22,11 @@ type Flush struct{}
 // Flushed answers Flush; Err is the first write error, if any.
 type Flushed struct{ Err error }
 
-// wake tells the writer its Queue has lines.
+// wake tells the writer its Queue has lines. It carries nothing, so one
+// value serves every wake-up.
 type wake struct{}
+
+var wakeUp = &wake{}
 
 // chunk bounds one write(2): large enough that a burst of lines costs a
 // few calls, small enough that a slow reader's progress is seen (the rpc
@@ -62,7 +65,7 @@ func (wr *writer) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		self, root := ctx.Self(), ctx.ActorSystem().Root
-		wr.q.start(func() { root.Send(self, &wake{}) })
+		wr.q.start(func() { root.Send(self, wakeUp) })
 		wr.drain()
 	case *wake:
 		wr.drain()
