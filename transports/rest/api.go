@@ -1,0 +1,82 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
+
+// AgentID is the one agent troupe runs: its own engine, on each
+// configured model.
+const AgentID = "troupe"
+
+// Config is what the API serves from.
+type Config struct {
+	Sessions *sessions.Client
+	// Models lists the configured models; nil lists none.
+	Models  sessions.Models
+	Version string
+	// DefaultCwd is a new session's directory when the request names none.
+	DefaultCwd string
+	Log        *slog.Logger
+}
+
+// API is the /v1 handlers.
+type API struct {
+	cfg     Config
+	started time.Time
+}
+
+// New builds the API.
+func New(cfg Config) *API {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &API{cfg: cfg, started: time.Now()}
+}
+
+// Register adds the API's routes to mux. Routes the protocol defines but
+// troupe does not serve yet (transformers, extensions, registry, stdin,
+// agent install and sync, /mcp) are not registered, so they answer 404.
+func (a *API) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/health", a.health)
+	mux.HandleFunc("GET /v1/config", a.config)
+	mux.HandleFunc("GET /v1/agents", a.agents)
+	mux.HandleFunc("GET /v1/sessions", a.list)
+	mux.HandleFunc("POST /v1/sessions", a.create)
+	mux.HandleFunc("GET /v1/sessions/events", a.mergedEvents)
+	mux.HandleFunc("GET /v1/sessions/{id}", a.get)
+	mux.HandleFunc("PATCH /v1/sessions/{id}", a.patch)
+	mux.HandleFunc("DELETE /v1/sessions/{id}", a.delete)
+	mux.HandleFunc("POST /v1/sessions/{id}/kill", a.kill)
+	mux.HandleFunc("GET /v1/sessions/{id}/history", a.history)
+	mux.HandleFunc("GET /v1/sessions/{id}/events", a.events)
+}
+
+// requestTimeout bounds one request to a session.
+const requestTimeout = 30 * time.Second
+
+// sessionError answers err from a request about session id with the
+// protocol's status: 404 unknown, 409 hosted by another process, else 500.
+func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
+	var held *sessions.LeaseHeldError
+	switch {
+	case errors.Is(err, sessions.ErrNotFound):
+		Error(w, http.StatusNotFound, "session "+id+" not found")
+	case errors.As(err, &held):
+		Error(w, http.StatusConflict, held.Error())
+	case errors.Is(err, context.Canceled):
+		// The client left; nobody reads the answer.
+	default:
+		a.cfg.Log.Error("request failed", "session", id, "error", err)
+		Error(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func (a *API) health(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.cfg.Version})
+}

@@ -1,0 +1,141 @@
+package rest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// historyLine is one NDJSON line of /history: a session/update as a client
+// attached from the start received it, with the seq of the event it
+// projects and when that was recorded.
+type historyLine struct {
+	Seq        int64         `json:"seq"`
+	RecordedAt time.Time     `json:"recordedAt"`
+	Method     string        `json:"method"`
+	Params     historyParams `json:"params"`
+}
+
+type historyParams struct {
+	SessionID string         `json:"sessionId"`
+	Update    map[string]any `json:"update"`
+}
+
+// tailPoll is how often a followed session another process hosts is read
+// again: that process's commits reach this one only through the store.
+const tailPoll = 100 * time.Millisecond
+
+// history writes the snapshot from the store, then with follow the events
+// after it: from the session's actor (replay from the snapshot's end, then
+// live) when this daemon may host it, or by tailing the store while
+// another process does. Either way each event is written once, in order.
+func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx := r.Context()
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	follow := r.URL.Query().Get("follow")
+	h := &historyWriter{id: id, proj: newProjector(), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if err := a.cfg.Sessions.Load(ctx, id, 1, h.write); err != nil {
+		a.cfg.Log.Warn("history read failed", "session", id, "error", err)
+		return
+	}
+	if err := h.flush(); err != nil || (follow != "1" && follow != "true") {
+		return
+	}
+	a.follow(ctx, h)
+}
+
+func (a *API) follow(ctx context.Context, h *historyWriter) {
+	var held *sessions.LeaseHeldError
+	err := a.cfg.Sessions.HeldElsewhere(ctx, h.id)
+	if err == nil {
+		var s *sessions.Stream
+		s, err = a.cfg.Sessions.Stream(ctx, h.id, h.last+1, false)
+		if err == nil {
+			defer s.Close()
+			a.followStream(ctx, h, s)
+			return
+		}
+	}
+	if !errors.As(err, &held) {
+		if ctx.Err() == nil {
+			a.cfg.Log.Warn("history follow failed", "session", h.id, "error", err)
+		}
+		return
+	}
+	a.tailStore(ctx, h)
+}
+
+// followStream writes the stream's events until the session stops or the
+// client leaves.
+func (a *API) followStream(ctx context.Context, h *historyWriter, s *sessions.Stream) {
+	for {
+		e, err := s.Next(ctx)
+		if err != nil {
+			return
+		}
+		if h.write(e) != nil || h.flush() != nil {
+			return
+		}
+	}
+}
+
+// tailStore reads the store for new events until the client leaves.
+func (a *API) tailStore(ctx context.Context, h *historyWriter) {
+	t := time.NewTicker(tailPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, h.write); err != nil {
+			return
+		}
+		if h.flush() != nil {
+			return
+		}
+	}
+}
+
+type historyWriter struct {
+	id   string
+	proj *projector
+	bw   *bufio.Writer
+	rc   *http.ResponseController
+	last int64
+}
+
+func (h *historyWriter) write(e event.Event) error {
+	h.last = e.Seq
+	for _, u := range h.proj.project(e) {
+		b, err := json.Marshal(historyLine{Seq: e.Seq, RecordedAt: e.RecordedAt, Method: "session/update",
+			Params: historyParams{SessionID: h.id, Update: u.body}})
+		if err != nil {
+			return err
+		}
+		if _, err := h.bw.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *historyWriter) flush() error {
+	if err := h.bw.Flush(); err != nil {
+		return err
+	}
+	return h.rc.Flush()
+}

@@ -1,0 +1,97 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// kill: 202 a live session is stopped (now cold), 204 it was not live here,
+// 409 another process hosts it.
+func (a *API) kill(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	id := r.PathValue("id")
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	wasLive, err := a.cfg.Sessions.Kill(ctx, id)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	if wasLive {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type patchRequest struct {
+	Title *string `json:"title"`
+	Regen bool    `json:"regen"`
+}
+
+// patch retitles a session. The model-written title (regen) is not built
+// yet and is refused as an invalid body.
+func (a *API) patch(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var req patchRequest
+	if err := DecodeBody(w, r, &req, maxBody, false); err != nil {
+		Error(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	switch {
+	case req.Regen && req.Title != nil:
+		Error(w, http.StatusBadRequest, "title and regen are mutually exclusive")
+		return
+	case req.Regen:
+		Error(w, http.StatusBadRequest, "regen is not supported by this daemon yet; send a title")
+		return
+	case req.Title == nil:
+		Error(w, http.StatusBadRequest, "title is required")
+		return
+	}
+	title := strings.TrimSpace(*req.Title)
+	if title == "" {
+		Error(w, http.StatusBadRequest, "title is empty")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	// The store says whether it exists: a request to an unknown id would
+	// start an actor only to be told so.
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	if _, err := a.cfg.Sessions.SetTitle(ctx, id, title); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *API) delete(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	id := r.PathValue("id")
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	if err := a.cfg.Sessions.Delete(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
