@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -33,8 +33,10 @@ const tailPoll = 100 * time.Millisecond
 
 // history writes the snapshot from the store, then with follow the events
 // after it: from the session's actor (replay from the snapshot's end, then
-// live) when this daemon may host it, or by tailing the store while
-// another process does. Either way each event is written once, in order.
+// live) while this daemon hosts it, else by tailing the store (a cold
+// session is not started by a reader; another process may host it). Either
+// way each event is written once, in order: every read starts after the
+// last seq written.
 func (a *API) history(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ctx := r.Context()
@@ -57,24 +59,40 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *API) follow(ctx context.Context, h *historyWriter) {
-	var held *sessions.LeaseHeldError
-	err := a.cfg.Sessions.HeldElsewhere(ctx, h.id)
-	if err == nil {
-		var s *sessions.Stream
-		s, err = a.cfg.Sessions.Stream(ctx, h.id, h.last+1, false)
-		if err == nil {
-			defer s.Close()
-			a.followStream(ctx, h, s)
+	for ctx.Err() == nil {
+		live, err := a.liveHere(ctx, h.id)
+		if err != nil {
 			return
 		}
-	}
-	if !errors.As(err, &held) {
-		if ctx.Err() == nil {
-			a.cfg.Log.Warn("history follow failed", "session", h.id, "error", err)
+		if !live {
+			// Reading needs no actor: a cold session is not started, and one
+			// another process hosts is served from the store.
+			if !a.tailStore(ctx, h) {
+				return
+			}
+			continue
 		}
+		s, err := a.cfg.Sessions.Stream(ctx, h.id, h.last+1, false)
+		if err != nil {
+			// It stopped (or moved to another process) since; read the store.
+			if !a.tailStore(ctx, h) {
+				return
+			}
+			continue
+		}
+		a.followStream(ctx, h, s)
+		s.Close()
 		return
 	}
-	a.tailStore(ctx, h)
+}
+
+// liveHere reports whether this daemon hosts session id now.
+func (a *API) liveHere(ctx context.Context, id string) (bool, error) {
+	live, err := a.cfg.Sessions.Live(ctx)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(live, id), nil
 }
 
 // followStream writes the stream's events until the session stops or the
@@ -91,21 +109,25 @@ func (a *API) followStream(ctx context.Context, h *historyWriter, s *sessions.St
 	}
 }
 
-// tailStore reads the store for new events until the client leaves.
-func (a *API) tailStore(ctx context.Context, h *historyWriter) {
+// tailStore reads the store for new events until this daemon hosts the
+// session (true: follow its actor from here) or the client leaves (false).
+func (a *API) tailStore(ctx context.Context, h *historyWriter) bool {
 	t := time.NewTicker(tailPoll)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-t.C:
 		}
 		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, h.write); err != nil {
-			return
+			return false
 		}
 		if h.flush() != nil {
-			return
+			return false
+		}
+		if live, err := a.liveHere(ctx, h.id); err != nil || live {
+			return err == nil
 		}
 	}
 }
