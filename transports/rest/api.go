@@ -55,6 +55,12 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/sessions/{id}/kill", a.kill)
 	mux.HandleFunc("GET /v1/sessions/{id}/history", a.history)
 	mux.HandleFunc("GET /v1/sessions/{id}/events", a.events)
+	mux.HandleFunc("POST /v1/sessions/search", a.search)
+	mux.HandleFunc("POST /v1/sessions/{id}/fork", a.fork)
+	mux.HandleFunc("GET /v1/sessions/{id}/export", a.export)
+	mux.HandleFunc("POST /v1/sessions/import", a.importBundle)
+	mux.HandleFunc("GET /v1/sessions/{id}/transcript", a.transcript)
+	mux.HandleFunc("GET /v1/sessions/{id}/diff", a.diff)
 }
 
 // requestTimeout bounds one request to a session.
