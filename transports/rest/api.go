@@ -61,6 +61,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/sessions/import", a.importBundle)
 	mux.HandleFunc("GET /v1/sessions/{id}/transcript", a.transcript)
 	mux.HandleFunc("GET /v1/sessions/{id}/diff", a.diff)
+	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
+	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
 }
 
 // requestTimeout bounds one request to a session.
