@@ -85,7 +85,8 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd, Log: log})
+	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
+		Titler: eng.Title, Log: log})
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api, Log: log,
 	})
@@ -94,6 +95,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		return fail(2, err)
 	}
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
+	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	srv.Serve()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -22,13 +23,20 @@ type Config struct {
 	Version string
 	// DefaultCwd is a new session's directory when the request names none.
 	DefaultCwd string
-	Log        *slog.Logger
+	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
+	Titler Titler
+	Log    *slog.Logger
 }
 
 // API is the /v1 handlers.
 type API struct {
 	cfg     Config
 	started time.Time
+
+	// ctx bounds background work (title regeneration); Close ends it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
 }
 
 // New builds the API.
@@ -36,7 +44,24 @@ func New(cfg Config) *API {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &API{cfg: cfg, started: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &API{cfg: cfg, started: time.Now(), ctx: ctx, cancel: cancel}
+}
+
+// Close cancels the background work the API started and waits for it.
+func (a *API) Close(ctx context.Context) error {
+	a.cancel()
+	done := make(chan struct{})
+	go func() {
+		a.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Register adds the API's routes to mux. Routes the protocol defines but

@@ -37,8 +37,8 @@ type patchRequest struct {
 	Regen bool    `json:"regen"`
 }
 
-// patch retitles a session. The model-written title (regen) is not built
-// yet and is refused as an invalid body.
+// patch retitles a session, or with regen has its model write a title in
+// the background (202; the title arrives as session_info_update).
 func (a *API) patch(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req patchRequest
@@ -51,7 +51,7 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request) {
 		Error(w, http.StatusBadRequest, "title and regen are mutually exclusive")
 		return
 	case req.Regen:
-		Error(w, http.StatusBadRequest, "regen is not supported by this daemon yet; send a title")
+		a.patchRegen(w, r, id)
 		return
 	case req.Title == nil:
 		Error(w, http.StatusBadRequest, "title is required")
@@ -94,4 +94,24 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *API) patchRegen(w http.ResponseWriter, r *http.Request, id string) {
+	if a.cfg.Titler == nil {
+		Error(w, http.StatusBadRequest, "regen needs a model; this daemon has none to write titles")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	m, err := a.cfg.Sessions.Meta(ctx, id)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	a.regen(id, metaModel{provider: m.Provider, model: m.Model})
+	w.WriteHeader(http.StatusAccepted)
 }
