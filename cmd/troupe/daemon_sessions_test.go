@@ -107,6 +107,20 @@ func TestDaemonKillGoesColdAndBack(t *testing.T) {
 		return e.Status
 	}
 	testkit.Equal(t, status(), "live")
+	var agents struct {
+		Agents []struct {
+			ID, Installed string
+			Models        []struct {
+				ID      string
+				Default bool
+			}
+		}
+	}
+	d.call(t, "GET", "/v1/agents", nil, http.StatusOK, &agents)
+	if len(agents.Agents) != 1 || agents.Agents[0].ID != "troupe" || agents.Agents[0].Installed != "yes" ||
+		len(agents.Agents[0].Models) == 0 || agents.Agents[0].Models[0].ID != "openai/tiny" || !agents.Agents[0].Models[0].Default {
+		t.Fatalf("agents: %+v", agents)
+	}
 	testkit.Equal(t, d.do(t, "POST", "/v1/sessions/"+id+"/kill", nil).StatusCode, http.StatusAccepted)
 	testkit.Equal(t, status(), "cold")
 	testkit.Equal(t, d.do(t, "POST", "/v1/sessions/"+id+"/kill", nil).StatusCode, http.StatusNoContent)

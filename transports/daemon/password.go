@@ -13,8 +13,9 @@ import (
 // PasswordFile holds the master password's bcrypt hash, never the password.
 const PasswordFile = "auth-password"
 
-// passwordCost is bcrypt's work factor: ~50 ms a check on this machine's
-// class of CPU, which with the login rate limit makes guessing slow.
+// passwordCost is bcrypt's work factor (the library's default is 10): each
+// check costs 2^11 rounds, which with the login rate limit makes guessing
+// slow.
 const passwordCost = 11
 
 // maxPassword is bcrypt's own limit: it ignores bytes past 72.

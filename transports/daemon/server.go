@@ -99,6 +99,8 @@ func Listen(opts Options) (*Server, error) {
 	s.srv = &http.Server{
 		Handler:           newGuard(ln.Addr(), loopback, useTLS, opts.AllowedOrigins).wrap(s.Auth.wrap(s.routes(opts))),
 		ReadHeaderTimeout: 10 * time.Second,
+		// Streams have no write deadline; idle keep-alive connections do.
+		IdleTimeout: 2 * time.Minute,
 		// Requests' contexts end when the daemon stops, so long streams
 		// (history follow) end with it.
 		BaseContext: func(net.Listener) context.Context { return base },
