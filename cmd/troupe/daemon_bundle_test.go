@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,13 +127,17 @@ func TestDaemonExportImportRoundTrip(t *testing.T) {
 	}
 	raw, _ := io.ReadAll(res.Body)
 	var b struct {
-		LineageID string
-		SessionID string
-		Meta      struct{ Title, Cwd string }
-		History   []json.RawMessage
+		Version int
+		Session struct{ SessionID, LineageID, AgentID, Cwd string }
+		History []struct {
+			Method     string
+			RecordedAt int64
+		}
+		Troupe struct{ Events []json.RawMessage }
 	}
 	testkit.NoError(t, json.Unmarshal(raw, &b))
-	if b.LineageID == "" || b.SessionID != id || len(b.History) == 0 {
+	if b.Version != 1 || b.Session.LineageID == "" || b.Session.SessionID != id || b.Session.AgentID != "troupe" ||
+		len(b.History) != len(before) || b.History[0].Method != "session/update" || b.History[0].RecordedAt == 0 || len(b.Troupe.Events) == 0 {
 		t.Fatalf("bundle: %s", raw)
 	}
 	body := `{"bundle":` + string(raw) + `}`
@@ -165,10 +170,35 @@ func TestDaemonExportImportRoundTrip(t *testing.T) {
 	d2.call(t, "POST", "/v1/sessions/import", body, http.StatusConflict, nil)
 
 	for _, bad := range []string{`{}`, `{"bundle":null}`, `{"bundle":{"version":9}}`, `{"bundle":[1]}`,
-		`{"bundle":{"version":1,"lineageId":"x","created":{},"history":[{"kind":"no.such","payload":{}}]}}`} {
+		`{"bundle":{"version":1,"session":{"lineageId":"x"}}}`,
+		`{"bundle":{"version":1,"session":{"sessionId":"a","lineageId":"x"},"history":[{"params":{}}]}}`,
+		`{"bundle":{"version":1,"session":{"sessionId":"a","lineageId":"x"},"troupe":{"created":{},"events":[{"kind":"no.such","payload":{}}]}}}`} {
 		msg := wantError(t, d2.do(t, "POST", "/v1/sessions/import", bad), http.StatusBadRequest)
 		if bad != `{}` && bad != `{"bundle":null}` && msg != "invalid bundle" {
 			t.Fatalf("%s: error %q", bad, msg)
 		}
 	}
+}
+
+// A bundle another hydra daemon exported (no troupe log) is imported as
+// its conversation, which the model then sees.
+func TestDaemonImportsAHydraBundle(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "hydra-bundle.json"))
+	testkit.NoError(t, err)
+	d := startDaemon(t, t.TempDir(), nil)
+	work := t.TempDir()
+	var imp struct{ SessionID, ImportedFromSessionID string }
+	d.call(t, "POST", "/v1/sessions/import", `{"cwd":"`+work+`","bundle":`+string(raw)+`}`, http.StatusCreated, &imp)
+	testkit.Equal(t, imp.ImportedFromSessionID, "hydra_session_abc")
+	md, _ := io.ReadAll(d.do(t, "GET", "/v1/sessions/"+imp.SessionID+"/transcript", nil).Body)
+	for _, want := range []string{"## User\n\nwhy is the build red?", "## Assistant\n\nThe linter fails on main.go."} {
+		if !strings.Contains(string(md), want) {
+			t.Fatalf("transcript lacks %q:\n%s", want, md)
+		}
+	}
+	var e struct{ Title, Cwd string }
+	d.call(t, "GET", "/v1/sessions/"+imp.SessionID, nil, http.StatusOK, &e)
+	testkit.Equal(t, e.Title, "red build")
+	testkit.Equal(t, e.Cwd, work)
+	d.call(t, "POST", "/v1/sessions/import", `{"bundle":`+string(raw)+`}`, http.StatusConflict, nil)
 }

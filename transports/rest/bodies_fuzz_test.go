@@ -29,8 +29,9 @@ func FuzzBodies(f *testing.F) {
 	for _, s := range []string{
 		`{"cwd":"/tmp"}`, `{"cwd":"rel"}`, `{"agentId":"x"}`, `{"mcpServers":[{}]}`, `{"model":"nope"}`,
 		`{"title":"t"}`, `{"regen":true}`, `{"title":""}`, `{"q":"x"}`, `{"q":"x","sessionIds":[]}`,
-		`{"forkAt":""}`, `{"cwd":""}`, `{"bundle":{}}`, `{"bundle":{"version":1,"lineageId":"l","created":{}}}`,
-		`{"bundle":{"version":1,"lineageId":"l","created":{},"history":[{"kind":"session.created","payload":{}}]}}`,
+		`{"forkAt":""}`, `{"cwd":""}`, `{"bundle":{}}`, `{"bundle":{"version":1,"session":{"sessionId":"a","lineageId":"l"}}}`,
+		`{"bundle":{"version":1,"session":{"sessionId":"a","lineageId":"l2","cwd":"/"},"history":[{"method":"session/update","params":{"update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}},"recordedAt":1}]}}`,
+		`{"bundle":{"version":1,"session":{"sessionId":"a","lineageId":"l3"},"troupe":{"created":{},"events":[{"kind":"session.created","payload":{}}]}}}`,
 		``, `null`, `[]`, `{`, `{} {}`, `"x"`, `{"title":null}`, `{"q":1}`,
 	} {
 		for i := range bodyRoutes {

@@ -63,7 +63,7 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	existing, err := a.findLineage(ctx, b.LineageID)
+	existing, err := a.findLineage(ctx, b.Session.LineageID)
 	if err != nil {
 		a.sessionError(w, "", err)
 		return
@@ -83,12 +83,12 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 	// The history is flattened: a fork's inherited events are the
 	// import's own, so it needs no parent here.
 	created.ParentSessionID, created.ForkedFromSeq, created.ForkedFromEntry = "", 0, ""
-	created.LineageID, created.ImportedFrom, created.OriginTransport = b.LineageID, b.SessionID, "import"
-	if err := a.writeImport(ctx, id, created, b.History); err != nil {
+	created.LineageID, created.ImportedFrom, created.OriginTransport = b.Session.LineageID, b.Session.SessionID, "import"
+	if err := a.writeImport(ctx, id, created, &b); err != nil {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, map[string]any{"sessionId": id, "importedFromSessionId": b.SessionID, "replaced": existing != ""})
+	WriteJSON(w, http.StatusCreated, map[string]any{"sessionId": id, "importedFromSessionId": b.Session.SessionID, "replaced": existing != ""})
 }
 
 func decodeBundle(raw json.RawMessage, b *bundle) (event.CreatedPayload, error) {
@@ -98,11 +98,21 @@ func decodeBundle(raw json.RawMessage, b *bundle) (event.CreatedPayload, error) 
 	return b.check()
 }
 
-// writeImport creates session id and appends the history in order.
-func (a *API) writeImport(ctx context.Context, id string, created event.CreatedPayload, history []bundleEvent) error {
+// writeImport creates session id and appends the bundle's canonical log in
+// order, or, from a bundle without one, its conversation.
+func (a *API) writeImport(ctx context.Context, id string, created event.CreatedPayload, b *bundle) error {
 	if err := a.cfg.Sessions.Create(ctx, id, created); err != nil {
 		return err
 	}
+	if b.Troupe == nil {
+		msgs := conversationOf(b.History)
+		if len(msgs) == 0 {
+			return nil
+		}
+		_, err := a.cfg.Sessions.ImportHistory(ctx, id, event.HistoryImportedPayload{Source: "hydra bundle " + b.Session.SessionID, Messages: msgs})
+		return err
+	}
+	history := b.Troupe.Events
 	for len(history) > 0 {
 		n := min(len(history), appendChunk)
 		drafts := make([]event.Draft, n)

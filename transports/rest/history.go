@@ -12,14 +12,14 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// historyLine is one NDJSON line of /history: a session/update as a client
-// attached from the start received it, with the seq of the event it
-// projects and when that was recorded.
+// historyLine is one NDJSON line of /history, shaped as hydra's history
+// entries: a session/update as a client attached from the start received
+// it, when it was recorded, and troupe's seq of the event it projects.
 type historyLine struct {
-	Seq        int64         `json:"seq"`
-	RecordedAt time.Time     `json:"recordedAt"`
 	Method     string        `json:"method"`
 	Params     historyParams `json:"params"`
+	RecordedAt int64         `json:"recordedAt"` // unix milliseconds, as hydra's history.jsonl
+	Seq        int64         `json:"seq"`
 }
 
 type historyParams struct {
@@ -143,7 +143,7 @@ type historyWriter struct {
 func (h *historyWriter) write(e event.Event) error {
 	h.last = e.Seq
 	for _, u := range h.proj.project(e) {
-		b, err := json.Marshal(historyLine{Seq: e.Seq, RecordedAt: e.RecordedAt, Method: "session/update",
+		b, err := json.Marshal(historyLine{Seq: e.Seq, RecordedAt: e.RecordedAt.UnixMilli(), Method: "session/update",
 			Params: historyParams{SessionID: h.id, Update: u.body}})
 		if err != nil {
 			return err

@@ -53,6 +53,15 @@ func (t *transcriber) add(e event.Event) error {
 	switch v := p.(type) {
 	case *event.PromptQueuedPayload:
 		t.prompts[v.MessageID] = v.Content
+	case *event.HistoryImportedPayload:
+		for _, msg := range v.Messages {
+			switch msg.Role {
+			case "user":
+				t.md.WriteString("\n## User\n\n" + strings.TrimSpace(msg.Content) + "\n")
+			case "assistant":
+				t.md.WriteString("\n## Assistant\n\n" + strings.TrimSpace(msg.Content) + "\n")
+			}
+		}
 	case *event.RunStartedPayload:
 		t.md.WriteString("\n## User\n\n")
 		for _, b := range t.prompts[v.RunID] {

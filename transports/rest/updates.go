@@ -58,6 +58,8 @@ func (p *projector) project(e event.Event) []update {
 		return append(out, upd("prompt_received", v.RunID, map[string]any{"prompt": blocks(content)}))
 	case *event.MessageDeltaPayload:
 		return p.delta(v)
+	case *event.HistoryImportedPayload:
+		return imported(v)
 	case *event.ToolStartedPayload:
 		status := "in_progress"
 		if v.AwaitingApproval {
@@ -125,4 +127,19 @@ func stopReason(r string) string {
 		return "end_turn"
 	}
 	return r
+}
+
+// imported shows a conversation brought in (history.imported) as the
+// chunks a client would have seen of it.
+func imported(v *event.HistoryImportedPayload) []update {
+	var out []update
+	for _, m := range v.Messages {
+		switch m.Role {
+		case "user":
+			out = append(out, upd("user_message_chunk", "", map[string]any{"content": textBlock(m.Content)}))
+		case "assistant":
+			out = append(out, upd("agent_message_chunk", "", map[string]any{"content": textBlock(m.Content)}))
+		}
+	}
+	return out
 }
