@@ -96,18 +96,33 @@ func (a *API) liveHere(ctx context.Context, id string) (bool, error) {
 }
 
 // followStream writes the stream's events until the session stops or the
-// client leaves.
+// client leaves. Events that arrived together are flushed together.
 func (a *API) followStream(ctx context.Context, h *historyWriter, s *sessions.Stream) {
 	for {
 		e, err := s.Next(ctx)
 		if err != nil {
 			return
 		}
-		if h.write(e) != nil || h.flush() != nil {
+		for n := 1; ; n++ {
+			if h.write(e) != nil {
+				return
+			}
+			if n == maxBatch {
+				break
+			}
+			var more bool
+			if e, more = s.TryNext(); !more {
+				break
+			}
+		}
+		if h.flush() != nil {
 			return
 		}
 	}
 }
+
+// maxBatch bounds the events written between two flushes.
+const maxBatch = 1024
 
 // tailStore reads the store for new events until this daemon hosts the
 // session (true: follow its actor from here) or the client leaves (false).
