@@ -153,10 +153,18 @@ type historyWriter struct {
 	bw   *bufio.Writer
 	rc   *http.ResponseController
 	last int64
+	buf  []byte
 }
 
 func (h *historyWriter) write(e event.Event) error {
 	h.last = e.Seq
+	if e.Kind == event.MessageDelta {
+		var ok bool
+		if h.buf, ok = deltaLine(h.buf[:0], h.id, e); ok {
+			_, err := h.bw.Write(h.buf)
+			return err
+		}
+	}
 	for _, u := range h.proj.project(e) {
 		b, err := json.Marshal(historyLine{Seq: e.Seq, RecordedAt: e.RecordedAt.UnixMilli(), Method: "session/update",
 			Params: historyParams{SessionID: h.id, Update: u.body}})
