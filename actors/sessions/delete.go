@@ -9,7 +9,7 @@ import (
 // snapshot and lease from the store. A session another process hosts is
 // refused with *LeaseHeldError; ErrNotFound when it has no log.
 func (c *Client) Delete(ctx context.Context, id string) error {
-	if _, err := c.Kill(ctx, id); err != nil {
+	if err := c.Kill(ctx, id); err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	return c.store.Delete(ctx, id)

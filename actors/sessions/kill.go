@@ -17,22 +17,19 @@ type Kill struct{ ID string }
 type Killed struct{ WasLive bool }
 
 // Kill stops session id's actor, leaving it cold: a run under way stops as
-// at shutdown and is recovered when the session next starts. It answers
-// once the actor has stopped, with whether the session was live.
-func (c *Client) Kill(ctx context.Context, id string) (bool, error) {
+// at shutdown and is recovered when the session next starts. It returns
+// once the actor has stopped; a session with no actor is left as it is.
+func (c *Client) Kill(ctx context.Context, id string) error {
 	timeout := requestTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
 	res, err := c.root.RequestFuture(c.registry, &Kill{ID: id}, timeout).Result()
 	if err != nil {
-		return false, &UnreachableError{Session: id, Err: fmt.Errorf("kill: %w", err)}
+		return &UnreachableError{Session: id, Err: fmt.Errorf("kill: %w", err)}
 	}
-	k, err := replyAs[*Killed](res, "kill")
-	if err != nil {
-		return false, err
-	}
-	return k.WasLive, nil
+	_, err = replyAs[*Killed](res, "kill")
+	return err
 }
 
 // kill stops a live session at once, whatever it is doing; the asker is

@@ -16,12 +16,16 @@ func (a *API) kill(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	wasLive, err := a.cfg.Sessions.Kill(ctx, id)
+	live, err := a.liveHere(ctx, id)
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
 	}
-	if wasLive {
+	if live {
+		if err := a.cfg.Sessions.Kill(ctx, id); err != nil {
+			a.sessionError(w, id, err)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
