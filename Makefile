@@ -16,12 +16,15 @@ test: lint
 # chunk latency, the LLM client's parser, and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
-# TROUPE_BENCH_ROUNDS, default 5).
+# TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
+# answer, its idle memory, and the REST history's lines/s.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
+	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -61,7 +61,8 @@ type entry struct {
 	forwarded uint64
 	stopping  bool
 	failed    error
-	waiting   []routed // requests that arrived while it was stopping
+	waiting   []routed     // requests that arrived while it was stopping
+	killers   []*actor.PID // Kill askers, answered once it stopped
 }
 
 type registry struct {
@@ -76,6 +77,8 @@ func (r *registry) Receive(ctx actor.Context) {
 		r.route(ctx, ctx.Sender(), m.ID, m.Msg)
 	case *session.PassivateRequest:
 		r.passivate(ctx, m)
+	case *Kill:
+		r.kill(ctx, m)
 	case *actor.Terminated:
 		r.terminated(ctx, m.Who)
 	case *Live:
@@ -144,6 +147,9 @@ func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 	delete(r.byPID, who.Id)
 	e := r.live[id]
 	delete(r.live, id)
+	for _, k := range e.killers {
+		ctx.Send(k, &Killed{WasLive: true})
+	}
 	for _, w := range e.waiting {
 		if e.failed != nil {
 			r.answer(ctx, w.sender, &RouteFailed{Err: e.failed})

@@ -84,6 +84,11 @@ type CreatedPayload struct {
 	OriginClient    string          `json:"origin_client,omitempty"`
 	OriginTransport string          `json:"origin_transport,omitempty"`
 	MCPServers      json.RawMessage `json:"mcp_servers,omitempty"`
+	// LineageID names the conversation across exports and imports: an
+	// imported session keeps its bundle's; empty means the session's own id.
+	LineageID string `json:"lineage_id,omitempty"`
+	// ImportedFrom is the session id the imported bundle was exported from.
+	ImportedFrom string `json:"imported_from,omitempty"`
 }
 
 // PromptQueuedPayload records a prompt entering the queue.

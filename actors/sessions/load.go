@@ -1,0 +1,34 @@
+package sessions
+
+import (
+	"context"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Load reads session id's log from the store from seq from, in order,
+// calling fn for each event. It needs no session actor and no lease, so it
+// reads a session another process hosts. fn's error stops the read and is
+// returned.
+func (c *Client) Load(ctx context.Context, id string, from int64, fn func(event.Event) error) error {
+	return c.store.Load(ctx, id, from, fn)
+}
+
+// LastSeq is the last committed seq of session id in the store (0: none).
+func (c *Client) LastSeq(ctx context.Context, id string) (int64, error) {
+	return c.store.LastSeq(ctx, id)
+}
+
+// HeldElsewhere returns a *LeaseHeldError naming the process when another
+// live troupe process hosts session id, else nil. Such a session can be
+// read (Load) but not written from here until its lease lapses.
+func (c *Client) HeldElsewhere(ctx context.Context, id string) error {
+	h, err := c.store.HeldBy(ctx, id)
+	if err != nil {
+		return err
+	}
+	if h != nil {
+		return &LeaseHeldError{Holder: *h}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+type attentionFlags struct {
+	Flags []struct {
+		SessionID, Source, Reason string
+		RaisedAt                  int64
+		Payload                   struct {
+			ToolCall struct{ ToolCallID string }
+			Options  []struct{ OptionID string }
+		}
+	}
+}
+
+// A permission request waiting in another process shows as an attention
+// flag, read from the store; answered, it is gone.
+func TestDaemonAttentionShowsPendingPermissions(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	args, _ := json.Marshal(map[string]string{"command": "echo hi"})
+	env, model := llmEnv(t, llmserver.Steps(llmserver.ToolCall("c1", "bash", string(args))), llmserver.Steps(llmserver.Text("ok")))
+	d := startDaemon(t, home, env, model...)
+	id := d.create(t, work)
+	d.do(t, "POST", "/v1/sessions/"+id+"/kill", nil)
+
+	js := testkit.Start(t, testkit.BuildTroupe(t), env, append([]string{"--json-stream", "--home", home, "--resume", id}, model...)...)
+	expectLine(t, js, `"type":"ready"`)
+	_, _ = js.Stdin.Write([]byte(`{"type":"message","msg_id":"m1","input":"say hi"}` + "\n"))
+	expectLine(t, js, `"type":"tool_request"`)
+
+	var got attentionFlags
+	d.call(t, "GET", "/v1/sessions/"+id+"/attention", nil, http.StatusOK, &got)
+	if len(got.Flags) != 1 || got.Flags[0].Reason != "permission" || got.Flags[0].Source != "daemon" ||
+		got.Flags[0].Payload.ToolCall.ToolCallID != "c1" || len(got.Flags[0].Payload.Options) == 0 || got.Flags[0].RaisedAt == 0 {
+		t.Fatalf("attention: %+v", got)
+	}
+	d.call(t, "GET", "/v1/sessions/attention?source=daemon", nil, http.StatusOK, &got)
+	if len(got.Flags) != 1 || got.Flags[0].SessionID != id {
+		t.Fatalf("attention by source: %+v", got)
+	}
+	d.call(t, "GET", "/v1/sessions/attention?source=planner", nil, http.StatusOK, &got)
+	testkit.Equal(t, len(got.Flags), 0)
+
+	_, _ = js.Stdin.Write([]byte(`{"type":"tool_approve","call_id":"c1","scope":"once"}` + "\n"))
+	expectLine(t, js, `"type":"stream_end"`)
+	d.call(t, "GET", "/v1/sessions/"+id+"/attention", nil, http.StatusOK, &got)
+	testkit.Equal(t, len(got.Flags), 0)
+	wantError(t, d.do(t, "GET", "/v1/sessions/nope/attention", nil), http.StatusNotFound)
+}
+
+func expectLine(t *testing.T, p *testkit.Proc, want string) {
+	t.Helper()
+	for {
+		line, ok := p.ReadLine(30 * time.Second)
+		if !ok {
+			t.Fatalf("no line with %s; stderr:\n%s", want, p.Stderr())
+		}
+		if strings.Contains(line, want) {
+			return
+		}
+	}
+}

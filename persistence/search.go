@@ -1,0 +1,64 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// SearchCandidates calls fn, in session then seq order, for each event of
+// kind among kinds whose payload contains q, ignoring ASCII case; ids, when
+// not empty, limits the search to those sessions. The payload match is a
+// prefilter on the JSON text: the caller checks the decoded fields.
+func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Kind, ids []string, fn func(event.Event) error) error {
+	if len(kinds) == 0 {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("SELECT session_id, seq, recorded_at, kind, payload FROM events WHERE kind IN (")
+	args := make([]any, 0, len(kinds)+len(ids)+1)
+	for i, k := range kinds {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("?")
+		args = append(args, string(k))
+	}
+	sb.WriteString(") AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
+	args = append(args, q)
+	if len(ids) > 0 {
+		sb.WriteString(" AND session_id IN (")
+		for i, id := range ids {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			sb.WriteString("?")
+			args = append(args, id)
+		}
+		sb.WriteString(")")
+	}
+	sb.WriteString(" ORDER BY session_id, seq")
+	rows, err := s.reader.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return fmt.Errorf("search events: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e event.Event
+		var kind string
+		var at int64
+		if err := rows.Scan(&e.SessionID, &e.Seq, &at, &kind, &e.Payload); err != nil {
+			return fmt.Errorf("search events: %w", err)
+		}
+		e.Kind = event.Kind(kind)
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("search events: %w", err)
+	}
+	return nil
+}

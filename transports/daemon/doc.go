@@ -1,0 +1,12 @@
+// Package daemon is the HTTP side of `troupe daemon`: one listener
+// (loopback, or any address with TLS), the Origin and Host checks that
+// keep browsers on other sites out (DNS rebinding), and authentication as
+// the hydra protocol defines it: the service token in
+// $TROUPE_HOME/auth-token, session tokens minted by POST /v1/auth/login
+// against the master password's bcrypt hash, their TTL, listing and
+// revocation, and a per-IP limit on failed logins. Authorize is the one
+// check every protected route uses, /acp included.
+//
+// It owns the /v1/auth/* routes and mounts the REST API (transports/rest)
+// and the ACP WebSocket handler it is given; it holds no session state.
+package daemon

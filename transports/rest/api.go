@@ -1,0 +1,115 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
+
+// AgentID is the one agent troupe runs: its own engine, on each
+// configured model.
+const AgentID = "troupe"
+
+// Config is what the API serves from.
+type Config struct {
+	Sessions *sessions.Client
+	// Models lists the configured models; nil lists none.
+	Models  sessions.Models
+	Version string
+	// DefaultCwd is a new session's directory when the request names none.
+	DefaultCwd string
+	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
+	Titler Titler
+	Log    *slog.Logger
+}
+
+// API is the /v1 handlers.
+type API struct {
+	cfg     Config
+	started time.Time
+
+	// ctx bounds background work (title regeneration); Close ends it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+}
+
+// New builds the API.
+func New(cfg Config) *API {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &API{cfg: cfg, started: time.Now(), ctx: ctx, cancel: cancel}
+}
+
+// Close cancels the background work the API started and waits for it.
+func (a *API) Close(ctx context.Context) error {
+	a.cancel()
+	done := make(chan struct{})
+	go func() {
+		a.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Register adds the API's routes to mux. Routes the protocol defines but
+// troupe does not serve yet (transformers, extensions, registry, stdin,
+// agent install and sync, /mcp) are not registered, so they answer 404.
+func (a *API) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/health", a.health)
+	mux.HandleFunc("GET /v1/config", a.config)
+	mux.HandleFunc("GET /v1/agents", a.agents)
+	mux.HandleFunc("GET /v1/sessions", a.list)
+	mux.HandleFunc("POST /v1/sessions", a.create)
+	mux.HandleFunc("GET /v1/sessions/events", a.mergedEvents)
+	mux.HandleFunc("GET /v1/sessions/{id}", a.get)
+	mux.HandleFunc("PATCH /v1/sessions/{id}", a.patch)
+	mux.HandleFunc("DELETE /v1/sessions/{id}", a.delete)
+	mux.HandleFunc("POST /v1/sessions/{id}/kill", a.kill)
+	mux.HandleFunc("GET /v1/sessions/{id}/history", a.history)
+	mux.HandleFunc("GET /v1/sessions/{id}/events", a.events)
+	mux.HandleFunc("POST /v1/sessions/search", a.search)
+	mux.HandleFunc("POST /v1/sessions/{id}/fork", a.fork)
+	mux.HandleFunc("GET /v1/sessions/{id}/export", a.export)
+	mux.HandleFunc("POST /v1/sessions/import", a.importBundle)
+	mux.HandleFunc("GET /v1/sessions/{id}/transcript", a.transcript)
+	mux.HandleFunc("GET /v1/sessions/{id}/diff", a.diff)
+	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
+	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
+}
+
+// requestTimeout bounds one request to a session.
+const requestTimeout = 30 * time.Second
+
+// sessionError answers err from a request about session id with the
+// protocol's status: 404 unknown, 409 hosted by another process, else 500.
+func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
+	var held *sessions.LeaseHeldError
+	switch {
+	case errors.Is(err, sessions.ErrNotFound):
+		Error(w, http.StatusNotFound, "session "+id+" not found")
+	case errors.As(err, &held):
+		Error(w, http.StatusConflict, held.Error())
+	case errors.Is(err, context.Canceled):
+		// The client left; nobody reads the answer.
+	default:
+		a.cfg.Log.Error("request failed", "session", id, "error", err)
+		Error(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func (a *API) health(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.cfg.Version})
+}

@@ -1,0 +1,141 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// attentionSource is the source of every flag troupe raises itself.
+const attentionSource = "daemon"
+
+// flag is one attention flag as the protocol shows it.
+type flag struct {
+	SessionID string         `json:"sessionId,omitempty"`
+	Source    string         `json:"source"`
+	Reason    string         `json:"reason"`
+	RaisedAt  int64          `json:"raisedAt"`
+	Payload   map[string]any `json:"payload"`
+}
+
+// attention folds a session's log into its raised flags: the last
+// attention.changed set, and a "permission" flag for each permission
+// request of a run still open (run.ended and run.interrupted settle them).
+type attention struct {
+	flags     []flag
+	flagsAt   time.Time
+	pending   map[string]flag // by tool call id
+	order     []string
+	callsRuns map[string]string // tool call id -> run id
+}
+
+func newAttention() *attention {
+	return &attention{pending: map[string]flag{}, callsRuns: map[string]string{}}
+}
+
+func (a *attention) add(e event.Event) error {
+	p, err := event.DecodePayload(e.Kind, e.Payload)
+	if err != nil {
+		return nil
+	}
+	switch v := p.(type) {
+	case *event.AttentionPayload:
+		a.flags = a.flags[:0]
+		for _, r := range v.Flags {
+			a.flags = append(a.flags, flag{Source: attentionSource, Reason: r, RaisedAt: e.RecordedAt.UnixMilli(), Payload: map[string]any{}})
+		}
+	case *event.PermissionRequestedPayload:
+		options := make([]map[string]string, 0, len(v.Options))
+		for _, o := range v.Options {
+			options = append(options, map[string]string{"optionId": o.OptionID, "name": o.Name, "kind": o.Kind})
+		}
+		a.pending[v.ToolCallID] = flag{Source: attentionSource, Reason: "permission", RaisedAt: e.RecordedAt.UnixMilli(),
+			Payload: map[string]any{
+				"toolCall": map[string]any{"toolCallId": v.ToolCallID, "title": v.Name, "kind": toolKind(v.Category), "rawInput": rawArgs(v.Arguments)},
+				"options":  options,
+			}}
+		a.order = append(a.order, v.ToolCallID)
+		a.callsRuns[v.ToolCallID] = v.RunID
+	case *event.PermissionResolvedPayload:
+		delete(a.pending, v.ToolCallID)
+	case *event.RunEndedPayload:
+		a.settle(v.RunID)
+	case *event.RunInterruptedPayload:
+		a.settle(v.RunID)
+	}
+	return nil
+}
+
+func (a *attention) settle(run string) {
+	for call, r := range a.callsRuns {
+		if r == run {
+			delete(a.pending, call)
+			delete(a.callsRuns, call)
+		}
+	}
+}
+
+// raised is every flag, the set's first, then permissions in request order.
+func (a *attention) raised() []flag {
+	out := append([]flag{}, a.flags...)
+	for _, call := range a.order {
+		if f, ok := a.pending[call]; ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (a *API) sessionFlags(ctx context.Context, id string) ([]flag, error) {
+	att := newAttention()
+	if err := a.cfg.Sessions.Load(ctx, id, 1, att.add); err != nil {
+		return nil, err
+	}
+	return att.raised(), nil
+}
+
+func (a *API) attention(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	flags, err := a.sessionFlags(ctx, id)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
+}
+
+// attentionBySource lists the flags of one source (all when none is
+// named) across sessions.
+func (a *API) attentionBySource(w http.ResponseWriter, r *http.Request) {
+	source := r.URL.Query().Get("source")
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	metas, err := a.cfg.Sessions.List(ctx, "")
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	out := []flag{}
+	for _, m := range metas {
+		flags, err := a.sessionFlags(ctx, m.ID)
+		if err != nil {
+			a.sessionError(w, m.ID, err)
+			return
+		}
+		for _, f := range flags {
+			if source == "" || f.Source == source {
+				f.SessionID = m.ID
+				out = append(out, f)
+			}
+		}
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"flags": out})
+}

@@ -1,0 +1,114 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// createRequest is POST /v1/sessions's body. Model ("provider/model") and
+// title are troupe's additions, as session/new takes them in its meta.
+type createRequest struct {
+	Cwd        string          `json:"cwd"`
+	AgentID    string          `json:"agentId"`
+	MCPServers json.RawMessage `json:"mcpServers"`
+	Title      string          `json:"title"`
+	Model      string          `json:"model"`
+}
+
+func (a *API) create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if err := DecodeBody(w, r, &req, maxBody, true); err != nil {
+		Error(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	created, err := a.newSession(req)
+	if err != nil {
+		Error(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	id := sessions.NewID()
+	if err := a.cfg.Sessions.Create(ctx, id, created); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
+}
+
+// newSession validates req into a session.created payload.
+func (a *API) newSession(req createRequest) (event.CreatedPayload, error) {
+	if err := checkAgent(req.AgentID); err != nil {
+		return event.CreatedPayload{}, err
+	}
+	cwd, err := a.checkCwd(req.Cwd)
+	if err != nil {
+		return event.CreatedPayload{}, err
+	}
+	created := event.CreatedPayload{Cwd: cwd, Title: req.Title, OriginTransport: "rest"}
+	if len(req.MCPServers) > 0 && string(req.MCPServers) != "null" {
+		created.MCPServers = req.MCPServers
+	}
+	provider, model, err := a.model(req.Model)
+	if err != nil {
+		return event.CreatedPayload{}, err
+	}
+	if model != "" {
+		created.Settings.Provider, created.Settings.Model = &provider, &model
+	}
+	return created, nil
+}
+
+func checkAgent(id string) error {
+	if id != "" && id != AgentID {
+		return fmt.Errorf("agent %q is not installed; this daemon runs %q", id, AgentID)
+	}
+	return nil
+}
+
+// checkCwd resolves a session directory: absolute, an existing directory.
+func (a *API) checkCwd(cwd string) (string, error) {
+	if cwd == "" {
+		cwd = a.cfg.DefaultCwd
+	}
+	if strings.HasPrefix(cwd, "~") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cwd %q: %v", cwd, err)
+		}
+		cwd = filepath.Join(home, cwd[1:])
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", fmt.Errorf("cwd %q is not an absolute path", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("cwd %q is not a directory", cwd)
+	}
+	return filepath.Clean(cwd), nil
+}
+
+// model resolves "provider/model" (or a model id alone) against the
+// configured models; empty leaves the default.
+func (a *API) model(name string) (provider, model string, err error) {
+	if name == "" {
+		return "", "", nil
+	}
+	if a.cfg.Models == nil {
+		return "", "", fmt.Errorf("model %q: no models are configured", name)
+	}
+	for _, m := range a.cfg.Models.List() {
+		if name == m.Provider+"/"+m.ID || name == m.ID {
+			return m.Provider, m.ID, nil
+		}
+	}
+	return "", "", fmt.Errorf("model %q is not configured", name)
+}

@@ -1,0 +1,10 @@
+// Package rest is the hydra protocol's REST API, /v1, for `troupe daemon`:
+// health, config, agents, and sessions (list, get, create, kill, retitle,
+// delete, history, events). Every handler reaches sessions through the
+// session facade: writes go to the session's actor, and reads of history
+// go to the store, so a session another process hosts is still served,
+// read-only. Errors are `{"error": "..."}` with the protocol's status codes.
+//
+// Authentication and the /v1/auth routes belong to transports/daemon, which
+// mounts this API behind its checks.
+package rest

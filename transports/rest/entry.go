@@ -1,0 +1,99 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
+
+// entry is the protocol's SessionListEntry.
+type entry struct {
+	SessionID           string    `json:"sessionId"`
+	AgentID             string    `json:"agentId"`
+	Cwd                 string    `json:"cwd"`
+	Title               string    `json:"title"`
+	Status              string    `json:"status"` // live | cold
+	StatusReason        string    `json:"statusReason,omitempty"`
+	Busy                bool      `json:"busy"`
+	CurrentModel        string    `json:"currentModel,omitempty"`
+	CurrentUsage        usage     `json:"currentUsage"`
+	ForkedFromSessionID string    `json:"forkedFromSessionId,omitempty"`
+	CreatedAt           time.Time `json:"createdAt"`
+	UpdatedAt           time.Time `json:"updatedAt"`
+}
+
+// usage is a session's token and cost totals.
+type usage struct {
+	InputTokens      int64   `json:"inputTokens"`
+	OutputTokens     int64   `json:"outputTokens"`
+	CacheReadTokens  int64   `json:"cacheReadTokens"`
+	CacheWriteTokens int64   `json:"cacheWriteTokens"`
+	Cost             float64 `json:"cost"`
+}
+
+// entryOf builds m's entry. live says whether this daemon hosts it now,
+// in which case its actor says whether a run is under way or queued.
+func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
+	e := entry{
+		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
+		ForkedFromSessionID: m.ParentID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
+			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
+	}
+	if m.Model != "" {
+		e.CurrentModel = m.Provider + "/" + m.Model
+	}
+	if m.Status == "failed" {
+		// The protocol knows live and cold; a failed session is cold and
+		// starts again on its next request.
+		e.Status, e.StatusReason = "cold", m.StatusReason
+	}
+	if live {
+		if st, err := a.cfg.Sessions.State(ctx, m.ID); err == nil {
+			e.Busy = st.ActiveRun != "" || st.Queued > 0
+		}
+	}
+	return e
+}
+
+func (a *API) list(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	// includeNonInteractive: every troupe session is interactive, so the
+	// flag changes nothing; it is accepted as the protocol defines it.
+	metas, err := a.cfg.Sessions.List(ctx, r.URL.Query().Get("cwd"))
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	live, err := a.cfg.Sessions.Live(ctx)
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	out := make([]entry, 0, len(metas))
+	for _, m := range metas {
+		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID)))
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
+}
+
+func (a *API) get(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	id := r.PathValue("id")
+	m, err := a.cfg.Sessions.Meta(ctx, id)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	live, err := a.cfg.Sessions.Live(ctx)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id)))
+}

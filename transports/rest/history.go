@@ -1,0 +1,186 @@
+package rest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// historyLine is one NDJSON line of /history, shaped as hydra's history
+// entries: a session/update as a client attached from the start received
+// it, when it was recorded, and troupe's seq of the event it projects.
+type historyLine struct {
+	Method     string        `json:"method"`
+	Params     historyParams `json:"params"`
+	RecordedAt int64         `json:"recordedAt"` // unix milliseconds, as hydra's history.jsonl
+	Seq        int64         `json:"seq"`
+}
+
+type historyParams struct {
+	SessionID string         `json:"sessionId"`
+	Update    map[string]any `json:"update"`
+}
+
+// tailPoll is how often a followed session another process hosts is read
+// again: that process's commits reach this one only through the store.
+const tailPoll = 100 * time.Millisecond
+
+// history writes the snapshot from the store, then with follow the events
+// after it: from the session's actor (replay from the snapshot's end, then
+// live) while this daemon hosts it, else by tailing the store (a cold
+// session is not started by a reader; another process may host it). Either
+// way each event is written once, in order: every read starts after the
+// last seq written.
+func (a *API) history(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx := r.Context()
+	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	follow := r.URL.Query().Get("follow")
+	h := &historyWriter{id: id, proj: newProjector(), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if err := a.cfg.Sessions.Load(ctx, id, 1, h.write); err != nil {
+		a.cfg.Log.Warn("history read failed", "session", id, "error", err)
+		return
+	}
+	if err := h.flush(); err != nil || (follow != "1" && follow != "true") {
+		return
+	}
+	a.follow(ctx, h)
+}
+
+func (a *API) follow(ctx context.Context, h *historyWriter) {
+	for ctx.Err() == nil {
+		live, err := a.liveHere(ctx, h.id)
+		if err != nil {
+			return
+		}
+		if !live {
+			// Reading needs no actor: a cold session is not started, and one
+			// another process hosts is served from the store.
+			if !a.tailStore(ctx, h) {
+				return
+			}
+			continue
+		}
+		s, err := a.cfg.Sessions.Stream(ctx, h.id, h.last+1, false)
+		if err != nil {
+			// It stopped (or moved to another process) since; read the store.
+			if !a.tailStore(ctx, h) {
+				return
+			}
+			continue
+		}
+		a.followStream(ctx, h, s)
+		s.Close()
+		return
+	}
+}
+
+// liveHere reports whether this daemon hosts session id now.
+func (a *API) liveHere(ctx context.Context, id string) (bool, error) {
+	live, err := a.cfg.Sessions.Live(ctx)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(live, id), nil
+}
+
+// followStream writes the stream's events until the session stops or the
+// client leaves. Events that arrived together are flushed together.
+func (a *API) followStream(ctx context.Context, h *historyWriter, s *sessions.Stream) {
+	for {
+		e, err := s.Next(ctx)
+		if err != nil {
+			return
+		}
+		for n := 1; ; n++ {
+			if h.write(e) != nil {
+				return
+			}
+			if n == maxBatch {
+				break
+			}
+			var more bool
+			if e, more = s.TryNext(); !more {
+				break
+			}
+		}
+		if h.flush() != nil {
+			return
+		}
+	}
+}
+
+// maxBatch bounds the events written between two flushes.
+const maxBatch = 1024
+
+// tailStore reads the store for new events until this daemon hosts the
+// session (true: follow its actor from here) or the client leaves (false).
+func (a *API) tailStore(ctx context.Context, h *historyWriter) bool {
+	t := time.NewTicker(tailPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, h.write); err != nil {
+			return false
+		}
+		if h.flush() != nil {
+			return false
+		}
+		if live, err := a.liveHere(ctx, h.id); err != nil || live {
+			return err == nil
+		}
+	}
+}
+
+type historyWriter struct {
+	id   string
+	proj *projector
+	bw   *bufio.Writer
+	rc   *http.ResponseController
+	last int64
+	buf  []byte
+}
+
+func (h *historyWriter) write(e event.Event) error {
+	h.last = e.Seq
+	if e.Kind == event.MessageDelta {
+		var ok bool
+		if h.buf, ok = deltaLine(h.buf[:0], h.id, e); ok {
+			_, err := h.bw.Write(h.buf)
+			return err
+		}
+	}
+	for _, u := range h.proj.project(e) {
+		b, err := json.Marshal(historyLine{Seq: e.Seq, RecordedAt: e.RecordedAt.UnixMilli(), Method: "session/update",
+			Params: historyParams{SessionID: h.id, Update: u.body}})
+		if err != nil {
+			return err
+		}
+		if _, err := h.bw.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *historyWriter) flush() error {
+	if err := h.bw.Flush(); err != nil {
+		return err
+	}
+	return h.rc.Flush()
+}

@@ -1,0 +1,48 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+type searchRequest struct {
+	Q          string   `json:"q"`
+	SessionIDs []string `json:"sessionIds"`
+}
+
+type searchMatch struct {
+	SessionID string `json:"sessionId"`
+	MessageID string `json:"messageId"`
+	Snippet   string `json:"snippet"`
+}
+
+// search finds text in prompts and replies, across sessions or in the
+// listed ones.
+func (a *API) search(w http.ResponseWriter, r *http.Request) {
+	var req searchRequest
+	if err := DecodeBody(w, r, &req, maxBody, false); err != nil {
+		Error(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if strings.TrimSpace(req.Q) == "" {
+		Error(w, http.StatusBadRequest, "q is required")
+		return
+	}
+	if req.SessionIDs != nil && len(req.SessionIDs) == 0 {
+		WriteJSON(w, http.StatusOK, map[string]any{"matches": []searchMatch{}})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	found, err := a.cfg.Sessions.Search(ctx, req.Q, req.SessionIDs)
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	out := make([]searchMatch, 0, len(found))
+	for _, m := range found {
+		out = append(out, searchMatch{SessionID: m.SessionID, MessageID: m.MessageID, Snippet: m.Snippet})
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"matches": out})
+}
