@@ -58,6 +58,8 @@ const rowsPerInsert = 128
 // it.
 func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	var out Outcome
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
 	// Prepare before BEGIN: the writer pool has one connection, which the
 	// transaction holds until it ends.
 	if err := s.prepareInserts(len(b.Events)); err != nil {
@@ -89,23 +91,16 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 
 func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error {
 	for _, m := range b.Metas {
-		if err := upsertMeta(ctx, tx, m, now); err != nil {
+		if err := s.upsertMeta(ctx, tx, m, now); err != nil {
 			return err
 		}
 	}
-	last := map[string]int64{}
+	// No session row is touched per event: last_seq and the time of the
+	// last event are read from the log itself (see sessions.go).
 	for i := 0; i < len(b.Events); i += rowsPerInsert {
 		chunk := b.Events[i:min(i+rowsPerInsert, len(b.Events))]
 		if err := s.insertEvents(ctx, tx, chunk); err != nil {
 			return err
-		}
-		for _, e := range chunk {
-			last[e.SessionID] = max(last[e.SessionID], e.Seq)
-		}
-	}
-	for id, seq := range last {
-		if _, err := tx.Stmt(s.stmts.lastSeq).ExecContext(ctx, seq, now, id); err != nil {
-			return fmt.Errorf("commit batch: session %s last seq: %w", id, err)
 		}
 	}
 	for _, st := range b.Statuses {
@@ -206,7 +201,7 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 	return nil
 }
 
-func upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error {
+func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error {
 	usage, err := json.Marshal(m.Usage)
 	if err != nil {
 		return fmt.Errorf("commit batch: session %s usage: %w", m.ID, err)
@@ -215,14 +210,7 @@ func upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error
 	if status == "" {
 		status = StatusLive
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
-			status = excluded.status, status_reason = excluded.status_reason,
-			provider = excluded.provider, model = excluded.model, usage = excluded.usage,
-			parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
-			updated_at = excluded.updated_at`,
+	_, err = tx.StmtContext(ctx, s.stmts.upsertMeta).ExecContext(ctx,
 		m.ID, m.Title, m.Cwd, status, m.StatusReason, m.Provider, m.Model, string(usage),
 		m.ParentID, m.ForkedFromSeq, now, now)
 	if err != nil {
@@ -235,10 +223,13 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event)
 	s.stmtMu.Lock()
 	stmt := s.insert[len(evs)]
 	s.stmtMu.Unlock()
-	args := make([]any, 0, len(evs)*5)
+	// Commits are serial (commitMu), so one args slice serves them all.
+	args := s.args[:0]
 	for _, e := range evs {
 		args = append(args, e.SessionID, e.Seq, e.RecordedAt.UnixNano(), string(e.Kind), []byte(e.Payload))
 	}
+	s.args = args
+	defer clear(args) // drop the payloads the slice would otherwise keep alive
 	var err error
 	if stmt != nil {
 		_, err = tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)

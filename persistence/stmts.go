@@ -9,7 +9,7 @@ import (
 // writerStmts are the statements every commit may run, prepared once on the
 // writer connection: preparing per commit was a fifth of a small commit.
 type writerStmts struct {
-	lastSeq    *sql.Stmt
+	upsertMeta *sql.Stmt
 	status     *sql.Stmt
 	leaseOwner *sql.Stmt
 	release    *sql.Stmt
@@ -21,7 +21,14 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		to  **sql.Stmt
 		sql string
 	}{
-		{&w.lastSeq, "UPDATE sessions SET last_seq = max(last_seq, ?), updated_at = ? WHERE id = ?"},
+		{&w.upsertMeta, `INSERT INTO sessions
+			(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
+				status = excluded.status, status_reason = excluded.status_reason,
+				provider = excluded.provider, model = excluded.model, usage = excluded.usage,
+				parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
+				updated_at = excluded.updated_at`},
 		// Only a new failure replaces a failed status: the actor of a
 		// failed session still records itself cold as it is stopped.
 		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
@@ -40,7 +47,7 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 }
 
 func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.lastSeq, w.status, w.leaseOwner, w.release, w.renew} {
+	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.leaseOwner, w.release, w.renew} {
 		if st != nil {
 			st.Close()
 		}

@@ -45,6 +45,9 @@ type Store struct {
 	stmtMu sync.Mutex
 	insert map[int]*sql.Stmt // multi-row event inserts by row count
 	stmts  writerStmts
+
+	commitMu sync.Mutex // Commit is serial; it guards what commits reuse
+	args     []any      // the multi-row INSERT's arguments, reused
 }
 
 // Open opens (creating if needed) the store at path and migrates it.
