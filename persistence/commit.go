@@ -86,7 +86,18 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err := tx.Commit(); err != nil {
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
+	s.ckpt.noteCommit(batchBytes(b), now)
 	return out, nil
+}
+
+// batchBytes estimates what a batch adds to the WAL: its payloads and a
+// row's worth of keys and columns per event.
+func batchBytes(b Batch) int {
+	n := 0
+	for i := range b.Events {
+		n += len(b.Events[i].Payload) + len(b.Events[i].SessionID) + 32
+	}
+	return n
 }
 
 func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error {

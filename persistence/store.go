@@ -48,6 +48,8 @@ type Store struct {
 
 	commitMu sync.Mutex // Commit is serial; it guards what commits reuse
 	args     []any      // the multi-row INSERT's arguments, reused
+
+	ckpt *checkpointer
 }
 
 // Open opens (creating if needed) the store at path and migrates it.
@@ -59,7 +61,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if sync == "" {
 		sync = "NORMAL"
 	}
-	w, err := sql.Open("sqlite3", dsn(path, url.Values{
+	w, err := sql.Open(writerDriver(), dsn(path, url.Values{
 		"_journal_mode": {"WAL"}, "_busy_timeout": {"5000"}, "_foreign_keys": {"on"},
 		"_txlock": {"immediate"}, "_synchronous": {sync},
 	}))
@@ -94,6 +96,10 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	if s.ckpt, err = openCheckpointer(path, sync); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -110,6 +116,7 @@ func (s *Store) Path() string { return s.path }
 // Close releases this process's leases and closes both pools. Callers stop
 // the writer actor first.
 func (s *Store) Close() error {
+	ckpt := s.ckpt.close()
 	released := s.releaseAll()
 	s.stmtMu.Lock()
 	for _, st := range s.insert {
@@ -118,7 +125,17 @@ func (s *Store) Close() error {
 	s.insert = map[int]*sql.Stmt{}
 	s.stmtMu.Unlock()
 	s.stmts.close()
-	return errors.Join(released, s.reader.Close(), s.writer.Close())
+	return errors.Join(ckpt, released, s.reader.Close(), s.writer.Close())
+}
+
+// WALSize is the size of the store's write-ahead log file in bytes, 0 when
+// there is none: what the checkpointer keeps bounded.
+func (s *Store) WALSize() int64 {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"
