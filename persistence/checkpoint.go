@@ -40,6 +40,7 @@ func writerDriver() string {
 	const name = "sqlite3_troupe_writer"
 	registerWriter.Do(func() {
 		sql.Register(name, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			writerConnects.Add(1)
 			if _, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil); err != nil {
 				return fmt.Errorf("turn off automatic checkpoints: %w", err)
 			}

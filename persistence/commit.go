@@ -69,7 +69,18 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err != nil {
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
-	defer tx.Rollback()
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+			s.leases.invalidate()
+		}
+	}()
+	if s.owner.ID != "" {
+		if err := s.leases.begin(tx, s.stmts.dataVersion); err != nil {
+			return out, fmt.Errorf("commit batch: %w", err)
+		}
+	}
 	now := time.Now()
 	if err := s.claimAll(ctx, tx, b.Claims, now, &out); err != nil {
 		return out, err
@@ -86,6 +97,7 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err := tx.Commit(); err != nil {
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
+	committed = true
 	s.ckpt.noteCommit(batchBytes(b), now)
 	return out, nil
 }
@@ -131,7 +143,10 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 		if err != nil {
 			return err
 		}
-		if h != nil {
+		if h == nil {
+			s.leases.held[id] = true
+		} else {
+			delete(s.leases.held, id)
 			if out.Refused == nil {
 				out.Refused = map[string]Holder{}
 			}
@@ -143,29 +158,32 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 
 // fence drops from b the writes of sessions this process holds no lease
 // on. The transaction holds SQLite's write lock, so no lease can change
-// hands between this check and the writes.
+// hands between this check and the writes; sessions the lease cache knows
+// held are not read again (see heldcache.go).
 func (s *Store) fence(tx *sql.Tx, b *Batch, out *Outcome) error {
 	if s.owner.ID == "" {
 		return nil
 	}
-	held := map[string]bool{}
 	check := func(id string) (bool, error) {
-		ok, seen := held[id]
-		if seen {
-			return ok, nil
+		if s.leases.held[id] {
+			return true, nil
+		}
+		if out.Lost[id] {
+			return false, nil
 		}
 		ok, err := s.holds(tx, id)
 		if err != nil {
 			return false, err
 		}
-		held[id] = ok
-		if !ok {
-			if out.Lost == nil {
-				out.Lost = map[string]bool{}
-			}
-			out.Lost[id] = true
+		if ok {
+			s.leases.held[id] = true
+			return true, nil
 		}
-		return ok, nil
+		if out.Lost == nil {
+			out.Lost = map[string]bool{}
+		}
+		out.Lost[id] = true
+		return false, nil
 	}
 	for _, m := range b.Metas {
 		if _, err := check(m.ID); err != nil {
@@ -203,6 +221,7 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 		if _, err := tx.Stmt(s.stmts.release).Exec(id, s.owner.ID); err != nil {
 			return fmt.Errorf("release lease of %s: %w", id, err)
 		}
+		delete(s.leases.held, id)
 	}
 	if b.Renew {
 		if _, err := tx.Stmt(s.stmts.renew).Exec(now, s.owner.ID); err != nil {

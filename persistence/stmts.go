@@ -9,11 +9,14 @@ import (
 // writerStmts are the statements every commit may run, prepared once on the
 // writer connection: preparing per commit was a fifth of a small commit.
 type writerStmts struct {
-	upsertMeta *sql.Stmt
-	status     *sql.Stmt
-	leaseOwner *sql.Stmt
-	release    *sql.Stmt
-	renew      *sql.Stmt
+	upsertMeta  *sql.Stmt
+	status      *sql.Stmt
+	leaseOwner  *sql.Stmt
+	leaseRow    *sql.Stmt
+	claim       *sql.Stmt
+	release     *sql.Stmt
+	renew       *sql.Stmt
+	dataVersion *sql.Stmt
 }
 
 func (w *writerStmts) prepare(db *sql.DB) error {
@@ -34,8 +37,16 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
 			WHERE id = ? AND (status != 'failed' OR ? = 'failed')`},
 		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
+		{&w.leaseRow, leaseRowSQL},
+		{&w.claim, `INSERT INTO leases
+			(session_id, owner, pid, host, started, command, acquired_at, heartbeat)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+				host = excluded.host, started = excluded.started, command = excluded.command,
+				acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat`},
 		{&w.release, "DELETE FROM leases WHERE session_id = ? AND owner = ?"},
 		{&w.renew, "UPDATE leases SET heartbeat = ? WHERE owner = ?"},
+		{&w.dataVersion, "PRAGMA data_version"},
 	} {
 		st, err := db.Prepare(p.sql)
 		if err != nil {
@@ -47,7 +58,7 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 }
 
 func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.leaseOwner, w.release, w.renew} {
+	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.leaseOwner, w.leaseRow, w.claim, w.release, w.renew, w.dataVersion} {
 		if st != nil {
 			st.Close()
 		}

@@ -48,6 +48,7 @@ type Store struct {
 
 	commitMu sync.Mutex // Commit is serial; it guards what commits reuse
 	args     []any      // the multi-row INSERT's arguments, reused
+	leases   heldCache  // the sessions whose lease this process holds
 
 	ckpt *checkpointer
 }
@@ -88,7 +89,8 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	s := &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}, owner: opts.Owner, leaseTTL: opts.LeaseTTL}
+	s := &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}, owner: opts.Owner, leaseTTL: opts.LeaseTTL,
+		leases: heldCache{version: -1}}
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
