@@ -27,9 +27,19 @@ const (
 	// the file; TRUNCATE does both but takes the write lock, so it only
 	// runs when no one is writing.
 	truncateAfter = time.Second
-	// truncateBusy bounds how long a TRUNCATE waits for readers while it
-	// holds the write lock; it gives up and is tried again later.
-	truncateBusy = 20 * time.Millisecond
+	// restartFrames bounds the WAL under a constant stream of commits
+	// (64 MiB of 4 KiB pages). The WAL starts over only when a write finds
+	// every frame copied, which a PASSIVE checkpoint never achieves while
+	// commits keep coming: in a million-delta run the file grew to 140 MB.
+	// Past this many frames a RESTART follows the PASSIVE one, with
+	// Commit's mutex held so it is not starved of the write lock (the
+	// writer takes it again microseconds after each commit): it copies what
+	// the PASSIVE one left, little, and lets the next commit start the WAL
+	// over; journal_size_limit then shrinks the file.
+	restartFrames = 16384
+	// checkpointBusy bounds how long a RESTART or TRUNCATE waits for the
+	// writer or for readers; it gives up and is tried again later.
+	checkpointBusy = 20 * time.Millisecond
 )
 
 var registerWriter sync.Once
@@ -44,6 +54,10 @@ func writerDriver() string {
 			if _, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil); err != nil {
 				return fmt.Errorf("turn off automatic checkpoints: %w", err)
 			}
+			limit := fmt.Sprintf("PRAGMA journal_size_limit = %d", restartFrames*4096)
+			if _, err := c.Exec(limit, nil); err != nil {
+				return fmt.Errorf("limit the WAL: %w", err)
+			}
 			return nil
 		}})
 	})
@@ -52,10 +66,12 @@ func writerDriver() string {
 
 // checkpointer owns one goroutine, started by Open and stopped by Close.
 // Commits tell it how much they wrote (noteCommit, a few atomic operations);
-// it checkpoints PASSIVE once about checkpointFrames have accumulated, and
-// TRUNCATEs the WAL once the store has been idle for truncateAfter.
+// it checkpoints PASSIVE once about checkpointFrames have accumulated,
+// RESTARTs past restartFrames, and TRUNCATEs the WAL once the store has
+// been idle for truncateAfter.
 type checkpointer struct {
 	db      *sql.DB
+	gate    *sync.Mutex  // Commit's: held, no commit is under way
 	frames  atomic.Int64 // estimated frames written since the last checkpoint
 	last    atomic.Int64 // unix ns of the last commit
 	kick    chan struct{}
@@ -66,16 +82,16 @@ type checkpointer struct {
 	stopped bool
 }
 
-func openCheckpointer(path, sync string) (*checkpointer, error) {
+func openCheckpointer(path, synchronous string, gate *sync.Mutex) (*checkpointer, error) {
 	db, err := sql.Open("sqlite3", dsn(path, url.Values{
-		"_busy_timeout": {fmt.Sprint(truncateBusy.Milliseconds())}, "_synchronous": {sync},
+		"_busy_timeout": {fmt.Sprint(checkpointBusy.Milliseconds())}, "_synchronous": {synchronous},
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("open checkpointer: %w", err)
 	}
 	db.SetMaxOpenConns(1)
 	c := &checkpointer{
-		db: db, fault: checkpointFault(),
+		db: db, gate: gate, fault: checkpointFault(),
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.run()
@@ -105,7 +121,11 @@ func (c *checkpointer) run() {
 			return
 		case <-c.kick:
 			c.frames.Store(0)
-			c.checkpoint("PASSIVE")
+			if _, log := c.checkpoint("PASSIVE"); log >= restartFrames {
+				c.gate.Lock()
+				c.checkpoint("RESTART")
+				c.gate.Unlock()
+			}
 			c.dirty = true
 			idle.Reset(truncateAfter)
 		case <-idle.C:
@@ -116,7 +136,10 @@ func (c *checkpointer) run() {
 			}
 			if c.dirty || c.frames.Load() > 0 {
 				c.frames.Store(0)
-				c.dirty = !c.checkpoint("TRUNCATE")
+				c.gate.Lock()
+				all, _ := c.checkpoint("TRUNCATE")
+				c.gate.Unlock()
+				c.dirty = !all
 			}
 			idle.Reset(truncateAfter)
 		}
@@ -124,8 +147,9 @@ func (c *checkpointer) run() {
 }
 
 // checkpoint runs one checkpoint and reports whether it copied every
-// frame. A busy or partial one is no error: the next one picks up.
-func (c *checkpointer) checkpoint(mode string) bool {
+// frame, and how many frames the WAL held. A busy or partial one is no
+// error: the next one picks up.
+func (c *checkpointer) checkpoint(mode string) (all bool, frames int) {
 	if c.fault != nil {
 		defer c.fault()()
 	}
@@ -133,9 +157,9 @@ func (c *checkpointer) checkpoint(mode string) bool {
 	err := c.db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done)
 	if err != nil {
 		slog.Warn("checkpoint failed", "mode", mode, "error", err)
-		return false
+		return false, 0
 	}
-	return busy == 0 && log == done
+	return busy == 0 && log == done, log
 }
 
 // close stops the goroutine and closes its connection; safe to call twice.

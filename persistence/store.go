@@ -98,7 +98,7 @@ func Open(path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if s.ckpt, err = openCheckpointer(path, sync); err != nil {
+	if s.ckpt, err = openCheckpointer(path, sync, &s.commitMu); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
