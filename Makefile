@@ -12,7 +12,8 @@ build:
 test: lint
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-# The figures README.md reports: store, session and engine throughput,
+# The figures README.md reports: store throughput (one session and
+# 10,000 interleaved), session and engine throughput with the largest WAL,
 # chunk latency, the LLM client's parser, and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;

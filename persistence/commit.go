@@ -58,6 +58,8 @@ const rowsPerInsert = 128
 // it.
 func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	var out Outcome
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
 	// Prepare before BEGIN: the writer pool has one connection, which the
 	// transaction holds until it ends.
 	if err := s.prepareInserts(len(b.Events)); err != nil {
@@ -67,7 +69,18 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err != nil {
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
-	defer tx.Rollback()
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+			s.leases.invalidate()
+		}
+	}()
+	if s.owner.ID != "" {
+		if err := s.leases.begin(tx, s.stmts.dataVersion); err != nil {
+			return out, fmt.Errorf("commit batch: %w", err)
+		}
+	}
 	now := time.Now()
 	if err := s.claimAll(ctx, tx, b.Claims, now, &out); err != nil {
 		return out, err
@@ -84,28 +97,33 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err := tx.Commit(); err != nil {
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
+	committed = true
+	s.ckpt.noteCommit(batchBytes(b), now)
 	return out, nil
+}
+
+// batchBytes estimates what a batch adds to the WAL: its payloads and a
+// row's worth of keys and columns per event.
+func batchBytes(b Batch) int {
+	n := 0
+	for i := range b.Events {
+		n += len(b.Events[i].Payload) + len(b.Events[i].SessionID) + 32
+	}
+	return n
 }
 
 func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error {
 	for _, m := range b.Metas {
-		if err := upsertMeta(ctx, tx, m, now); err != nil {
+		if err := s.upsertMeta(ctx, tx, m, now); err != nil {
 			return err
 		}
 	}
-	last := map[string]int64{}
+	// No session row is touched per event: last_seq and the time of the
+	// last event are read from the log itself (see sessions.go).
 	for i := 0; i < len(b.Events); i += rowsPerInsert {
 		chunk := b.Events[i:min(i+rowsPerInsert, len(b.Events))]
 		if err := s.insertEvents(ctx, tx, chunk); err != nil {
 			return err
-		}
-		for _, e := range chunk {
-			last[e.SessionID] = max(last[e.SessionID], e.Seq)
-		}
-	}
-	for id, seq := range last {
-		if _, err := tx.Stmt(s.stmts.lastSeq).ExecContext(ctx, seq, now, id); err != nil {
-			return fmt.Errorf("commit batch: session %s last seq: %w", id, err)
 		}
 	}
 	for _, st := range b.Statuses {
@@ -125,7 +143,10 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 		if err != nil {
 			return err
 		}
-		if h != nil {
+		if h == nil {
+			s.leases.held[id] = true
+		} else {
+			delete(s.leases.held, id)
 			if out.Refused == nil {
 				out.Refused = map[string]Holder{}
 			}
@@ -137,29 +158,32 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 
 // fence drops from b the writes of sessions this process holds no lease
 // on. The transaction holds SQLite's write lock, so no lease can change
-// hands between this check and the writes.
+// hands between this check and the writes; sessions the lease cache knows
+// held are not read again (see heldcache.go).
 func (s *Store) fence(tx *sql.Tx, b *Batch, out *Outcome) error {
 	if s.owner.ID == "" {
 		return nil
 	}
-	held := map[string]bool{}
 	check := func(id string) (bool, error) {
-		ok, seen := held[id]
-		if seen {
-			return ok, nil
+		if s.leases.held[id] {
+			return true, nil
+		}
+		if out.Lost[id] {
+			return false, nil
 		}
 		ok, err := s.holds(tx, id)
 		if err != nil {
 			return false, err
 		}
-		held[id] = ok
-		if !ok {
-			if out.Lost == nil {
-				out.Lost = map[string]bool{}
-			}
-			out.Lost[id] = true
+		if ok {
+			s.leases.held[id] = true
+			return true, nil
 		}
-		return ok, nil
+		if out.Lost == nil {
+			out.Lost = map[string]bool{}
+		}
+		out.Lost[id] = true
+		return false, nil
 	}
 	for _, m := range b.Metas {
 		if _, err := check(m.ID); err != nil {
@@ -197,6 +221,7 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 		if _, err := tx.Stmt(s.stmts.release).Exec(id, s.owner.ID); err != nil {
 			return fmt.Errorf("release lease of %s: %w", id, err)
 		}
+		delete(s.leases.held, id)
 	}
 	if b.Renew {
 		if _, err := tx.Stmt(s.stmts.renew).Exec(now, s.owner.ID); err != nil {
@@ -206,7 +231,7 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 	return nil
 }
 
-func upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error {
+func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error {
 	usage, err := json.Marshal(m.Usage)
 	if err != nil {
 		return fmt.Errorf("commit batch: session %s usage: %w", m.ID, err)
@@ -215,14 +240,7 @@ func upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now int64) error
 	if status == "" {
 		status = StatusLive
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
-			status = excluded.status, status_reason = excluded.status_reason,
-			provider = excluded.provider, model = excluded.model, usage = excluded.usage,
-			parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
-			updated_at = excluded.updated_at`,
+	_, err = tx.StmtContext(ctx, s.stmts.upsertMeta).ExecContext(ctx,
 		m.ID, m.Title, m.Cwd, status, m.StatusReason, m.Provider, m.Model, string(usage),
 		m.ParentID, m.ForkedFromSeq, now, now)
 	if err != nil {
@@ -235,10 +253,13 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event)
 	s.stmtMu.Lock()
 	stmt := s.insert[len(evs)]
 	s.stmtMu.Unlock()
-	args := make([]any, 0, len(evs)*5)
+	// Commits are serial (commitMu), so one args slice serves them all.
+	args := s.args[:0]
 	for _, e := range evs {
 		args = append(args, e.SessionID, e.Seq, e.RecordedAt.UnixNano(), string(e.Kind), []byte(e.Payload))
 	}
+	s.args = args
+	defer clear(args) // drop the payloads the slice would otherwise keep alive
 	var err error
 	if stmt != nil {
 		_, err = tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)

@@ -87,7 +87,7 @@ func (h Holder) gone(self Owner, now time.Time, ttl time.Duration) bool {
 // claim takes the lease of session for s.owner unless another live process
 // holds it; then it returns that holder.
 func (s *Store) claim(ctx context.Context, tx *sql.Tx, session string, now time.Time) (*Holder, error) {
-	h, err := leaseOf(ctx, tx, session)
+	h, err := leaseOf(ctx, tx.StmtContext(ctx, s.stmts.leaseRow), session)
 	if err != nil {
 		return nil, err
 	}
@@ -99,26 +99,21 @@ func (s *Store) claim(ctx context.Context, tx *sql.Tx, session string, now time.
 		acquired = h.AcquiredAt
 	}
 	o := s.owner
-	_, err = tx.ExecContext(ctx, `INSERT INTO leases
-		(session_id, owner, pid, host, started, command, acquired_at, heartbeat)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
-			host = excluded.host, started = excluded.started, command = excluded.command,
-			acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat`,
-		session, o.ID, o.PID, o.Host, o.Started, o.Command, acquired.UnixNano(), now.UnixNano())
+	_, err = tx.StmtContext(ctx, s.stmts.claim).ExecContext(ctx, session, o.ID, o.PID, o.Host, o.Started, o.Command, acquired.UnixNano(), now.UnixNano())
 	if err != nil {
 		return nil, fmt.Errorf("claim session %s: %w", session, err)
 	}
 	return nil, nil
 }
 
-func leaseOf(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, session string) (*Holder, error) {
+const leaseRowSQL = `SELECT session_id, owner, pid, host, started, command, acquired_at, heartbeat
+	FROM leases WHERE session_id = ?`
+
+// leaseOf reads session's lease through q, leaseRowSQL prepared.
+func leaseOf(ctx context.Context, q *sql.Stmt, session string) (*Holder, error) {
 	var h Holder
 	var acquired, beat int64
-	err := q.QueryRowContext(ctx, `SELECT session_id, owner, pid, host, started, command, acquired_at, heartbeat
-		FROM leases WHERE session_id = ?`, session).
+	err := q.QueryRowContext(ctx, session).
 		Scan(&h.SessionID, &h.ID, &h.PID, &h.Host, &h.Started, &h.Command, &acquired, &beat)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -132,7 +127,12 @@ func leaseOf(ctx context.Context, q interface {
 
 // Lease reads who holds session, or nil when no process does.
 func (s *Store) Lease(ctx context.Context, session string) (*Holder, error) {
-	return leaseOf(ctx, s.reader, session)
+	q, err := s.reader.PrepareContext(ctx, leaseRowSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read lease of %s: %w", session, err)
+	}
+	defer q.Close()
+	return leaseOf(ctx, q, session)
 }
 
 // Owner is the process identity this store writes as; the zero Owner when
@@ -145,6 +145,9 @@ func (s *Store) releaseAll() error {
 	if s.owner.ID == "" {
 		return nil
 	}
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.leases.invalidate()
 	if _, err := s.writer.Exec("DELETE FROM leases WHERE owner = ?", s.owner.ID); err != nil {
 		return fmt.Errorf("release leases: %w", err)
 	}

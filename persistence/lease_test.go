@@ -168,3 +168,42 @@ func TestStoreWithoutOwnerWritesWithoutLeases(t *testing.T) {
 		t.Fatalf("lease %+v, %v", l, err)
 	}
 }
+
+// The lease check remembers held sessions between commits (heldcache.go);
+// a lease another process takes must still fence the next write.
+func TestRememberedLeaseTakenOverIsFenced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "troupe.db")
+	ttl := 100 * time.Millisecond
+	a := openAs(t, path, Owner{ID: "a", PID: 1, Host: "elsewhere"}, ttl)
+	b := openAs(t, path, ThisProcess("test"), ttl)
+	mustCommit(t, a, Batch{Claims: []string{"s"}, Metas: []SessionMeta{{ID: "s"}}})
+	for seq := 1; seq <= 3; seq++ { // checked once, then remembered
+		if out := mustCommit(t, a, Batch{Events: events("s", seq, 1)}); len(out.Lost) != 0 {
+			t.Fatalf("write %d lost: %v", seq, out.Lost)
+		}
+	}
+	time.Sleep(2 * ttl)
+	mustCommit(t, b, Batch{Claims: []string{"s"}, Events: events("s", 4, 1)})
+	if out := mustCommit(t, a, Batch{Events: events("s", 4, 1)}); !out.Lost["s"] {
+		t.Fatalf("write after the takeover not fenced: %+v", out)
+	}
+}
+
+// A claim in a transaction that failed was never taken, so it must not be
+// remembered as held.
+func TestClaimOfAFailedCommitIsNotRemembered(t *testing.T) {
+	s := openAs(t, filepath.Join(t.TempDir(), "troupe.db"), ThisProcess("test"), time.Hour)
+	mustCommit(t, s, Batch{Claims: []string{"s"}, Metas: []SessionMeta{{ID: "s"}}, Events: events("s", 1, 1)})
+	// Seq 1 again fails the whole batch, claim of x included.
+	if _, err := s.Commit(context.Background(), Batch{Claims: []string{"x"}, Metas: []SessionMeta{{ID: "x"}},
+		Events: append(events("x", 1, 1), events("s", 1, 1)...)}); err == nil {
+		t.Fatal("duplicate seq committed")
+	}
+	out := mustCommit(t, s, Batch{Metas: []SessionMeta{{ID: "x"}}, Events: events("x", 1, 1)})
+	if !out.Lost["x"] {
+		t.Fatalf("write to an unclaimed session not fenced: %+v", out)
+	}
+	if h, err := s.Lease(context.Background(), "x"); err != nil || h != nil {
+		t.Fatalf("lease of x: %+v, %v", h, err)
+	}
+}

@@ -35,8 +35,15 @@ type SessionMeta struct {
 	UpdatedAt     time.Time   `json:"updated_at"`
 }
 
+// A commit writes no session row for its events (that UPDATE was a third
+// of a one-event commit), so a snapshot's last seq and last update come
+// from the session's newest event: one index seek each.
 const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
-	parent_id, forked_from_seq, last_seq, created_at, updated_at`
+	parent_id, forked_from_seq,
+	coalesce((SELECT max(seq) FROM events WHERE session_id = sessions.id), 0),
+	created_at,
+	max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
+		ORDER BY seq DESC LIMIT 1), 0)) AS updated`
 
 func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 	var m SessionMeta
@@ -77,7 +84,7 @@ func (s *Store) Sessions(ctx context.Context, cwd string) ([]SessionMeta, error)
 		q += " WHERE cwd = ?"
 		args = append(args, cwd)
 	}
-	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY updated_at DESC, id", args...)
+	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY updated DESC, id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}

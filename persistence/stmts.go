@@ -9,11 +9,14 @@ import (
 // writerStmts are the statements every commit may run, prepared once on the
 // writer connection: preparing per commit was a fifth of a small commit.
 type writerStmts struct {
-	lastSeq    *sql.Stmt
-	status     *sql.Stmt
-	leaseOwner *sql.Stmt
-	release    *sql.Stmt
-	renew      *sql.Stmt
+	upsertMeta  *sql.Stmt
+	status      *sql.Stmt
+	leaseOwner  *sql.Stmt
+	leaseRow    *sql.Stmt
+	claim       *sql.Stmt
+	release     *sql.Stmt
+	renew       *sql.Stmt
+	dataVersion *sql.Stmt
 }
 
 func (w *writerStmts) prepare(db *sql.DB) error {
@@ -21,14 +24,29 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		to  **sql.Stmt
 		sql string
 	}{
-		{&w.lastSeq, "UPDATE sessions SET last_seq = max(last_seq, ?), updated_at = ? WHERE id = ?"},
+		{&w.upsertMeta, `INSERT INTO sessions
+			(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
+				status = excluded.status, status_reason = excluded.status_reason,
+				provider = excluded.provider, model = excluded.model, usage = excluded.usage,
+				parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
+				updated_at = excluded.updated_at`},
 		// Only a new failure replaces a failed status: the actor of a
 		// failed session still records itself cold as it is stopped.
 		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
 			WHERE id = ? AND (status != 'failed' OR ? = 'failed')`},
 		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
+		{&w.leaseRow, leaseRowSQL},
+		{&w.claim, `INSERT INTO leases
+			(session_id, owner, pid, host, started, command, acquired_at, heartbeat)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
+				host = excluded.host, started = excluded.started, command = excluded.command,
+				acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat`},
 		{&w.release, "DELETE FROM leases WHERE session_id = ? AND owner = ?"},
 		{&w.renew, "UPDATE leases SET heartbeat = ? WHERE owner = ?"},
+		{&w.dataVersion, "PRAGMA data_version"},
 	} {
 		st, err := db.Prepare(p.sql)
 		if err != nil {
@@ -40,7 +58,7 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 }
 
 func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.lastSeq, w.status, w.leaseOwner, w.release, w.renew} {
+	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.leaseOwner, w.leaseRow, w.claim, w.release, w.renew, w.dataVersion} {
 		if st != nil {
 			st.Close()
 		}

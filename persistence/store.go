@@ -45,6 +45,12 @@ type Store struct {
 	stmtMu sync.Mutex
 	insert map[int]*sql.Stmt // multi-row event inserts by row count
 	stmts  writerStmts
+
+	commitMu sync.Mutex // Commit is serial; it guards what commits reuse
+	args     []any      // the multi-row INSERT's arguments, reused
+	leases   heldCache  // the sessions whose lease this process holds
+
+	ckpt *checkpointer
 }
 
 // Open opens (creating if needed) the store at path and migrates it.
@@ -56,7 +62,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if sync == "" {
 		sync = "NORMAL"
 	}
-	w, err := sql.Open("sqlite3", dsn(path, url.Values{
+	w, err := sql.Open(writerDriver(), dsn(path, url.Values{
 		"_journal_mode": {"WAL"}, "_busy_timeout": {"5000"}, "_foreign_keys": {"on"},
 		"_txlock": {"immediate"}, "_synchronous": {sync},
 	}))
@@ -83,11 +89,16 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
-	s := &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}, owner: opts.Owner, leaseTTL: opts.LeaseTTL}
+	s := &Store{path: path, writer: w, reader: r, insert: map[int]*sql.Stmt{}, owner: opts.Owner, leaseTTL: opts.LeaseTTL,
+		leases: heldCache{version: -1}}
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
 	if err := s.stmts.prepare(w); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if s.ckpt, err = openCheckpointer(path, sync, &s.commitMu); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -107,6 +118,7 @@ func (s *Store) Path() string { return s.path }
 // Close releases this process's leases and closes both pools. Callers stop
 // the writer actor first.
 func (s *Store) Close() error {
+	ckpt := s.ckpt.close()
 	released := s.releaseAll()
 	s.stmtMu.Lock()
 	for _, st := range s.insert {
@@ -115,7 +127,17 @@ func (s *Store) Close() error {
 	s.insert = map[int]*sql.Stmt{}
 	s.stmtMu.Unlock()
 	s.stmts.close()
-	return errors.Join(released, s.reader.Close(), s.writer.Close())
+	return errors.Join(ckpt, released, s.reader.Close(), s.writer.Close())
+}
+
+// WALSize is the size of the store's write-ahead log file in bytes, 0 when
+// there is none: what the checkpointer keeps bounded.
+func (s *Store) WALSize() int64 {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"

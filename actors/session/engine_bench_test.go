@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
@@ -84,7 +85,7 @@ func bootEngine(b *testing.B, p llm.Provider, keep bool) (*boot.Runtime, *arriva
 // to the subscriber holding run.ended (which is only sent once committed).
 func BenchmarkEngineDeltaThroughput(b *testing.B) {
 	const deltas = 1_000_000
-	var events int64
+	var events, walMax int64
 	var took time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -96,6 +97,7 @@ func BenchmarkEngineDeltaThroughput(b *testing.B) {
 		ctx := context.Background()
 		before, err := rt.Store.LastSeq(ctx, "bench")
 		testkit.NoError(b, err)
+		stopWAL := sampleWAL(rt.Store, &walMax)
 		b.StartTimer()
 		start := time.Now()
 		_, err = rt.Sessions.Prompt(ctx, "bench", sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: "go"}}})
@@ -103,6 +105,7 @@ func BenchmarkEngineDeltaThroughput(b *testing.B) {
 		a.wait(b, 5*time.Minute)
 		took += time.Since(start)
 		b.StopTimer()
+		stopWAL()
 		after, err := rt.Store.LastSeq(ctx, "bench")
 		testkit.NoError(b, err)
 		if after-before < deltas {
@@ -119,6 +122,28 @@ func BenchmarkEngineDeltaThroughput(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/took.Seconds(), "events/s")
 	b.ReportMetric(float64(took.Milliseconds())/float64(b.N), "ms/run")
+	b.ReportMetric(float64(walMax)/(1<<20), "MB-wal-max")
+}
+
+// sampleWAL records the largest WAL file seen every 10 ms until the
+// returned stop is called: the checkpointer must keep it bounded under a
+// constant stream of commits.
+func sampleWAL(store *persistence.Store, peak *int64) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			*peak = max(*peak, store.WALSize())
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // stampProvider streams n one-token text chunks, noting the time right

@@ -176,9 +176,31 @@ func (w *writer) startCommitter(ctx actor.Context) {
 	go func() {
 		for j := range jobs {
 			outcome, err := store.Commit(context.Background(), j.batch)
+			if err == nil && len(outcome.Lost) == 0 {
+				// The common case needs none of the writer's state: the
+				// senders hear from here, a hop sooner than through the
+				// mailbox, and the writer only learns the commit is done.
+				answer(root, j.replies, outcome)
+				j.replies = nil
+			}
 			root.Send(self, &batchDone{batch: j.batch, replies: j.replies, outcome: outcome, err: err})
 		}
 	}()
+}
+
+// answer sends the replies of a batch that committed with no write fenced:
+// refused claims carry their holder.
+func answer(root *actor.RootContext, replies []reply, outcome persistence.Outcome) {
+	for _, r := range replies {
+		if c, ok := r.msg.(*Claimed); ok {
+			if h, held := outcome.Refused[c.SessionID]; held {
+				c.Held = &h
+			}
+		}
+		if r.to != nil {
+			root.Send(r.to, r.msg)
+		}
+	}
 }
 
 func (w *writer) stopCommitter() {
@@ -210,9 +232,10 @@ func (w *writer) done(ctx actor.Context, m *batchDone) {
 	w.answerDrains(ctx)
 }
 
-// succeed answers every sender of a committed batch. A session whose lease
-// another process took had its writes skipped: it hears ErrLeaseLost, and
-// its generation is fenced as after a failure.
+// succeed answers every sender of a committed batch the committer did not
+// answer itself: one where a session whose lease another process took had
+// its writes skipped. That session hears ErrLeaseLost, and its generation
+// is fenced as after a failure.
 func (w *writer) succeed(ctx actor.Context, m *batchDone) {
 	var fenced map[string]bool // made on the first fence: most batches have none
 	for _, r := range m.replies {
