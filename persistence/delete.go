@@ -9,9 +9,13 @@ import (
 // Delete removes session id from the store: its events, its snapshot and
 // its lease. A session another live process holds is refused with
 // *LeaseHeldError; ErrSessionNotFound when it has no snapshot. It writes on
-// the writer's connection, whose transactions are serialised with the
-// writer's commits.
+// the writer's connection, serialised with the writer's commits.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	// The lease memory (heldcache.go) cannot see this connection's own
+	// writes: forget it, under the mutex that orders it with commits.
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	defer s.leases.invalidate()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
