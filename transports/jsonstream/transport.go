@@ -1,6 +1,7 @@
 package jsonstream
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,7 @@ type transport struct {
 	cfg    Config
 	proj   *Projector
 	writer *actor.PID
+	lines  *stdio.Queue // to the writer without a message per line
 	sub    *actor.PID
 	// pending are messages sent whose run has not started yet.
 	pending  map[string]bool
@@ -100,7 +102,8 @@ func (t *transport) log(ctx actor.Context) *slog.Logger {
 // reading. ready goes first so that a resumed run's stream_start, replayed
 // from the store, follows it.
 func (t *transport) start(ctx actor.Context) {
-	t.writer = ctx.Spawn(stdio.WriterProps(t.cfg.Out))
+	t.lines = &stdio.Queue{}
+	t.writer = ctx.Spawn(stdio.QueueWriterProps(t.cfg.Out, t.lines))
 	transports.Writes(ctx, t.writer)
 	t.write(ctx, NewReady(t.cfg.SessionID, t.cfg.Mode))
 	t.async(ctx).Subscribe(t.cfg.SessionID, t.cfg.From, false, func(s sessions.Subscribed, err error) {
@@ -138,8 +141,15 @@ func (t *transport) onEvents(ctx actor.Context, m *sessions.Events) {
 	}
 }
 
+// write queues v's line: a burst of deltas wakes the writer once and goes
+// out in a few large writes instead of one write(2) a line.
 func (t *transport) write(ctx actor.Context, v any) {
-	ctx.Send(t.writer, &stdio.JSON{V: v})
+	b, err := json.Marshal(v)
+	if err != nil {
+		actorlog.For(ctx).Error("protocol message not marshalled", "type", fmt.Sprintf("%T", v), "error", err)
+		return
+	}
+	t.lines.Line(b)
 }
 
 // async makes session requests without blocking the mailbox; each answer
