@@ -1,0 +1,155 @@
+package acp
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// replay collects the history a first subscription brings, coalesced,
+// until the subscription's replay point; then it goes out and the method
+// is answered.
+type replay struct {
+	opts    attachOptions
+	updates []replayed
+	// lastChunk is the index of the last update if it is a chunk, so the
+	// next chunk of the same message and kind joins it; -1 otherwise.
+	lastChunk int
+	// lastCall is the index of each tool call's last update.
+	lastCall map[string]int
+	// anchors resolve after_message ids: prompt and assistant message ids
+	// to the seq of the event that ended them.
+	anchors map[string]int64
+	ending  bool          // sent or dripping; live events wait in held
+	held    []event.Event // live events that came while dripping
+}
+
+type replayed struct {
+	seq    int64
+	at     time.Time
+	params *updateParams
+}
+
+// maxDripGap bounds one pause of a drip replay.
+const maxDripGap = 2 * time.Second
+
+// dripTick sends a drip replay's next update.
+type dripTick struct{ session string }
+
+func newReplay(o attachOptions) *replay {
+	return &replay{opts: o, lastChunk: -1, lastCall: map[string]int{}, anchors: map[string]int64{}}
+}
+
+// add takes one update of the history, coalescing: consecutive chunks of
+// one message join, and only a tool call's last update is kept.
+func (r *replay) add(e event.Event, p *updateParams) {
+	switch u := p.Update.(type) {
+	case *chunk:
+		if r.lastChunk >= 0 {
+			prev := r.updates[r.lastChunk].params.Update.(*chunk)
+			if prev.SessionUpdate == u.SessionUpdate && prev.MessageID == u.MessageID && prev.Content.Type == "text" && u.Content.Type == "text" {
+				prev.Content.Text += u.Content.Text
+				r.updates[r.lastChunk].seq = e.Seq
+				return
+			}
+		}
+		r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
+		r.lastChunk = len(r.updates) - 1
+		return
+	case *toolCallUpdate:
+		if i, ok := r.lastCall[u.ToolCallID]; ok && u.SessionUpdate == "tool_call_update" {
+			r.updates[i].params = nil
+		}
+		r.lastCall[u.ToolCallID] = len(r.updates)
+	}
+	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
+	r.lastChunk = -1
+}
+
+// anchor records an after_message anchor the event ends.
+func (r *replay) anchor(id string, seq int64) {
+	if id != "" {
+		r.anchors[id] = seq
+	}
+}
+
+// selected is the history the policy sends, and the policy applied: an
+// unknown after_message anchor falls back to full, and says so.
+func (r *replay) selected() ([]replayed, string) {
+	policy := r.opts.policy
+	var after int64
+	switch policy {
+	case policyNone, policyPendingOnly:
+		return nil, policy
+	case policyAfter:
+		seq, ok := parseAnchor(r.opts.anchor)
+		if !ok {
+			seq, ok = r.anchors[r.opts.anchor]
+		}
+		if !ok {
+			policy = policyFull
+		}
+		after = seq
+	}
+	out := make([]replayed, 0, len(r.updates))
+	for _, u := range r.updates {
+		if u.params != nil && u.seq > after {
+			out = append(out, u)
+		}
+	}
+	return out, policy
+}
+
+// endReplay sends the history (at once, or dripped), then answers.
+func (a *attachment) endReplay(c *conn, ctx actor.Context) {
+	r := a.replay
+	if r == nil || r.ending {
+		return
+	}
+	r.ending = true
+	ups, policy := r.selected()
+	if !r.opts.drip || len(ups) == 0 {
+		for _, u := range ups {
+			c.notify(ctx, "session/update", u.params)
+		}
+		a.answer(c, ctx, len(ups), policy)
+		return
+	}
+	a.dripQ = ups
+	r.opts.policy = policy
+	a.drip(c, ctx)
+}
+
+// drip sends the next dripped update and schedules the one after, spaced
+// as they were recorded (divided by the speed).
+func (a *attachment) drip(c *conn, ctx actor.Context) {
+	if len(a.dripQ) == 0 || a.replay == nil {
+		return
+	}
+	u := a.dripQ[0]
+	a.dripQ = a.dripQ[1:]
+	c.notify(ctx, "session/update", u.params)
+	a.replay.opts.speed = max(a.replay.opts.speed, 0.001)
+	if len(a.dripQ) == 0 {
+		n := len(a.replay.updates)
+		a.answer(c, ctx, n, a.replay.opts.policy)
+		return
+	}
+	gap := time.Duration(float64(a.dripQ[0].at.Sub(u.at)) / a.replay.opts.speed)
+	gap = min(max(gap, 0), maxDripGap)
+	self, root, id := ctx.Self(), ctx.ActorSystem().Root, a.id
+	a.drips = time.AfterFunc(gap, func() { root.Send(self, &dripTick{session: id}) })
+}
+
+// answer ends the replay: the method's response, the permission requests
+// still open re-issued to this client, the attention state, then the live
+// events that waited.
+func (a *attachment) answer(c *conn, ctx actor.Context, n int, policy string) {
+	r := a.replay
+	a.replay = nil
+	r.opts.answer(a, n, policy)
+	a.reissue(c, ctx)
+	a.attention(c, ctx)
+	a.onEvents(c, ctx, r.held)
+}
