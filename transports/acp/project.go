@@ -50,7 +50,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.ToolStartedPayload, *event.ToolProgressPayload, *event.ToolCompletedPayload:
 		a.toolUpdate(ch.Call, emit)
 	case *event.PermissionRequestedPayload:
-		a.toolUpdate(ch.Call, emit)
+		// The call shows as pending since tool.started; the request goes
+		// to the client itself.
 		if live {
 			a.askPermission(c, ctx, ch.Call)
 			a.attention(c, ctx)

@@ -58,10 +58,14 @@ func (r *replay) add(e event.Event, p *updateParams) {
 		r.lastChunk = len(r.updates) - 1
 		return
 	case *toolCallUpdate:
-		if i, ok := r.lastCall[u.ToolCallID]; ok && u.SessionUpdate == "tool_call_update" {
-			r.updates[i].params = nil
+		if u.SessionUpdate == "tool_call_update" {
+			// Each update carries the call's whole state: the last one
+			// alone says it all (the tool_call that opened it stays).
+			if i, ok := r.lastCall[u.ToolCallID]; ok {
+				r.updates[i].params = nil
+			}
+			r.lastCall[u.ToolCallID] = len(r.updates)
 		}
-		r.lastCall[u.ToolCallID] = len(r.updates)
 	}
 	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
 	r.lastChunk = -1

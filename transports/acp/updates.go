@@ -59,7 +59,7 @@ type toolContent struct {
 }
 
 type toolCallUpdate struct {
-	SessionUpdate string          `json:"sessionUpdate"` // tool_call | tool_call_update
+	SessionUpdate string          `json:"sessionUpdate,omitempty"` // tool_call | tool_call_update; none in a permission request
 	ToolCallID    string          `json:"toolCallId"`
 	Title         string          `json:"title,omitempty"`
 	Kind          string          `json:"kind,omitempty"`
