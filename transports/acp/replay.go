@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"sort"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,12 +13,8 @@ import (
 // is answered.
 type replay struct {
 	opts    attachOptions
-	updates []replayed
-	// lastChunk is the index of the last update if it is a chunk, so the
-	// next chunk of the same message and kind joins it; -1 otherwise.
-	lastChunk int
-	// lastCall is the index of each tool call's last update.
-	lastCall map[string]int
+	updates []replayed // in seq order, coalesced once the anchor is known
+	sent    int
 	// anchors resolve after_message ids: prompt and assistant message ids
 	// to the seq of the event that ended them.
 	anchors map[string]int64
@@ -38,37 +35,52 @@ const maxDripGap = 2 * time.Second
 type dripTick struct{ session string }
 
 func newReplay(o attachOptions) *replay {
-	return &replay{opts: o, lastChunk: -1, lastCall: map[string]int{}, anchors: map[string]int64{}}
+	return &replay{opts: o, anchors: map[string]int64{}}
 }
 
-// add takes one update of the history, coalescing: consecutive chunks of
-// one message join, and only a tool call's last update is kept.
+// add takes one update of the history.
 func (r *replay) add(e event.Event, p *updateParams) {
-	switch u := p.Update.(type) {
-	case *chunk:
-		if r.lastChunk >= 0 {
-			prev := r.updates[r.lastChunk].params.Update.(*chunk)
-			if prev.SessionUpdate == u.SessionUpdate && prev.MessageID == u.MessageID && prev.Content.Type == "text" && u.Content.Type == "text" {
-				prev.Content.Text += u.Content.Text
-				r.updates[r.lastChunk].seq = e.Seq
-				return
+	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
+}
+
+// coalesce joins consecutive chunks of one message and keeps only each
+// tool call's last update (each carries the call's whole state; the
+// tool_call that opened it stays).
+func coalesce(ups []replayed) []replayed {
+	out := make([]replayed, 0, len(ups))
+	lastCall := map[string]int{}
+	lastChunk := -1
+	for _, u := range ups {
+		switch v := u.params.Update.(type) {
+		case *chunk:
+			if lastChunk >= 0 {
+				prev := out[lastChunk].params.Update.(*chunk)
+				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
+					prev.Content.Text += v.Content.Text
+					continue
+				}
+			}
+			out = append(out, u)
+			lastChunk = len(out) - 1
+			continue
+		case *toolCallUpdate:
+			if v.SessionUpdate == "tool_call_update" {
+				if i, ok := lastCall[v.ToolCallID]; ok {
+					out[i].params = nil
+				}
+				lastCall[v.ToolCallID] = len(out)
 			}
 		}
-		r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
-		r.lastChunk = len(r.updates) - 1
-		return
-	case *toolCallUpdate:
-		if u.SessionUpdate == "tool_call_update" {
-			// Each update carries the call's whole state: the last one
-			// alone says it all (the tool_call that opened it stays).
-			if i, ok := r.lastCall[u.ToolCallID]; ok {
-				r.updates[i].params = nil
-			}
-			r.lastCall[u.ToolCallID] = len(r.updates)
+		out = append(out, u)
+		lastChunk = -1
+	}
+	kept := out[:0]
+	for _, u := range out {
+		if u.params != nil {
+			kept = append(kept, u)
 		}
 	}
-	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
-	r.lastChunk = -1
+	return kept
 }
 
 // anchor records an after_message anchor the event ends.
@@ -96,13 +108,8 @@ func (r *replay) selected() ([]replayed, string) {
 		}
 		after = seq
 	}
-	out := make([]replayed, 0, len(r.updates))
-	for _, u := range r.updates {
-		if u.params != nil && u.seq > after {
-			out = append(out, u)
-		}
-	}
-	return out, policy
+	i := sort.Search(len(r.updates), func(i int) bool { return r.updates[i].seq > after })
+	return coalesce(r.updates[i:]), policy
 }
 
 // endReplay sends the history (at once, or dripped), then answers.
@@ -113,6 +120,7 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 	}
 	r.ending = true
 	ups, policy := r.selected()
+	r.sent = len(ups)
 	if !r.opts.drip || len(ups) == 0 {
 		for _, u := range ups {
 			c.notify(ctx, "session/update", u.params)
@@ -136,8 +144,7 @@ func (a *attachment) drip(c *conn, ctx actor.Context) {
 	c.notify(ctx, "session/update", u.params)
 	a.replay.opts.speed = max(a.replay.opts.speed, 0.001)
 	if len(a.dripQ) == 0 {
-		n := len(a.replay.updates)
-		a.answer(c, ctx, n, a.replay.opts.policy)
+		a.answer(c, ctx, a.replay.sent, a.replay.opts.policy)
 		return
 	}
 	gap := time.Duration(float64(a.dripQ[0].at.Sub(u.at)) / a.replay.opts.speed)
