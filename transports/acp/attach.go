@@ -143,9 +143,15 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 // onEvents folds and projects events in seq order; anything already
 // folded (a catch-up overlapping what was seen) is skipped.
 func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
+	first := -1
 	for i, e := range evs {
 		if a.replayTo < 0 {
 			a.early = append(a.early, e)
+			continue
+		}
+		if a.replay != nil && a.replay.ending {
+			// A drip replay is under way: live events wait for its end.
+			a.replay.held = append(a.replay.held, e)
 			continue
 		}
 		if e.Seq <= a.view.LastSeq || a.paused {
@@ -156,12 +162,21 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			// a newer one's: the newer one brings them, in order.
 			continue
 		}
+		if first < 0 {
+			first = i
+		}
 		if a.replay != nil && e.Seq > a.replayTo {
 			a.endReplay(c, ctx)
+			if a.replay != nil {
+				a.replay.held = append(a.replay.held, e)
+				continue
+			}
 		}
-		if a.replay == nil && c.behind() {
+		if a.replay == nil && i == first && c.behind() {
+			// Checked per batch (at most the subscription's replay batch,
+			// or what one commit brought): the rest is read again from the
+			// store on resume.
 			a.pause(c, ctx)
-			_ = evs[i:] // read again from the store on resume
 			return
 		}
 		a.project(c, ctx, e)

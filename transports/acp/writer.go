@@ -45,6 +45,8 @@ func (w *writer) Receive(ctx actor.Context) {
 		if w.n%ackEvery == 0 {
 			ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
 		}
+	case *probe:
+		ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
 	case *stdio.Flush:
 		ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
 		ctx.Respond(&stdio.Flushed{Err: w.err})
@@ -65,10 +67,15 @@ func (w *writer) put(ctx actor.Context, v any) {
 	}
 }
 
+// probe asks the writer for a Written once it has written everything
+// handed to it before.
+type probe struct{}
+
 // flow counts the messages handed to the writer and written.
 type flow struct {
 	queued, written int64
 	failed          bool
+	probing         bool // a probe is out: a Written will come
 }
 
 // behind reports a client that has not read what it was sent: past the
@@ -80,6 +87,7 @@ func (c *conn) behind() bool { return c.flow.queued-c.flow.written > int64(c.cfg
 func (a *attachment) pause(c *conn, ctx actor.Context) {
 	a.paused = true
 	a.unsubscribe(c)
+	c.probe(ctx)
 	c.log(ctx).Debug("client behind: catching up from the store later", "session", a.id, "from", a.view.LastSeq+1)
 }
 
@@ -93,7 +101,9 @@ func (c *conn) onWritten(ctx actor.Context, m *Written) {
 		}
 		return
 	}
+	c.flow.probing = false
 	if c.flow.queued-c.flow.written > int64(c.cfg.OutboundLimit)/2 {
+		c.probe(ctx) // acks come every ackEvery messages: ask for the next one
 		return
 	}
 	for _, a := range c.att {
@@ -102,4 +112,23 @@ func (c *conn) onWritten(ctx actor.Context, m *Written) {
 			a.subscribe(c, ctx, a.view.LastSeq+1, false)
 		}
 	}
+}
+
+// probe asks the writer to report once what is queued now is written, so
+// a paused attachment learns when to resume even if no ack is due.
+func (c *conn) probe(ctx actor.Context) {
+	if c.flow.probing || !c.anyPaused() {
+		return
+	}
+	c.flow.probing = true
+	ctx.Send(c.writer, &probe{})
+}
+
+func (c *conn) anyPaused() bool {
+	for _, a := range c.att {
+		if a.paused {
+			return true
+		}
+	}
+	return false
 }

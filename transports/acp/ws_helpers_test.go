@@ -27,11 +27,23 @@ type wsRig struct {
 
 func newWSRig(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig)) *wsRig {
 	t.Helper()
+	return newWSRigLogged(t, script, mode, tune, nil)
+}
+
+// newWSRigLogged also writes the runtime's debug log to logs.
+func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig), logs *testkit.Buffer) *wsRig {
+	t.Helper()
 	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
 	eng := testkit.Engine(p, event.ToolStyleNative)
 	eng.DefaultMode = mode
-	rt := testkit.Boot(t, boot.Options{Engine: eng})
+	opts := boot.Options{Engine: eng}
+	if logs != nil {
+		log, err := boot.NewLogger(boot.LogOptions{Level: "debug", Format: "json", Writer: logs})
+		testkit.NoError(t, err)
+		opts.Logger = log
+	}
+	rt := testkit.Boot(t, opts)
 	cfg := acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Version: "test"},
 		Start: func(props *actor.Props, name string) error {
