@@ -21,6 +21,7 @@ bench:
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -50,18 +50,27 @@ func coalesce(ups []replayed) []replayed {
 	out := make([]replayed, 0, len(ups))
 	lastCall := map[string]int{}
 	lastChunk := -1
+	var text []byte // the text of the chunk at lastChunk, joined
+	endChunk := func() {
+		if lastChunk >= 0 {
+			out[lastChunk].params.Update.(*chunk).Content.Text = string(text)
+		}
+		lastChunk, text = -1, text[:0]
+	}
 	for _, u := range ups {
 		switch v := u.params.Update.(type) {
 		case *chunk:
 			if lastChunk >= 0 {
 				prev := out[lastChunk].params.Update.(*chunk)
 				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
-					prev.Content.Text += v.Content.Text
+					text = append(text, v.Content.Text...)
 					continue
 				}
 			}
+			endChunk()
 			out = append(out, u)
 			lastChunk = len(out) - 1
+			text = append(text, v.Content.Text...)
 			continue
 		case *toolCallUpdate:
 			if v.SessionUpdate == "tool_call_update" {
@@ -71,9 +80,10 @@ func coalesce(ups []replayed) []replayed {
 				lastCall[v.ToolCallID] = len(out)
 			}
 		}
+		endChunk()
 		out = append(out, u)
-		lastChunk = -1
 	}
+	endChunk()
 	kept := out[:0]
 	for _, u := range out {
 		if u.params != nil {
