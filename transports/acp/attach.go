@@ -196,6 +196,9 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 	}
 	a.sub, a.cold = nil, true
 	c.log(ctx).Debug("session subscription closed", "session", a.id, "reason", reason)
+	// The session went cold (idle, or stopped); the attachment stays and
+	// wakes it with the client's next change.
+	c.notify(ctx, "hydra-acp/session/closed", map[string]string{"sessionId": a.id})
 }
 
 // wake resubscribes a cold attachment before a request that starts the

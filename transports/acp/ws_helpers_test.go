@@ -27,11 +27,11 @@ type wsRig struct {
 
 func newWSRig(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig)) *wsRig {
 	t.Helper()
-	return newWSRigLogged(t, script, mode, tune, nil)
+	return newWSRigLogged(t, script, mode, tune, nil, nil)
 }
 
 // newWSRigLogged also writes the runtime's debug log to logs.
-func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig), logs *testkit.Buffer) *wsRig {
+func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig), logs *testkit.Buffer, tuneBoot func(*boot.Options)) *wsRig {
 	t.Helper()
 	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
@@ -42,6 +42,9 @@ func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune fun
 		log, err := boot.NewLogger(boot.LogOptions{Level: "debug", Format: "json", Writer: logs})
 		testkit.NoError(t, err)
 		opts.Logger = log
+	}
+	if tuneBoot != nil {
+		tuneBoot(&opts)
 	}
 	rt := testkit.Boot(t, opts)
 	cfg := acp.WebSocketConfig{

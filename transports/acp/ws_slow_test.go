@@ -21,7 +21,7 @@ func TestWebSocketSlowReaderCatchesUp(t *testing.T) {
 	logs := &testkit.Buffer{}
 	r := newWSRigLogged(t, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Tokens(deltas, strings.Repeat("x", 1024))),
-	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.OutboundLimit = 64 }, logs)
+	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.OutboundLimit = 64 }, logs, nil)
 	fast := r.dial(t, "fast")
 	sid, _ := fast.newSession(r.cwd)
 	slow := r.dial(t, "slow")
@@ -44,7 +44,7 @@ func TestWebSocketStalledClientClosed(t *testing.T) {
 	logs := &testkit.Buffer{}
 	r := newWSRigLogged(t, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Tokens(6000, strings.Repeat("y", 1024))),
-	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.WriteTimeout = 2 * time.Second }, logs)
+	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.WriteTimeout = 2 * time.Second }, logs, nil)
 	a := r.dial(t, "reader")
 	sid, _ := a.newSession(r.cwd)
 	stalled := r.dial(t, "stalled")

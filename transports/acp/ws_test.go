@@ -202,3 +202,26 @@ func assertIncreasing(t testing.TB, fs []frame) {
 		last = n
 	}
 }
+
+// replayMode drip sends the history one update at a time (spaced as it
+// was recorded, the gaps divided by dripSpeed), then answers: the same
+// updates as an instant replay, in the same order.
+func TestWebSocketDripReplay(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("slow"), llmserver.Delay(400*time.Millisecond), llmserver.Text(" reply")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "editor")
+	sid, _ := a.newSession(r.cwd)
+	a.waitAnswer(a.prompt(sid, "go"), wait)
+
+	instant := r.dial(t, "instant")
+	want, _ := instant.attach(map[string]any{"sessionId": sid})
+	d := r.dial(t, "drip")
+	got, res := d.attach(map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"replayMode": "drip", "dripSpeed": 2}}})
+	testkit.Equal(t, res.Replayed, len(want))
+	testkit.Equal(t, len(got), len(want))
+	for i := range got {
+		testkit.Equal(t, got[i].raw, want[i].raw)
+	}
+}
+
