@@ -224,4 +224,3 @@ func TestWebSocketDripReplay(t *testing.T) {
 		testkit.Equal(t, got[i].raw, want[i].raw)
 	}
 }
-
