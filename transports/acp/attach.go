@@ -46,6 +46,10 @@ type attachment struct {
 	// asked are the permission requests sent to this client: tool call
 	// id -> request id.
 	asked map[string]int64
+	// turnEnds are the seqs of the ended turns, by prompt message id;
+	// lastTurn is the latest (hydra-acp/session/fork's boundaries).
+	turnEnds map[string]int64
+	lastTurn string
 	// shown are the tool calls shown with tool_call.
 	shown    map[string]bool
 	awaiting bool // the awaitingInput last sent
@@ -101,7 +105,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
-		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{},
+		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{},
 		replay: newReplay(o),
 	}
 	c.att[id] = a

@@ -31,6 +31,7 @@ var methods = map[string]handler{
 	"hydra-acp/prompt/update":   (*conn).promptUpdate,
 	"hydra-acp/prompt/amend":    (*conn).promptAmend,
 	"hydra-acp/agents/list":     (*conn).agentsList,
+	"hydra-acp/session/fork":    (*conn).sessionFork,
 }
 
 // mutating are the methods a read-only attachment is refused.

@@ -62,6 +62,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.StepEndedPayload:
 		emit(c.usage(a.view, p))
 	case *event.RunEndedPayload:
+		a.turnEnds[p.RunID], a.lastTurn = e.Seq, p.RunID
 		a.runEnded(c, ctx, p, live, emit)
 	case *event.Settings:
 		a.settings(c, p, emit)

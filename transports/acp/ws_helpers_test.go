@@ -20,6 +20,7 @@ import (
 // wsRig is a runtime whose runs play a script, served by WebSocketHandler
 // on a loopback httptest server.
 type wsRig struct {
+	p   *llmserver.Provider
 	rt  *boot.Runtime
 	srv *httptest.Server
 	cwd string
@@ -59,7 +60,7 @@ func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune fun
 	}
 	srv := httptest.NewServer(acp.WebSocketHandler(cfg))
 	t.Cleanup(srv.Close)
-	return &wsRig{rt: rt, srv: srv, cwd: t.TempDir()}
+	return &wsRig{p: p, rt: rt, srv: srv, cwd: t.TempDir()}
 }
 
 // frame is one message received, decoded enough to match on.

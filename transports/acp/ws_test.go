@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,46 @@ func TestWebSocketDripReplay(t *testing.T) {
 	testkit.Equal(t, len(got), len(want))
 	for i := range got {
 		testkit.Equal(t, got[i].raw, want[i].raw)
+	}
+}
+
+// hydra-acp/session/fork branches at a turn boundary: the fork's model
+// sees the conversation up to that turn's end, not what came after.
+func TestWebSocketFork(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("answer one")), llmserver.Steps(llmserver.Text("answer two")),
+		llmserver.Steps(llmserver.Text("forked answer")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "editor")
+	sid, _ := a.newSession(r.cwd)
+	p1 := a.prompt(sid, "first question")
+	fs := a.until(wait, func(f frame) bool { return f.answers(p1) })
+	var first string
+	for _, f := range fs {
+		if f.Method == "hydra-acp/prompt_queue/added" {
+			first = f.note(t).MessageID
+		}
+	}
+	a.waitAnswer(a.prompt(sid, "second question"), wait)
+
+	var res struct {
+		SessionID           string `json:"sessionId"`
+		ForkedFromSessionID string `json:"forkedFromSessionId"`
+		ForkedFromMessageID string `json:"forkedFromMessageId"`
+	}
+	a.waitAnswer(a.call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": first}), wait).decode(t, &res)
+	testkit.Equal(t, res.ForkedFromSessionID, sid)
+	testkit.Equal(t, res.ForkedFromMessageID, first)
+	f := a.waitAnswer(a.call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": "msg-unknown"}), wait)
+	testkit.Equal(t, f.Error.Code, acp.CodeInvalidParams)
+
+	a.waitAnswer(a.call("session/load", map[string]any{"sessionId": res.SessionID, "cwd": r.cwd, "mcpServers": []any{}}), wait)
+	p3 := a.prompt(res.SessionID, "third question")
+	fs = a.until(wait, func(f frame) bool { return f.answers(p3) })
+	testkit.Equal(t, chunkText(t, fs), "forked answer")
+	reqs := r.p.Requests()
+	sent := fmt.Sprint(reqs[len(reqs)-1].Messages)
+	if !strings.Contains(sent, "first question") || !strings.Contains(sent, "answer one") || strings.Contains(sent, "second question") {
+		t.Fatalf("the fork's model should see the first turn alone; it was sent %s", sent)
 	}
 }
