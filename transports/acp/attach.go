@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -241,6 +242,8 @@ func sessionError(id string, err error) *RPCError {
 	switch {
 	case isNotFound(err):
 		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
+	case errors.Is(err, sessions.ErrHasForks):
+		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
 	default:
 		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
 	}

@@ -21,6 +21,8 @@ var methods = map[string]handler{
 	"session/resume":            (*conn).sessionResume,
 	"session/attach":            (*conn).sessionAttach,
 	"session/detach":            (*conn).sessionDetach,
+	"session/close":             (*conn).sessionClose,
+	"session/delete":            (*conn).sessionDelete,
 	"session/list":              (*conn).sessionList,
 	"session/prompt":            (*conn).sessionPrompt,
 	"session/cancel":            (*conn).sessionCancel,
@@ -36,7 +38,7 @@ var methods = map[string]handler{
 
 // mutating are the methods a read-only attachment is refused.
 var mutating = map[string]bool{
-	"session/prompt": true, "session/cancel": true, "session/set_mode": true, "session/set_model": true,
+	"session/prompt": true, "session/cancel": true, "session/close": true, "session/delete": true, "session/set_mode": true, "session/set_model": true,
 	"session/set_config_option": true, "hydra-acp/prompt/cancel": true, "hydra-acp/prompt/update": true,
 	"hydra-acp/prompt/amend": true,
 }
@@ -134,6 +136,7 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 			"mcpCapabilities":    map[string]any{"http": false, "sse": false},
 			"sessionCapabilities": map[string]any{
 				"attach": map[string]any{}, "list": map[string]any{}, "resume": map[string]any{},
+				"close": map[string]any{}, "delete": map[string]any{}, "fork": map[string]any{},
 			},
 		},
 		"authMethods": []any{},

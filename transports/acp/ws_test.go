@@ -266,3 +266,32 @@ func TestWebSocketFork(t *testing.T) {
 		t.Fatalf("the fork's model should see the first turn alone; it was sent %s", sent)
 	}
 }
+
+// session/close stops the session (cold; the other clients hear
+// hydra-acp/session/closed) and it can be loaded again; session/delete
+// removes it: it is no longer listed and loading it is SessionNotFound.
+func TestWebSocketCloseAndDelete(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("kept"))}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "editor")
+	sid, _ := a.newSession(r.cwd)
+	a.waitAnswer(a.prompt(sid, "remember"), wait)
+	b := r.dial(t, "browser")
+	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+
+	f := a.waitAnswer(a.call("session/close", map[string]any{"sessionId": sid}), wait)
+	testkit.Equal(t, f.Error == nil, true)
+	b.until(wait, func(f frame) bool { return f.Method == "hydra-acp/session/closed" })
+	testkit.Eventually(t, wait, "the session listed cold", func() bool {
+		return strings.Contains(a.waitAnswer(a.call("session/list", map[string]any{}), wait).raw, `"status":"cold"`)
+	})
+	id := a.call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}})
+	fs := a.until(wait, func(f frame) bool { return f.answers(id) })
+	testkit.Equal(t, chunkText(t, fs), "kept")
+
+	f = a.waitAnswer(a.call("session/delete", map[string]any{"sessionId": sid}), wait)
+	testkit.Equal(t, f.Error == nil, true)
+	f = a.waitAnswer(a.call("session/list", map[string]any{}), wait)
+	testkit.Equal(t, strings.Contains(f.raw, sid), false)
+	f = a.waitAnswer(a.call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}}), wait)
+	testkit.Equal(t, f.Error.Code, acp.CodeSessionNotFound)
+}
