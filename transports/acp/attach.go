@@ -129,7 +129,10 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 				a.leave(c)
 				delete(c.att, a.id)
 				a.replay.opts.refused(sessionError(a.id, err))
+				return
 			}
+			// The client's next change tries again.
+			a.cold = true
 			return
 		}
 		a.sub = s.Subscription
