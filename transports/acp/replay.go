@@ -38,8 +38,17 @@ func newReplay(o attachOptions) *replay {
 	return &replay{opts: o, anchors: map[string]int64{}}
 }
 
-// add takes one update of the history.
+// add takes one update of the history, unless the policy will not send
+// it (none, pending_only, or before an ev- anchor).
 func (r *replay) add(e event.Event, p *updateParams) {
+	switch r.opts.policy {
+	case policyNone, policyPendingOnly:
+		return
+	case policyAfter:
+		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
+			return
+		}
+	}
 	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
 }
 
