@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -54,9 +55,11 @@ type attachment struct {
 	// shown are the tool calls shown with tool_call.
 	shown    map[string]bool
 	awaiting bool // the awaitingInput last sent
-	dripQ    []replayed
-	dripAt   time.Time
-	drips    *time.Timer
+	// held are answers waiting for the view to reach a seq.
+	held   []heldAnswer
+	dripQ  []replayed
+	dripAt time.Time
+	drips  *time.Timer
 }
 
 // attachOptions is what session/attach (or load, resume, new) asked.
@@ -188,6 +191,7 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			return
 		}
 		a.project(c, ctx, e)
+		a.release(e.Seq)
 		if a.replay != nil && e.Seq == a.replayTo {
 			a.endReplay(c, ctx)
 		}
@@ -235,6 +239,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
+	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {
 		delete(c.outgoing, req)
 	}
@@ -249,5 +254,28 @@ func sessionError(id string, err error) *RPCError {
 		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
 	default:
 		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
+	}
+}
+
+type heldAnswer struct {
+	seq  int64
+	send func()
+}
+
+// after runs send once the view has folded seq: an answer that follows
+// from an event goes out after that event's updates.
+func (a *attachment) after(c *conn, ctx actor.Context, seq int64, send func()) {
+	if c.att[a.id] != a || a.view.LastSeq >= seq {
+		send()
+		return
+	}
+	a.held = append(a.held, heldAnswer{seq: seq, send: send})
+}
+
+func (a *attachment) release(seq int64) {
+	for len(a.held) > 0 && a.held[0].seq <= seq {
+		h := a.held[0]
+		a.held = a.held[1:]
+		h.send()
 	}
 }

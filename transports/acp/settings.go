@@ -198,13 +198,15 @@ func (c *conn) setConfigOption(ctx actor.Context, id, params json.RawMessage) {
 // from the event, and result answers the request once it is durable.
 func (c *conn) change(ctx actor.Context, id json.RawMessage, a *attachment, set event.Settings, result func() any) {
 	a.wake(c, ctx)
-	c.async(ctx).SetSettings(a.id, set, func(_ int64, err error) {
+	c.async(ctx).SetSettings(a.id, set, func(seq int64, err error) {
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)
 			return
 		}
 		if id != nil {
-			c.reply(ctx, id, result())
+			// After the update the change causes: the answer waits for
+			// the view to have its event.
+			a.after(c, ctx, seq, func() { c.reply(ctx, id, result()) })
 		}
 	})
 }
