@@ -55,6 +55,8 @@ type attachment struct {
 	// shown are the tool calls shown with tool_call.
 	shown    map[string]bool
 	awaiting bool // the awaitingInput last sent
+	// raised are when each permission request was made (epoch ms).
+	raised map[string]int64
 	// held are answers waiting for the view to reach a seq.
 	held   []heldAnswer
 	dripQ  []replayed
@@ -109,7 +111,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
-		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{},
+		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{}, raised: map[string]int64{},
 		replay: newReplay(o),
 	}
 	c.att[id] = a

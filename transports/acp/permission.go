@@ -72,6 +72,7 @@ func (a *attachment) resolved(c *conn, ctx actor.Context, p *event.PermissionRes
 		emit(&permissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, ResolvedBy: p.ResolvedBy})
 	}
 	delete(a.decided, p.ToolCallID)
+	delete(a.raised, p.ToolCallID)
 	if live {
 		a.attention(c, ctx)
 	}
@@ -168,7 +169,7 @@ func (a *attachment) attention(c *conn, ctx actor.Context) {
 	a.awaiting = len(calls) > 0
 	flags := make([]attentionFlag, 0, len(calls))
 	for _, call := range calls {
-		flags = append(flags, attentionFlag{Source: "daemon", Reason: "permission",
+		flags = append(flags, attentionFlag{Source: "daemon", Reason: "permission", RaisedAt: a.raised[call.ID],
 			Payload: map[string]any{"toolCallId": call.ID, "title": call.Name}})
 	}
 	c.notify(ctx, "hydra-acp/session/attention_updated", attentionParams{SessionID: a.id, Flags: flags})

@@ -52,6 +52,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.PermissionRequestedPayload:
 		// The call shows as pending since tool.started; the request goes
 		// to the client itself.
+		a.raised[p.ToolCallID] = e.RecordedAt.UnixMilli()
 		if live {
 			a.askPermission(c, ctx, ch.Call)
 			a.attention(c, ctx)
