@@ -70,6 +70,7 @@ type attachOptions struct {
 	anchor   string
 	clientID string
 	readonly bool
+	info     ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
 	drip     bool
 	speed    float64
 	// answer sends the method's response once the replay is out: n
@@ -102,7 +103,10 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	if o.clientID == "" {
 		o.clientID = newID("client-")
 	}
-	info := c.client
+	info := o.info
+	if info == (ClientInfo{}) {
+		info = c.client
+	}
 	info.ClientID = o.clientID
 	if !c.cfg.Hub.join(id, info) {
 		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))

@@ -110,12 +110,15 @@ func (c *conn) loadOrResume(ctx actor.Context, id, params json.RawMessage, polic
 }
 
 type attachParams struct {
-	SessionID      string     `json:"sessionId"`
-	HistoryPolicy  string     `json:"historyPolicy"`
-	AfterMessageID string     `json:"afterMessageId"`
-	ClientID       string     `json:"clientId"`
-	ClientInfo     *struct{}  `json:"clientInfo"`
-	Meta           metaParams `json:"_meta"`
+	SessionID      string `json:"sessionId"`
+	HistoryPolicy  string `json:"historyPolicy"`
+	AfterMessageID string `json:"afterMessageId"`
+	ClientID       string `json:"clientId"`
+	ClientInfo     *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+	Meta metaParams `json:"_meta"`
 }
 
 func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
@@ -147,12 +150,16 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: replayMode must be instant or drip, not "+h.ReplayMode))
 		return
 	}
+	info := c.client
+	if p.ClientInfo != nil {
+		info = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
+	}
 	speed := h.DripSpeed
 	if speed <= 0 {
 		speed = 1
 	}
 	c.attach(ctx, p.SessionID, attachOptions{
-		policy: p.HistoryPolicy, anchor: p.AfterMessageID, clientID: p.ClientID, readonly: h.Readonly,
+		policy: p.HistoryPolicy, anchor: p.AfterMessageID, clientID: p.ClientID, readonly: h.Readonly, info: info,
 		drip: h.ReplayMode == "drip", speed: speed,
 		refused: func(e *RPCError) { c.fail(ctx, id, e) },
 		answer: func(a *attachment, n int, applied string) {
