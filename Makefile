@@ -26,6 +26,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

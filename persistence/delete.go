@@ -2,14 +2,21 @@ package persistence
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
+// ErrHasForks refuses to delete a session other sessions were forked
+// from: their conversations start with its log.
+var ErrHasForks = errors.New("other sessions are forked from it")
+
 // Delete removes session id from the store: its events, its snapshot and
-// its lease. A session another live process holds is refused with
-// *LeaseHeldError; ErrSessionNotFound when it has no snapshot. It writes on
-// the writer's connection, serialised with the writer's commits.
+// its lease, in one transaction. A session another live process holds is
+// refused with *LeaseHeldError, one others were forked from with
+// ErrHasForks, and ErrSessionNotFound when it has no snapshot. Its actor
+// must be stopped first, or it would write again. It writes on the
+// writer's connection, serialised with the writer's commits.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	// The lease memory (heldcache.go) cannot see this connection's own
 	// writes: forget it, under the mutex that orders it with commits.
@@ -28,9 +35,18 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if h != nil {
 		return &LeaseHeldError{Holder: *h}
 	}
-	// Events first: they reference the snapshot.
-	if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE session_id = ?", id); err != nil {
+	var forks int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE parent_id = ?", id).Scan(&forks); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if forks > 0 {
+		return fmt.Errorf("delete session %s: %w (%d)", id, ErrHasForks, forks)
+	}
+	// Events first: they reference the snapshot.
+	for _, q := range []string{"DELETE FROM events WHERE session_id = ?", "DELETE FROM leases WHERE session_id = ?"} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("delete session %s: %w", id, err)
+		}
 	}
 	res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id)
 	if err != nil {
@@ -38,9 +54,6 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("delete session %s: %w", id, ErrSessionNotFound)
-	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM leases WHERE session_id = ?", id); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)

@@ -81,3 +81,8 @@ func offMailbox[R any](a Async, timeout time.Duration, fn func(context.Context) 
 		then(o.r, o.err)
 	})
 }
+
+// List is Client.List.
+func (a Async) List(cwd string, then func([]Meta, error)) {
+	offMailbox(a, requestTimeout, func(ctx context.Context) ([]Meta, error) { return a.c.List(ctx, cwd) }, then)
+}

@@ -21,6 +21,8 @@ var (
 	ErrNoRun = session.ErrNoRun
 	// ErrNoEngine: Prompt on a runtime that hosts logs only.
 	ErrNoEngine = session.ErrNoEngine
+	// ErrHasForks: Delete of a session other sessions were forked from.
+	ErrHasForks = persistence.ErrHasForks
 )
 
 // LeaseHeldError refuses a request for a session another troupe process

@@ -24,3 +24,10 @@ type Live struct{}
 type LiveSessions struct {
 	IDs []string
 }
+
+// Kill stops session ID's actor (the session goes cold); the registry
+// answers *Killed once it has stopped, or at once when it was not live.
+type Kill struct{ ID string }
+
+// Killed answers Kill.
+type Killed struct{}

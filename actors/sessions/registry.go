@@ -62,7 +62,7 @@ type entry struct {
 	stopping  bool
 	failed    error
 	waiting   []routed     // requests that arrived while it was stopping
-	killers   []*actor.PID // Kill askers, answered once it stopped
+	killers   []*actor.PID // Kill's senders, answered once it stopped
 }
 
 type registry struct {
@@ -78,7 +78,7 @@ func (r *registry) Receive(ctx actor.Context) {
 	case *session.PassivateRequest:
 		r.passivate(ctx, m)
 	case *Kill:
-		r.kill(ctx, m)
+		r.kill(ctx, m.ID)
 	case *actor.Terminated:
 		r.terminated(ctx, m.Who)
 	case *Live:
@@ -139,6 +139,21 @@ func (r *registry) passivate(ctx actor.Context, m *session.PassivateRequest) {
 	ctx.Send(e.pid, &session.Passivate{})
 }
 
+// kill stops a live session after the requests already routed to it
+// (Passivate is an ordinary message, behind them in its mailbox).
+func (r *registry) kill(ctx actor.Context, id string) {
+	e, ok := r.live[id]
+	if !ok {
+		r.answer(ctx, ctx.Sender(), &Killed{})
+		return
+	}
+	e.killers = append(e.killers, ctx.Sender())
+	if !e.stopping {
+		e.stopping = true
+		ctx.Send(e.pid, &session.Passivate{})
+	}
+}
+
 func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 	id, ok := r.byPID[who.Id]
 	if !ok {
@@ -148,7 +163,7 @@ func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 	e := r.live[id]
 	delete(r.live, id)
 	for _, k := range e.killers {
-		ctx.Send(k, &Killed{WasLive: true})
+		ctx.Send(k, &Killed{})
 	}
 	for _, w := range e.waiting {
 		if e.failed != nil {

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/asynkron/protoactor-go/actor"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/daemon"
 	"github.com/troupehq/troupe/transports/rest"
 )
@@ -16,7 +18,7 @@ import (
 func init() {
 	register(command{
 		name: "daemon", args: "[--listen ADDR] [--tls-cert F --tls-key F]",
-		summary: "serve sessions over HTTP: the REST API at /v1 (hydra protocol)",
+		summary: "serve sessions over HTTP: the REST API at /v1 and ACP over WebSocket at /acp (hydra protocol)",
 		run:     runDaemon,
 	})
 }
@@ -87,8 +89,23 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
 		Titler: eng.Title, Log: log})
+	settings, err := acpSessionSettings(eng, f.models, f.approval)
+	if err != nil {
+		// Checked above: sessions are created without a model and their
+		// prompts fail until one resolves.
+		settings.Provider, settings.Model = nil, nil
+	}
+	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings},
+		Start: func(props *actor.Props, name string) error {
+			_, err := rt.StartTransport(props, name)
+			return err
+		},
+		Log: log,
+	})
 	srv, err := daemon.Listen(daemon.Options{
-		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api, Log: log,
+		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
+		ACP: acpHandler, Log: log,
 	})
 	if err != nil {
 		_ = shutdown(rt)

@@ -14,15 +14,17 @@ import (
 //  1. Paths and addresses: each registered literal (the scripted LLM
 //     server's URL, the data home, $WORK) becomes its $NAME, the
 //     longest first, so a home inside $WORK reads $TROUPE_HOME/...
-//  2. Ids: session ids (s-<base32>) become $S1, $S2 ...; message, entry
-//     and compaction ids (msg-<hex>, compact-<hex>) and rpc's generated
+//  2. Ids: session ids (s-<base32>) become $S1, $S2 ...; message, entry,
+//     compaction and ACP client ids (msg-<hex>, compact-<hex>,
+//     client-<hex>) and rpc's generated
 //     request ids (rpc-N-N) become $M1, $M2 ..., numbered by first
 //     appearance over the whole transcript, so a reader still sees
 //     which ids are the same. Lines sent later may use the same
 //     placeholders (Expand).
 //  3. Times, durations and pids: the value of a JSON member named
 //     timestamp, createdAt, created_at, updatedAt, updated_at, pid,
-//     durationMs or duration_ms becomes 0 (a number) or "0" (a string).
+//     durationMs, duration_ms, recordedAt, enqueuedAt, amendedAt or
+//     raisedAt becomes 0 (a number) or "0" (a string).
 //     Durations a protocol derives from its own settings (rpc's retry
 //     delayMs) are deterministic and stay.
 //  4. Long strings: a JSON string of 300 bytes or more becomes its first
@@ -60,8 +62,8 @@ func (n *Normaliser) Literal(text, name string) {
 var (
 	// idPattern is every generated id troupe's protocols show; a transport
 	// whose ids have another shape adds it here, with its kind in idKind.
-	idPattern  = regexp.MustCompile(`\b(s-[a-z2-7]{20,30}|rpc-\d+-\d+|(?:msg|compact)-[0-9a-f]+)\b`)
-	volatile   = regexp.MustCompile(`"(timestamp|createdAt|created_at|updatedAt|updated_at|pid|durationMs|duration_ms)":(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`)
+	idPattern  = regexp.MustCompile(`\b(s-[a-z2-7]{20,30}|rpc-\d+-\d+|(?:msg|compact|client)-[0-9a-f]+)\b`)
+	volatile   = regexp.MustCompile(`"(timestamp|createdAt|created_at|updatedAt|updated_at|pid|durationMs|duration_ms|recordedAt|enqueuedAt|amendedAt|raisedAt)":(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`)
 	longString = regexp.MustCompile(`"(?:[^"\\]|\\.){300,}?"`)
 )
 

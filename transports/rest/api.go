@@ -94,7 +94,8 @@ func (a *API) Register(mux *http.ServeMux) {
 const requestTimeout = 30 * time.Second
 
 // sessionError answers err from a request about session id with the
-// protocol's status: 404 unknown, 409 hosted by another process, else 500.
+// protocol's status: 404 unknown, 409 hosted by another process or the
+// parent of forks (on delete), else 500.
 func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 	var held *sessions.LeaseHeldError
 	switch {
@@ -102,6 +103,8 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 		Error(w, http.StatusNotFound, "session "+id+" not found")
 	case errors.As(err, &held):
 		Error(w, http.StatusConflict, held.Error())
+	case errors.Is(err, sessions.ErrHasForks):
+		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:

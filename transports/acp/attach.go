@@ -1,0 +1,287 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
+)
+
+// History policies of session/attach.
+const (
+	policyFull        = "full"
+	policyPendingOnly = "pending_only"
+	policyNone        = "none"
+	policyAfter       = "after_message"
+)
+
+// attachment is one session a connection is attached to: a subscription
+// from seq 1, the view it folds, and what this client did in it.
+type attachment struct {
+	id       string
+	clientID string
+	readonly bool
+	view     *projection.View
+
+	sub      *actor.PID
+	replayTo int64 // -1 until the subscription answered
+	early    []event.Event
+	replay   *replay // the first replay, sent before the answer; nil once live
+	// staleClosed counts the Closed of subscriptions this side ended.
+	staleClosed int
+	// paused: the client fell behind; live events are dropped and read
+	// again from the store once it has caught up (resume).
+	paused bool
+	cold   bool // the session stopped; the next mutation resubscribes
+
+	// prompts are the runs this client sent and still owes a
+	// session/prompt answer for: message id -> request id.
+	prompts map[string]json.RawMessage
+	// decided are the tool calls this client answered.
+	decided map[string]bool
+	// asked are the permission requests sent to this client: tool call
+	// id -> request id.
+	asked map[string]int64
+	// turnEnds are the seqs of the ended turns, by prompt message id;
+	// lastTurn is the latest (hydra-acp/session/fork's boundaries).
+	turnEnds map[string]int64
+	lastTurn string
+	// shown are the tool calls shown with tool_call.
+	shown    map[string]bool
+	awaiting bool // the awaitingInput last sent
+	// raised are when each permission request was made (epoch ms).
+	raised map[string]int64
+	// held are answers waiting for the view to reach a seq.
+	held   []heldAnswer
+	dripQ  []replayed
+	dripAt time.Time
+	drips  *time.Timer
+}
+
+// attachOptions is what session/attach (or load, resume, new) asked.
+type attachOptions struct {
+	policy   string
+	anchor   string
+	clientID string
+	readonly bool
+	info     ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
+	drip     bool
+	speed    float64
+	// answer sends the method's response once the replay is out: n
+	// updates were replayed, under the policy applied.
+	answer func(a *attachment, n int, policy string)
+	// refused answers a failure before the attachment exists.
+	refused func(*RPCError)
+}
+
+// attach checks the session exists, then subscribes from seq 1.
+func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
+	if _, ok := c.att[id]; ok {
+		o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+		return
+	}
+	c.async(ctx).Meta(id, func(_ sessions.Meta, err error) {
+		if err != nil {
+			o.refused(sessionError(id, err))
+			return
+		}
+		if _, ok := c.att[id]; ok || c.closing {
+			o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+			return
+		}
+		c.startAttachment(ctx, id, o)
+	})
+}
+
+func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
+	if o.clientID == "" {
+		o.clientID = newID("client-")
+	}
+	info := o.info
+	if info == (ClientInfo{}) {
+		info = c.client
+	}
+	info.ClientID = o.clientID
+	if !c.cfg.Hub.join(id, info) {
+		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
+		return
+	}
+	a := &attachment{
+		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
+		view:    &projection.View{SessionID: id, Deltas: true},
+		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{}, raised: map[string]int64{},
+		replay: newReplay(o),
+	}
+	c.att[id] = a
+	a.subscribe(c, ctx, 1, true)
+}
+
+// subscribe subscribes from seq from; first marks the attachment's
+// first subscription, whose history is the replay.
+func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first bool) {
+	c.async(ctx).Subscribe(a.id, from, false, func(s sessions.Subscribed, err error) {
+		if c.att[a.id] != a {
+			if err == nil {
+				c.cfg.Sessions.Unsubscribe(a.id, s.Subscription)
+			}
+			return
+		}
+		if err != nil {
+			c.log(ctx).Warn("subscribe failed", "session", a.id, "error", err)
+			if first {
+				a.leave(c)
+				delete(c.att, a.id)
+				a.replay.opts.refused(sessionError(a.id, err))
+				return
+			}
+			// The client's next change tries again.
+			a.cold = true
+			return
+		}
+		a.sub = s.Subscription
+		if first {
+			a.replayTo = s.ReplayTo
+			early := a.early
+			a.early = nil
+			a.onEvents(c, ctx, early)
+			if a.replay != nil && a.view.LastSeq >= a.replayTo {
+				a.endReplay(c, ctx)
+			}
+		}
+	})
+}
+
+// onEvents folds and projects events in seq order; anything already
+// folded (a catch-up overlapping what was seen) is skipped.
+func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
+	first := -1
+	for i, e := range evs {
+		if a.replayTo < 0 {
+			a.early = append(a.early, e)
+			continue
+		}
+		if a.replay != nil && a.replay.ending {
+			// A drip replay is under way: live events wait for its end.
+			a.replay.held = append(a.replay.held, e)
+			continue
+		}
+		if e.Seq <= a.view.LastSeq || a.paused {
+			continue
+		}
+		if e.Seq != a.view.LastSeq+1 {
+			// A gap means events of an ended subscription arrived after
+			// a newer one's: the newer one brings them, in order.
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if a.replay != nil && e.Seq > a.replayTo {
+			a.endReplay(c, ctx)
+			if a.replay != nil {
+				a.replay.held = append(a.replay.held, e)
+				continue
+			}
+		}
+		if a.replay == nil && i == first && c.behind() {
+			// Checked per batch (at most the subscription's replay batch,
+			// or what one commit brought): the rest is read again from the
+			// store on resume.
+			a.pause(c, ctx)
+			return
+		}
+		a.project(c, ctx, e)
+		a.release(e.Seq)
+		if a.replay != nil && e.Seq == a.replayTo {
+			a.endReplay(c, ctx)
+		}
+	}
+}
+
+// onClosed: the subscription ended. One this side ended is expected;
+// otherwise the session stopped (idle, or killed): it is cold until the
+// client next changes it.
+func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
+	if a.staleClosed > 0 {
+		a.staleClosed--
+		return
+	}
+	a.sub, a.cold = nil, true
+	c.log(ctx).Debug("session subscription closed", "session", a.id, "reason", reason)
+	// The session went cold (idle, or stopped); the attachment stays and
+	// wakes it with the client's next change.
+	c.notify(ctx, "hydra-acp/session/closed", map[string]string{"sessionId": a.id})
+}
+
+// wake resubscribes a cold attachment before a request that starts the
+// session, so nothing it commits is missed.
+func (a *attachment) wake(c *conn, ctx actor.Context) {
+	if !a.cold {
+		return
+	}
+	a.cold = false
+	a.subscribe(c, ctx, a.view.LastSeq+1, false)
+}
+
+func (a *attachment) unsubscribe(c *conn) {
+	if a.sub != nil {
+		c.cfg.Sessions.Unsubscribe(a.id, a.sub)
+		a.sub = nil
+		a.staleClosed++
+	}
+}
+
+// leave ends the attachment: unsubscribed, out of the hub, permission
+// requests to this client forgotten.
+func (a *attachment) leave(c *conn) {
+	a.unsubscribe(c)
+	if a.drips != nil {
+		a.drips.Stop()
+	}
+	c.cfg.Hub.leave(a.id, a.clientID)
+	a.release(math.MaxInt64) // answers still owed go out now
+	for _, req := range a.asked {
+		delete(c.outgoing, req)
+	}
+}
+
+// sessionError maps a facade error to the spec's codes.
+func sessionError(id string, err error) *RPCError {
+	switch {
+	case isNotFound(err):
+		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
+	case errors.Is(err, sessions.ErrHasForks):
+		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
+	default:
+		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
+	}
+}
+
+type heldAnswer struct {
+	seq  int64
+	send func()
+}
+
+// after runs send once the view has folded seq: an answer that follows
+// from an event goes out after that event's updates.
+func (a *attachment) after(c *conn, ctx actor.Context, seq int64, send func()) {
+	if c.att[a.id] != a || a.view.LastSeq >= seq {
+		send()
+		return
+	}
+	a.held = append(a.held, heldAnswer{seq: seq, send: send})
+}
+
+func (a *attachment) release(seq int64) {
+	for len(a.held) > 0 && a.held[0].seq <= seq {
+		h := a.held[0]
+		a.held = a.held[1:]
+		h.send()
+	}
+}

@@ -1,0 +1,117 @@
+package acp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// BenchmarkWebSocketUpdates: one session streams a reply of one-token
+// deltas to one WebSocket client; updates/s is what the client reads,
+// from the prompt to its answer (every delta persisted first).
+func BenchmarkWebSocketUpdates(b *testing.B) {
+	const deltas = 200000
+	for range b.N {
+		r := newWSRig(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Tokens(deltas, "x"))}}, event.ApprovalYolo, nil)
+		c := r.dial(b, "bench")
+		sid, _ := c.newSession(r.cwd)
+		start := time.Now()
+		pid := c.prompt(sid, "go")
+		answer := []byte(fmt.Sprintf(`"id":%d,"result"`, pid))
+		chunks := 0
+		for {
+			_ = c.ws.SetReadDeadline(time.Now().Add(time.Minute))
+			_, msg, err := c.ws.ReadMessage()
+			testkit.NoError(b, err)
+			if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
+				chunks++
+			}
+			if bytes.Contains(msg, answer) {
+				break
+			}
+		}
+		el := time.Since(start)
+		testkit.Equal(b, chunks, deltas)
+		b.ReportMetric(float64(chunks)/el.Seconds(), "updates/s")
+	}
+}
+
+// BenchmarkAttachReplay: a client attaches (historyPolicy full) to a
+// session of 100,000 stored deltas; events/s is the history folded and
+// sent (coalesced) until the attach answers.
+func BenchmarkAttachReplay(b *testing.B) {
+	const deltas = 100000
+	r := newWSRig(b, llmserver.Script{}, event.ApprovalYolo, nil)
+	ctx := context.Background()
+	c := r.dial(b, "writer")
+	sid, _ := c.newSession(r.cwd)
+	appendRun(b, r, sid, deltas)
+	for range b.N {
+		v := r.dial(b, "viewer")
+		start := time.Now()
+		id := v.call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "full"})
+		answer := []byte(fmt.Sprintf(`"id":%d,"result"`, id))
+		var first time.Duration
+		var text int
+		for {
+			_ = v.ws.SetReadDeadline(time.Now().Add(time.Minute))
+			_, msg, err := v.ws.ReadMessage()
+			testkit.NoError(b, err)
+			if first == 0 {
+				first = time.Since(start)
+			}
+			if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
+				var f frame
+				testkit.NoError(b, json.Unmarshal(msg, &f))
+				text += len(f.update(b).Update.Content.Text)
+			}
+			if bytes.Contains(msg, answer) {
+				break
+			}
+		}
+		el := time.Since(start)
+		testkit.Equal(b, text, deltas)
+		b.ReportMetric(float64(deltas)/el.Seconds(), "events/s")
+		b.ReportMetric(float64(first.Microseconds())/1000, "ms-to-first")
+		_ = v.ws.Close()
+	}
+	_ = ctx
+}
+
+// appendRun stores one run of n one-letter deltas in session sid.
+func appendRun(b testing.TB, r *wsRig, sid string, n int) {
+	ctx := context.Background()
+	draft := func(kind event.Kind, p any) event.Draft {
+		d, err := event.NewDraft(kind, p)
+		testkit.NoError(b, err)
+		return d
+	}
+	run := "msg-run"
+	ds := []event.Draft{
+		draft(event.PromptQueued, event.PromptQueuedPayload{MessageID: run, Content: []event.Block{{Type: "text", Text: "go"}}, Delivery: event.DeliveryPrompt}),
+		draft(event.RunStarted, event.RunStartedPayload{RunID: run}),
+		draft(event.StepStarted, event.StepStartedPayload{RunID: run, Step: 1, MessageID: "msg-a"}),
+	}
+	for i := range n {
+		ds = append(ds, draft(event.MessageDelta, event.MessageDeltaPayload{RunID: run, MessageID: "msg-a", Channel: event.ChannelText, Text: "z"}))
+		if len(ds) == 4096 || i == n-1 {
+			_, _, err := r.rt.Sessions.Append(ctx, sid, ds...)
+			testkit.NoError(b, err)
+			ds = ds[:0]
+		}
+	}
+	ds = append(ds,
+		draft(event.MessageCompleted, event.MessageCompletedPayload{RunID: run, MessageID: "msg-a", Text: strings.Repeat("z", n)}),
+		draft(event.StepEnded, event.StepEndedPayload{RunID: run, Step: 1, MessageID: "msg-a", FinishReason: "stop"}),
+		draft(event.RunEnded, event.RunEndedPayload{RunID: run, StopReason: "end_turn"}))
+	_, _, err := r.rt.Sessions.Append(ctx, sid, ds...)
+	testkit.NoError(b, err)
+}

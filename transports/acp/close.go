@@ -1,0 +1,61 @@
+package acp
+
+import (
+	"encoding/json"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+)
+
+// sessionClose cancels the running run and stops the session (it goes
+// cold, its state in the store). The caller is detached; every other
+// attached client hears hydra-acp/session/closed.
+func (c *conn) sessionClose(ctx actor.Context, id, params json.RawMessage) {
+	c.endSession(ctx, id, params, false)
+}
+
+// sessionDelete stops the session and removes it from the store.
+func (c *conn) sessionDelete(ctx actor.Context, id, params json.RawMessage) {
+	c.endSession(ctx, id, params, true)
+}
+
+func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove bool) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.SessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+		return
+	}
+	if a := c.att[p.SessionID]; a != nil {
+		a.leave(c)
+		delete(c.att, a.id)
+	}
+	sid := p.SessionID
+	done := func(err error) {
+		switch {
+		case err != nil:
+			c.answerErr(ctx, id, sid, err)
+		case id != nil:
+			c.reply(ctx, id, map[string]any{})
+		}
+	}
+	c.async(ctx).Meta(sid, func(_ sessions.Meta, err error) {
+		if err != nil {
+			done(err)
+			return
+		}
+		if remove {
+			c.async(ctx).Delete(sid, done)
+			return
+		}
+		c.async(ctx).Cancel(sid, "the session is closing", func(_ sessions.CancelResult, err error) {
+			if err != nil {
+				done(err)
+				return
+			}
+			c.async(ctx).Kill(sid, done)
+		})
+	})
+}

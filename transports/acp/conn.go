@@ -1,0 +1,214 @@
+package acp
+
+import (
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/transports"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/stdio"
+)
+
+// Config is what every connection of a process shares.
+type Config struct {
+	Sessions *sessions.Client
+	// Models describes the models sessions may run on; nil offers none.
+	Models sessions.Models
+	Hub    *Hub
+	// Transport is recorded as a new session's origin: stdio | websocket.
+	Transport string
+	Version   string
+	// Settings are a new session's, before session/new's own (the
+	// command's flags).
+	Settings event.Settings
+	// OutboundLimit bounds the frames handed to the writer and not yet
+	// written; past it the connection stops taking live events and catches
+	// up from the store once the client has read (0: DefaultOutboundLimit).
+	OutboundLimit int
+}
+
+// DefaultOutboundLimit is Config.OutboundLimit's default.
+const DefaultOutboundLimit = 4096
+
+// Framing is how a connection's messages travel: Write writes one
+// message (from the writer actor alone); Read is the reader goroutine,
+// sending *stdio.Input per message and *stdio.InputEnd at the end; Close
+// ends it when the connection stops, telling the client why.
+type Framing struct {
+	Write func([]byte) error
+	Read  func(root *actor.RootContext, to *actor.PID)
+	Close func(reason string)
+}
+
+// flushTimeout bounds the wait for the last messages to be written.
+const flushTimeout = 30 * time.Second
+
+// Props builds one connection's actor, to run under the transports
+// supervisor. It reports transports.Done when the client is gone (end of
+// input, a write failure) or at transports.Terminate.
+func Props(cfg Config, f Framing) *actor.Props {
+	if cfg.OutboundLimit <= 0 {
+		cfg.OutboundLimit = DefaultOutboundLimit
+	}
+	if cfg.Hub == nil {
+		cfg.Hub = NewHub()
+	}
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &conn{cfg: cfg, f: f, att: map[string]*attachment{}, outgoing: map[int64]outgoing{}}
+	}, actor.WithSupervisor(transports.Escalate))
+}
+
+type conn struct {
+	cfg    Config
+	f      Framing
+	writer *actor.PID
+	client ClientInfo // from initialize; ClientID is per attachment
+	inited bool
+
+	att      map[string]*attachment // by session id
+	nextReq  int64
+	outgoing map[int64]outgoing // requests sent to the client, by id
+
+	flow     flow
+	closing  bool
+	finished bool
+}
+
+func (c *conn) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		c.writer = ctx.Spawn(writerProps(c.f.Write))
+		transports.Writes(ctx, c.writer)
+		go c.f.Read(ctx.ActorSystem().Root, ctx.Self())
+	case *stdio.Input:
+		c.onFrame(ctx, m.Line)
+	case *stdio.InputTooLong:
+		c.send(ctx, newError(null, rpcErr(CodeInvalidRequest, m.Err.Error())))
+	case *stdio.InputEnd, *transports.Terminate:
+		c.close(ctx)
+	case *sessions.Events:
+		if a := c.att[m.SessionID]; a != nil {
+			a.onEvents(c, ctx, m.Events)
+		}
+	case *sessions.Closed:
+		if a := c.att[m.SessionID]; a != nil {
+			a.onClosed(c, ctx, m.Reason)
+		}
+	case *Written:
+		c.onWritten(ctx, m)
+	case *dripTick:
+		if a := c.att[m.session]; a != nil {
+			a.drip(c, ctx)
+		}
+	case *actor.Stopping:
+		if c.f.Close != nil {
+			c.f.Close(c.closeReason())
+		}
+		for id, a := range c.att {
+			a.leave(c)
+			delete(c.att, id)
+		}
+	default:
+		actorlog.Unhandled(c.log(ctx), ctx)
+	}
+}
+
+func (c *conn) log(ctx actor.Context) *slog.Logger { return actorlog.For(ctx, "transport", "acp") }
+
+func (c *conn) async(ctx actor.Context) sessions.Async { return c.cfg.Sessions.Async(ctx) }
+
+// send hands one message to the writer.
+func (c *conn) send(ctx actor.Context, v any) {
+	c.flow.queued++
+	ctx.Send(c.writer, &stdio.JSON{V: v})
+}
+
+func (c *conn) reply(ctx actor.Context, id json.RawMessage, v any) { c.send(ctx, newResult(id, v)) }
+
+func (c *conn) fail(ctx actor.Context, id json.RawMessage, e *RPCError) { c.send(ctx, newError(id, e)) }
+
+func (c *conn) notify(ctx actor.Context, method string, params any) {
+	c.send(ctx, newNotification(method, params))
+}
+
+// ask sends the client a request; its answer comes back to then.
+func (c *conn) ask(ctx actor.Context, method string, params any, o outgoing) {
+	c.nextReq++
+	c.outgoing[c.nextReq] = o
+	c.send(ctx, request{JSONRPC: "2.0", ID: c.nextReq, Method: method, Params: params})
+}
+
+func (c *conn) onFrame(ctx actor.Context, frame []byte) {
+	m, derr := Decode(frame)
+	if derr != nil {
+		c.fail(ctx, derr.ID, derr.Err)
+		return
+	}
+	if m.IsResponse() {
+		c.onResponse(ctx, m)
+		return
+	}
+	if c.closing {
+		return
+	}
+	c.dispatch(ctx, m)
+}
+
+// onResponse takes the client's answer to a request this side sent.
+func (c *conn) onResponse(ctx actor.Context, m Message) {
+	var id int64
+	if json.Unmarshal(m.ID, &id) != nil {
+		return // not an id this side makes: nothing waits for it
+	}
+	o, ok := c.outgoing[id]
+	if !ok {
+		return
+	}
+	delete(c.outgoing, id)
+	o.answered(c, ctx, m)
+}
+
+// close ends the conversation: the client is gone or the process stops.
+// Prompts it sent that still run are left to the session (another client
+// may be watching them); the connection leaves its sessions and reports
+// once everything it wrote is out.
+func (c *conn) close(ctx actor.Context) {
+	if c.closing {
+		return
+	}
+	c.closing = true
+	for id, a := range c.att {
+		a.leave(c)
+		delete(c.att, id)
+	}
+	c.finish(ctx, 0)
+}
+
+func (c *conn) finish(ctx actor.Context, code int) {
+	if c.finished {
+		return
+	}
+	c.finished = true
+	f := ctx.RequestFuture(c.writer, &stdio.Flush{}, flushTimeout)
+	ctx.ReenterAfter(f, func(res any, err error) {
+		if fl, ok := res.(*stdio.Flushed); ok && fl.Err != nil {
+			err = fl.Err
+		}
+		if err != nil {
+			c.log(ctx).Debug("output not fully written", "error", err)
+		}
+		transports.Finish(ctx, transports.Done{Code: code})
+	})
+}
+
+// closeReason is what the client is told when the connection ends.
+func (c *conn) closeReason() string {
+	if c.flow.failed {
+		return "the client stopped reading: its messages could not be written"
+	}
+	return "the connection is closing"
+}

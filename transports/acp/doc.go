@@ -1,0 +1,16 @@
+// Package acp is the Agent Client Protocol (with hydra's multi-client
+// extensions, ../shared/specs/hydra-daemon-protocol.md) as a transport:
+// the JSON-RPC handlers are written once, in one actor per connection, and
+// served over any framing: newline-delimited JSON-RPC on stdin/stdout
+// (troupe acp, StdioProps) and one message per WebSocket text frame
+// (WebSocketHandler).
+//
+// A connection attaches to sessions (session/new, load, resume, attach);
+// each attachment is a subscription from seq 1 whose events are folded
+// into a projection.View and projected into session/update notifications.
+// History up to the subscription's replay point is coalesced and sent
+// before the answer; what follows is live. Every attached connection sees
+// every event, so the many-clients rules (prompt_received, turn_complete,
+// permission_resolved, first answer wins) follow from each connection
+// knowing which prompts and decisions were its own.
+package acp

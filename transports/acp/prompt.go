@@ -1,0 +1,296 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+type promptResult struct {
+	StopReason string `json:"stopReason"`
+}
+
+type queuePosition struct {
+	Place string // head | tail
+	After string
+}
+
+func (q *queuePosition) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		if s != "head" && s != "tail" {
+			return errors.New(`queuePosition must be "head", "tail" or {"afterMessageId": ...}`)
+		}
+		q.Place = s
+		return nil
+	}
+	var o struct {
+		AfterMessageID string `json:"afterMessageId"`
+	}
+	if json.Unmarshal(b, &o) != nil || o.AfterMessageID == "" {
+		return errors.New(`queuePosition must be "head", "tail" or {"afterMessageId": ...}`)
+	}
+	q.Place, q.After = "after", o.AfterMessageID
+	return nil
+}
+
+type promptParams struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    []contentBlock `json:"prompt"`
+	Meta      struct {
+		Hydra struct {
+			QueuePosition *queuePosition `json:"queuePosition"`
+		} `json:"hydra-acp"`
+	} `json:"_meta"`
+}
+
+// blocks turns an ACP prompt into the log's blocks; resources are kept
+// by their text or their uri.
+func blocks(p []contentBlock) ([]event.Block, *RPCError) {
+	if len(p) == 0 {
+		return nil, rpcErr(CodeInvalidParams, "invalid params: prompt must have at least one content block")
+	}
+	out := make([]event.Block, 0, len(p))
+	for _, b := range p {
+		switch b.Type {
+		case "text":
+			out = append(out, event.Block{Type: "text", Text: b.Text})
+		case "image":
+			out = append(out, event.Block{Type: "image", Data: b.Data, MimeType: b.MimeType, URI: b.URI})
+		case "resource_link", "resource":
+			out = append(out, event.Block{Type: "resource", URI: b.URI, MimeType: b.MimeType, Text: b.Text})
+		default:
+			return nil, rpcErr(CodeInvalidParams, "invalid params: unsupported content block type "+b.Type)
+		}
+	}
+	return out, nil
+}
+
+// sessionPrompt queues the prompt in the session's durable queue; the
+// answer comes with the run's end (runEnded), or its cancel while queued.
+func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
+	var p promptParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return
+	}
+	content, rerr := blocks(p.Prompt)
+	if rerr != nil {
+		c.fail(ctx, id, rerr)
+		return
+	}
+	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
+	if q := p.Meta.Hydra.QueuePosition; q != nil {
+		req.Position, req.After = q.Place, q.After
+	}
+	if id != nil {
+		// Known before the request goes: the run may start (and end)
+		// before its answer is handled.
+		a.prompts[req.MessageID] = id
+	}
+	a.wake(c, ctx)
+	c.async(ctx).Prompt(a.id, req, func(_ sessions.PromptResult, err error) {
+		if err == nil {
+			return
+		}
+		if _, waiting := a.prompts[req.MessageID]; waiting {
+			delete(a.prompts, req.MessageID)
+			c.answerErr(ctx, id, a.id, err)
+		}
+	})
+}
+
+type cancelParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// sessionCancel (a notification in ACP) cancels the running run; its
+// sender's session/prompt answers cancelled. Queued prompts still run.
+func (c *conn) sessionCancel(ctx actor.Context, id, params json.RawMessage) {
+	var p cancelParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.att[p.SessionID]
+	if a == nil {
+		if id != nil {
+			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not attached on this connection"))
+		}
+		return
+	}
+	c.async(ctx).Cancel(a.id, "cancelled by client "+a.clientID, func(_ sessions.CancelResult, err error) {
+		switch {
+		case err != nil:
+			c.answerErr(ctx, id, a.id, err)
+		case id != nil:
+			c.reply(ctx, id, map[string]any{})
+		}
+	})
+}
+
+type queueEditParams struct {
+	SessionID         string         `json:"sessionId"`
+	MessageID         string         `json:"messageId"`
+	TargetMessageID   string         `json:"targetMessageId"`
+	Prompt            []contentBlock `json:"prompt"`
+	ReplaceQueue      bool           `json:"replaceQueue"`
+	OnTargetCompleted string         `json:"onTargetCompleted"`
+}
+
+func (c *conn) queueEdit(ctx actor.Context, id, params json.RawMessage, target func(queueEditParams) string) (*attachment, queueEditParams, bool) {
+	var p queueEditParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return nil, p, false
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return nil, p, false
+	}
+	if target(p) == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: the prompt's message id is required"))
+		return nil, p, false
+	}
+	a.wake(c, ctx)
+	return a, p, true
+}
+
+func (c *conn) promptCancel(ctx actor.Context, id, params json.RawMessage) {
+	a, p, ok := c.queueEdit(ctx, id, params, func(p queueEditParams) string { return p.MessageID })
+	if !ok {
+		return
+	}
+	c.async(ctx).QueueCancel(a.id, p.MessageID, func(r sessions.QueueResult, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, a.id, err)
+			return
+		}
+		c.reply(ctx, id, map[string]any{"cancelled": r.OK, "reason": r.Reason})
+	})
+}
+
+func (c *conn) promptUpdate(ctx actor.Context, id, params json.RawMessage) {
+	a, p, ok := c.queueEdit(ctx, id, params, func(p queueEditParams) string { return p.MessageID })
+	if !ok {
+		return
+	}
+	content, rerr := blocks(p.Prompt)
+	if rerr != nil {
+		c.fail(ctx, id, rerr)
+		return
+	}
+	c.async(ctx).QueueUpdate(a.id, p.MessageID, content, func(r sessions.QueueResult, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, a.id, err)
+			return
+		}
+		c.reply(ctx, id, map[string]any{"updated": r.OK, "reason": r.Reason})
+	})
+}
+
+func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
+	a, p, ok := c.queueEdit(ctx, id, params, func(p queueEditParams) string { return p.TargetMessageID })
+	if !ok {
+		return
+	}
+	content, rerr := blocks(p.Prompt)
+	if rerr != nil {
+		c.fail(ctx, id, rerr)
+		return
+	}
+	switch p.OnTargetCompleted {
+	case "", "reject", "send_anyway":
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: onTargetCompleted must be reject or send_anyway"))
+		return
+	}
+	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
+		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
+	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, a.id, err)
+			return
+		}
+		res := map[string]any{"amended": r.OK, "reason": r.Reason}
+		if r.MessageID != "" {
+			res["messageId"] = r.MessageID
+		}
+		c.reply(ctx, id, res)
+	})
+}
+
+// The queue notifications, projected from the queue's events.
+
+type originator struct {
+	ClientID string `json:"clientId"`
+}
+
+type queueAdded struct {
+	SessionID  string         `json:"sessionId"`
+	MessageID  string         `json:"messageId"`
+	Originator originator     `json:"originator"`
+	Prompt     []contentBlock `json:"prompt"`
+	Position   int            `json:"position"`
+	QueueDepth int            `json:"queueDepth"`
+	EnqueuedAt int64          `json:"enqueuedAt"`
+}
+
+type queueUpdated struct {
+	SessionID string         `json:"sessionId"`
+	MessageID string         `json:"messageId"`
+	Prompt    []contentBlock `json:"prompt"`
+}
+
+type queueRemoved struct {
+	SessionID string `json:"sessionId"`
+	MessageID string `json:"messageId"`
+	Reason    string `json:"reason"` // started | cancelled
+}
+
+type promptAmended struct {
+	SessionID          string         `json:"sessionId"`
+	CancelledMessageID string         `json:"cancelledMessageId"`
+	NewMessageID       string         `json:"newMessageId"`
+	Prompt             []contentBlock `json:"prompt"`
+	Originator         originator     `json:"originator"`
+	AmendedAt          int64          `json:"amendedAt"`
+}
+
+func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPayload, e event.Event) {
+	if p.Delivery != event.DeliveryPrompt && p.Delivery != "" {
+		return
+	}
+	pos := a.view.Pending.Index(p.MessageID)
+	if pos < 0 {
+		return
+	}
+	if len(a.view.Runs) > 0 {
+		pos++ // behind the run in flight
+	}
+	c.notify(ctx, "hydra-acp/prompt_queue/added", queueAdded{SessionID: a.id, MessageID: p.MessageID,
+		Originator: originator{ClientID: p.Client}, Prompt: acpBlocks(p.Content), Position: pos,
+		QueueDepth: a.view.Pending.Len(), EnqueuedAt: e.RecordedAt.UnixMilli()})
+}
+
+func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p *event.PromptChangedPayload) {
+	switch e.Kind {
+	case event.PromptUpdated:
+		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: acpBlocks(p.Content)})
+	case event.PromptCancelled:
+		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "cancelled"})
+		if req, mine := a.prompts[p.MessageID]; mine {
+			delete(a.prompts, p.MessageID)
+			c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+		}
+	case event.PromptAmended:
+		c.notify(ctx, "hydra-acp/prompt/amended", promptAmended{SessionID: a.id, CancelledMessageID: p.MessageID,
+			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpBlocks(p.Content),
+			Originator: originator{ClientID: p.Client}, AmendedAt: e.RecordedAt.UnixMilli()})
+	}
+}

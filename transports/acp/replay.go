@@ -1,0 +1,185 @@
+package acp
+
+import (
+	"sort"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// replay collects the history a first subscription brings, coalesced,
+// until the subscription's replay point; then it goes out and the method
+// is answered.
+type replay struct {
+	opts    attachOptions
+	updates []replayed // in seq order, coalesced once the anchor is known
+	sent    int
+	// anchors resolve after_message ids: prompt and assistant message ids
+	// to the seq of the event that ended them.
+	anchors map[string]int64
+	ending  bool          // sent or dripping; live events wait in held
+	held    []event.Event // live events that came while dripping
+}
+
+type replayed struct {
+	seq    int64
+	at     time.Time
+	params *updateParams
+}
+
+// maxDripGap bounds one pause of a drip replay.
+const maxDripGap = 2 * time.Second
+
+// dripTick sends a drip replay's next update.
+type dripTick struct{ session string }
+
+func newReplay(o attachOptions) *replay {
+	return &replay{opts: o, anchors: map[string]int64{}}
+}
+
+// add takes one update of the history, unless the policy will not send
+// it (none, pending_only, or before an ev- anchor).
+func (r *replay) add(e event.Event, p *updateParams) {
+	switch r.opts.policy {
+	case policyNone, policyPendingOnly:
+		return
+	case policyAfter:
+		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
+			return
+		}
+	}
+	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
+}
+
+// coalesce joins consecutive chunks of one message and keeps only each
+// tool call's last update (each carries the call's whole state; the
+// tool_call that opened it stays).
+func coalesce(ups []replayed) []replayed {
+	out := make([]replayed, 0, len(ups))
+	lastCall := map[string]int{}
+	lastChunk := -1
+	var text []byte // the text of the chunk at lastChunk, joined
+	endChunk := func() {
+		if lastChunk >= 0 {
+			out[lastChunk].params.Update.(*chunk).Content.Text = string(text)
+		}
+		lastChunk, text = -1, text[:0]
+	}
+	for _, u := range ups {
+		switch v := u.params.Update.(type) {
+		case *chunk:
+			if lastChunk >= 0 {
+				prev := out[lastChunk].params.Update.(*chunk)
+				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
+					text = append(text, v.Content.Text...)
+					continue
+				}
+			}
+			endChunk()
+			out = append(out, u)
+			lastChunk = len(out) - 1
+			text = append(text, v.Content.Text...)
+			continue
+		case *toolCallUpdate:
+			if v.SessionUpdate == "tool_call_update" {
+				if i, ok := lastCall[v.ToolCallID]; ok {
+					out[i].params = nil
+				}
+				lastCall[v.ToolCallID] = len(out)
+			}
+		}
+		endChunk()
+		out = append(out, u)
+	}
+	endChunk()
+	kept := out[:0]
+	for _, u := range out {
+		if u.params != nil {
+			kept = append(kept, u)
+		}
+	}
+	return kept
+}
+
+// anchor records an after_message anchor the event ends.
+func (r *replay) anchor(id string, seq int64) {
+	if id != "" {
+		r.anchors[id] = seq
+	}
+}
+
+// selected is the history the policy sends, and the policy applied: an
+// unknown after_message anchor falls back to full, and says so.
+func (r *replay) selected() ([]replayed, string) {
+	policy := r.opts.policy
+	var after int64
+	switch policy {
+	case policyNone, policyPendingOnly:
+		return nil, policy
+	case policyAfter:
+		seq, ok := parseAnchor(r.opts.anchor)
+		if !ok {
+			seq, ok = r.anchors[r.opts.anchor]
+		}
+		if !ok {
+			policy = policyFull
+		}
+		after = seq
+	}
+	i := sort.Search(len(r.updates), func(i int) bool { return r.updates[i].seq > after })
+	return coalesce(r.updates[i:]), policy
+}
+
+// endReplay sends the history (at once, or dripped), then answers.
+func (a *attachment) endReplay(c *conn, ctx actor.Context) {
+	r := a.replay
+	if r == nil || r.ending {
+		return
+	}
+	r.ending = true
+	ups, policy := r.selected()
+	r.sent = len(ups)
+	if !r.opts.drip || len(ups) == 0 {
+		for _, u := range ups {
+			c.notify(ctx, "session/update", u.params)
+		}
+		a.answer(c, ctx, len(ups), policy)
+		return
+	}
+	a.dripQ = ups
+	r.opts.policy = policy
+	a.drip(c, ctx)
+}
+
+// drip sends the next dripped update and schedules the one after, spaced
+// as they were recorded (divided by the speed).
+func (a *attachment) drip(c *conn, ctx actor.Context) {
+	if len(a.dripQ) == 0 || a.replay == nil {
+		return
+	}
+	u := a.dripQ[0]
+	a.dripQ = a.dripQ[1:]
+	c.notify(ctx, "session/update", u.params)
+	a.replay.opts.speed = max(a.replay.opts.speed, 0.001)
+	if len(a.dripQ) == 0 {
+		a.answer(c, ctx, a.replay.sent, a.replay.opts.policy)
+		return
+	}
+	gap := time.Duration(float64(a.dripQ[0].at.Sub(u.at)) / a.replay.opts.speed)
+	gap = min(max(gap, 0), maxDripGap)
+	self, root, id := ctx.Self(), ctx.ActorSystem().Root, a.id
+	a.drips = time.AfterFunc(gap, func() { root.Send(self, &dripTick{session: id}) })
+}
+
+// answer ends the replay: the method's response, the permission requests
+// still open re-issued to this client, the attention state, then the live
+// events that waited.
+func (a *attachment) answer(c *conn, ctx actor.Context, n int, policy string) {
+	r := a.replay
+	a.replay = nil
+	r.opts.answer(a, n, policy)
+	a.reissue(c, ctx)
+	a.attention(c, ctx)
+	a.onEvents(c, ctx, r.held)
+}

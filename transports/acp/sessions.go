@@ -1,0 +1,269 @@
+package acp
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// agentID is the one agent troupe runs: its own engine.
+const agentID = "troupe"
+
+type hydraMeta struct {
+	AgentID     string `json:"agentId"`
+	Title       string `json:"title"`
+	Model       string `json:"model"`
+	Interactive *bool  `json:"interactive"`
+	// session/attach's own
+	Readonly   bool    `json:"readonly"`
+	ReplayMode string  `json:"replayMode"`
+	DripSpeed  float64 `json:"dripSpeed"`
+}
+
+type metaParams struct {
+	Hydra hydraMeta `json:"hydra-acp"`
+}
+
+type newParams struct {
+	Cwd        string          `json:"cwd"`
+	MCPServers json.RawMessage `json:"mcpServers"`
+	Meta       metaParams      `json:"_meta"`
+}
+
+func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
+	var p newParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: cwd must be an absolute path"))
+		return
+	}
+	if p.Meta.Hydra.AgentID != "" && p.Meta.Hydra.AgentID != agentID {
+		c.fail(ctx, id, rpcErr(CodeAgentNotInstalled, "agent "+p.Meta.Hydra.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+		return
+	}
+	settings := c.cfg.Settings
+	if m := p.Meta.Hydra.Model; m != "" {
+		if _, ok := c.findModel(settings, m); !ok {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+m))
+			return
+		}
+		settings.Model = &m
+	}
+	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
+		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}
+	if len(p.MCPServers) > 0 && !isNull(p.MCPServers) && string(p.MCPServers) != "[]" {
+		created.MCPServers = p.MCPServers
+	}
+	sid := sessions.NewID()
+	c.async(ctx).Create(sid, created, func(err error) {
+		if err != nil {
+			c.answerErr(ctx, id, sid, err)
+			return
+		}
+		c.startAttachment(ctx, sid, attachOptions{
+			policy:  policyNone,
+			refused: func(e *RPCError) { c.fail(ctx, id, e) },
+			answer: func(a *attachment, _ int, _ string) {
+				c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": sid}))
+			},
+		})
+	})
+}
+
+type loadParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// sessionLoad replays the whole conversation, then answers (ACP: load
+// MUST replay); sessionResume replays nothing but what waits on the
+// client (open permission requests).
+func (c *conn) sessionLoad(ctx actor.Context, id, params json.RawMessage) {
+	c.loadOrResume(ctx, id, params, policyFull)
+}
+
+func (c *conn) sessionResume(ctx actor.Context, id, params json.RawMessage) {
+	c.loadOrResume(ctx, id, params, policyPendingOnly)
+}
+
+func (c *conn) loadOrResume(ctx actor.Context, id, params json.RawMessage, policy string) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.SessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+		return
+	}
+	c.attach(ctx, p.SessionID, attachOptions{
+		policy:  policy,
+		refused: func(e *RPCError) { c.fail(ctx, id, e) },
+		answer: func(a *attachment, _ int, _ string) {
+			c.reply(ctx, id, c.specResult(a, map[string]any{}))
+		},
+	})
+}
+
+type attachParams struct {
+	SessionID      string `json:"sessionId"`
+	HistoryPolicy  string `json:"historyPolicy"`
+	AfterMessageID string `json:"afterMessageId"`
+	ClientID       string `json:"clientId"`
+	ClientInfo     *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+	Meta metaParams `json:"_meta"`
+}
+
+func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
+	var p attachParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.SessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+		return
+	}
+	switch p.HistoryPolicy {
+	case "":
+		p.HistoryPolicy = policyFull
+	case policyFull, policyPendingOnly, policyNone:
+	case policyAfter:
+		if p.AfterMessageID == "" {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: historyPolicy after_message needs afterMessageId"))
+			return
+		}
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: historyPolicy must be full, pending_only, none or after_message, not "+p.HistoryPolicy))
+		return
+	}
+	h := p.Meta.Hydra
+	switch h.ReplayMode {
+	case "", "instant", "drip":
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: replayMode must be instant or drip, not "+h.ReplayMode))
+		return
+	}
+	info := c.client
+	if p.ClientInfo != nil {
+		info = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
+	}
+	speed := h.DripSpeed
+	if speed <= 0 {
+		speed = 1
+	}
+	c.attach(ctx, p.SessionID, attachOptions{
+		policy: p.HistoryPolicy, anchor: p.AfterMessageID, clientID: p.ClientID, readonly: h.Readonly, info: info,
+		drip: h.ReplayMode == "drip", speed: speed,
+		refused: func(e *RPCError) { c.fail(ctx, id, e) },
+		answer: func(a *attachment, n int, applied string) {
+			res := map[string]any{
+				"sessionId": a.id, "clientId": a.clientID, "connectedClients": c.cfg.Hub.Clients(a.id),
+				"historyPolicy": applied, "replayed": n, "modes": c.modes(a.view.Settings),
+				"_meta": map[string]any{"hydra-acp": c.sessionMeta(a)},
+			}
+			if applied != p.HistoryPolicy {
+				res["historyPolicyNote"] = "afterMessageId " + p.AfterMessageID + " is not in this session's history: replayed in full"
+			}
+			c.reply(ctx, id, res)
+		},
+	})
+}
+
+func (c *conn) sessionDetach(ctx actor.Context, id, params json.RawMessage) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return
+	}
+	a.leave(c)
+	delete(c.att, a.id)
+	c.reply(ctx, id, map[string]any{"sessionId": a.id, "_meta": map[string]any{"hydra-acp": map[string]any{"detachStatus": "detached"}}})
+}
+
+type listParams struct {
+	Cwd string `json:"cwd"`
+}
+
+type listEntry struct {
+	SessionID string         `json:"sessionId"`
+	Cwd       string         `json:"cwd"`
+	Title     string         `json:"title,omitempty"`
+	UpdatedAt string         `json:"updatedAt,omitempty"`
+	Meta      map[string]any `json:"_meta"`
+}
+
+func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
+	var p listParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	c.async(ctx).List(p.Cwd, func(list []sessions.Meta, err error) {
+		if err != nil {
+			c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
+			return
+		}
+		out := make([]listEntry, 0, len(list))
+		for _, m := range list {
+			status := m.Status
+			if status != "live" {
+				status = "cold"
+			}
+			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
+				"busy": false, "awaitingInput": false, "agentId": agentID}
+			if a := c.att[m.ID]; a != nil {
+				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, len(awaitingCalls(a.view)) > 0
+			}
+			if m.Model != "" {
+				h["currentModel"] = m.Model
+			}
+			out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
+				UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
+		}
+		c.reply(ctx, id, map[string]any{"sessions": out})
+	})
+}
+
+// specResult is a core ACP method's result: its spec fields, and
+// hydra's under _meta, clientId included.
+func (c *conn) specResult(a *attachment, res map[string]any) map[string]any {
+	res["modes"] = c.modes(a.view.Settings)
+	res["configOptions"] = c.configOptions(a.view.Settings)
+	meta := c.sessionMeta(a)
+	meta["clientId"] = a.clientID
+	res["_meta"] = map[string]any{"hydra-acp": meta}
+	return res
+}
+
+// sessionMeta is the session info every attach-like answer carries.
+func (c *conn) sessionMeta(a *attachment) map[string]any {
+	v := a.view
+	m := map[string]any{
+		"status": "live", "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
+		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
+		"currentMode": mode(v.Settings),
+	}
+	if v.Title != "" {
+		m["title"] = v.Title
+	}
+	if v.Settings.Model != nil {
+		m["currentModel"] = *v.Settings.Model
+	}
+	if v.Pending.Len() > 0 {
+		q := make([]map[string]any, 0, v.Pending.Len())
+		for _, p := range v.Pending.Entries() {
+			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpBlocks(p.Content), "originator": map[string]any{"clientId": p.Client}})
+		}
+		m["queue"] = q
+	}
+	return m
+}

@@ -1,0 +1,226 @@
+package acp
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// The approval modes are ACP's session modes.
+var modeNames = map[string]string{
+	event.ApprovalDefault:  "Ask before edits and commands",
+	event.ApprovalAutoEdit: "Edit without asking",
+	event.ApprovalYolo:     "Run everything without asking",
+}
+
+func mode(s event.Settings) string {
+	if s.ApprovalMode != nil && *s.ApprovalMode != "" {
+		return *s.ApprovalMode
+	}
+	return event.ApprovalDefault
+}
+
+type sessionMode struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+func (c *conn) modes(s event.Settings) map[string]any {
+	var avail []sessionMode
+	for _, m := range event.ApprovalModes() {
+		avail = append(avail, sessionMode{ID: m, Name: modeNames[m]})
+	}
+	return map[string]any{"currentModeId": mode(s), "availableModes": avail}
+}
+
+type configValue struct {
+	Value string `json:"value"`
+	Name  string `json:"name"`
+}
+
+type configOption struct {
+	ID           string        `json:"id"`
+	Name         string        `json:"name"`
+	Category     string        `json:"category"`
+	Type         string        `json:"type"`
+	CurrentValue string        `json:"currentValue"`
+	Options      []configValue `json:"options"`
+}
+
+// configOptions are the session's mode and, when models are known, its
+// model.
+func (c *conn) configOptions(s event.Settings) []configOption {
+	modeOpt := configOption{ID: "mode", Name: "Approval mode", Category: "mode", Type: "select", CurrentValue: mode(s)}
+	for _, m := range event.ApprovalModes() {
+		modeOpt.Options = append(modeOpt.Options, configValue{Value: m, Name: modeNames[m]})
+	}
+	out := []configOption{modeOpt}
+	if c.cfg.Models == nil {
+		return out
+	}
+	cur, _ := c.model(s)
+	modelOpt := configOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: cur.ID}
+	for _, m := range c.cfg.Models.List() {
+		modelOpt.Options = append(modelOpt.Options, configValue{Value: m.ID, Name: m.Name})
+	}
+	return append(out, modelOpt)
+}
+
+// model is the model a session runs on.
+func (c *conn) model(s event.Settings) (sessions.Model, bool) {
+	if c.cfg.Models == nil {
+		return sessions.Model{}, false
+	}
+	provider, id := c.cfg.Models.Default()
+	if s.Provider != nil {
+		provider = *s.Provider
+	}
+	if s.Model != nil {
+		id = *s.Model
+	}
+	m, err := c.cfg.Models.Model(provider, id)
+	return m, err == nil
+}
+
+// findModel resolves a model id a client names, on the session's
+// provider first. Without a catalog any id is taken as is.
+func (c *conn) findModel(s event.Settings, id string) (sessions.Model, bool) {
+	if c.cfg.Models == nil {
+		return sessions.Model{ID: id}, true
+	}
+	i := slices.IndexFunc(c.cfg.Models.List(), func(m sessions.Model) bool { return m.ID == id })
+	if i < 0 {
+		return sessions.Model{}, false
+	}
+	return c.cfg.Models.List()[i], true
+}
+
+type setModeParams struct {
+	SessionID string `json:"sessionId"`
+	ModeID    string `json:"modeId"`
+}
+
+func (c *conn) setMode(ctx actor.Context, id, params json.RawMessage) {
+	var p setModeParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return
+	}
+	if _, ok := modeNames[p.ModeID]; !ok {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: modeId must be one of default, auto_edit, yolo, not "+p.ModeID))
+		return
+	}
+	c.change(ctx, id, a, event.Settings{ApprovalMode: &p.ModeID}, func() any { return map[string]any{} })
+}
+
+type setModelParams struct {
+	SessionID string `json:"sessionId"`
+	ModelID   string `json:"modelId"`
+}
+
+// setModel is the legacy session/set_model.
+func (c *conn) setModel(ctx actor.Context, id, params json.RawMessage) {
+	var p setModelParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return
+	}
+	set, ok := c.modelSettings(a, p.ModelID)
+	if !ok {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+p.ModelID))
+		return
+	}
+	c.change(ctx, id, a, set, func() any { return map[string]any{} })
+}
+
+func (c *conn) modelSettings(a *attachment, modelID string) (event.Settings, bool) {
+	m, ok := c.findModel(a.view.Settings, modelID)
+	if !ok || modelID == "" {
+		return event.Settings{}, false
+	}
+	set := event.Settings{Model: &m.ID}
+	if m.Provider != "" {
+		set.Provider = &m.Provider
+	}
+	return set, true
+}
+
+type setConfigParams struct {
+	SessionID string `json:"sessionId"`
+	ConfigID  string `json:"configId"`
+	Value     string `json:"value"`
+}
+
+func (c *conn) setConfigOption(ctx actor.Context, id, params json.RawMessage) {
+	var p setConfigParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	a := c.attached(ctx, id, p.SessionID)
+	if a == nil {
+		return
+	}
+	var set event.Settings
+	switch p.ConfigID {
+	case "mode":
+		if _, ok := modeNames[p.Value]; !ok {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: mode must be one of default, auto_edit, yolo, not "+p.Value))
+			return
+		}
+		set.ApprovalMode = &p.Value
+	case "model":
+		var ok bool
+		if set, ok = c.modelSettings(a, p.Value); !ok || c.cfg.Models == nil {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+p.Value))
+			return
+		}
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown configId "+p.ConfigID))
+		return
+	}
+	// The answer is the full set after the change, as the fold will have
+	// it once the event is in.
+	c.change(ctx, id, a, set, func() any {
+		return map[string]any{"configOptions": c.configOptions(a.view.Settings.Merge(set))}
+	})
+}
+
+// change records a settings change; the update it causes is projected
+// from the event, and result answers the request once it is durable.
+func (c *conn) change(ctx actor.Context, id json.RawMessage, a *attachment, set event.Settings, result func() any) {
+	a.wake(c, ctx)
+	c.async(ctx).SetSettings(a.id, set, func(seq int64, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, a.id, err)
+			return
+		}
+		if id != nil {
+			// After the update the change causes: the answer waits for
+			// the view to have its event.
+			a.after(c, ctx, seq, func() { c.reply(ctx, id, result()) })
+		}
+	})
+}
+
+// agentsList lists the one agent troupe runs.
+func (c *conn) agentsList(ctx actor.Context, id, _ json.RawMessage) {
+	if id == nil {
+		return
+	}
+	c.reply(ctx, id, map[string]any{
+		"version": c.cfg.Version, "fetchedAt": nil,
+		"agents": []map[string]any{{
+			"id": agentID, "name": "troupe", "version": c.cfg.Version,
+			"description": "troupe's built-in coding agent", "distributions": []string{"builtin"}, "installed": "yes",
+		}},
+	})
+}
