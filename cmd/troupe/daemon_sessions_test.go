@@ -54,7 +54,7 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 		{"DELETE", "/v1/sessions/nope", nil, http.StatusNotFound},
 		{"GET", "/v1/sessions/nope/history", nil, http.StatusNotFound},
 		{"GET", "/v1/transformers", nil, http.StatusNotFound},
-		{"GET", "/acp", nil, http.StatusNotFound},
+		{"GET", "/mcp/stdin", nil, http.StatusNotFound},
 	} {
 		wantError(t, d.do(t, bad.method, bad.path, bad.body), bad.status)
 	}
