@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // memory is one reading of what the process holds, after a full GC that
@@ -53,4 +55,13 @@ func procStatus(field string) (uint64, error) {
 		return 0, fmt.Errorf("read memory: %w", err)
 	}
 	return 0, fmt.Errorf("no %s in /proc/self/status", field)
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

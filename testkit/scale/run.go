@@ -29,6 +29,9 @@ type Config struct {
 	// Timeout bounds the runs; default 10 minutes.
 	Timeout time.Duration
 	Logger  *slog.Logger
+	// RunsDone, if set, is called as the last run ends, before the
+	// measuring and verifying (to end a CPU profile of the runs alone).
+	RunsDone func()
 }
 
 // Result is what one run measured.
@@ -38,6 +41,9 @@ type Result struct {
 	// reaching its subscriber (so committed).
 	Wall   time.Duration
 	Events int64 // committed, counted in the store
+	// CPU is the process's user and system time over the wall time: less
+	// noisy than the wall on a shared machine.
+	CPU time.Duration
 	// PeakRSS is the process's VmHWM after the runs.
 	PeakRSS uint64
 	// Idle* are per idle live session after the runs (no subscriber, no
@@ -49,6 +55,9 @@ type Result struct {
 
 // EventsPerSecond is committed events over wall time.
 func (r Result) EventsPerSecond() float64 { return float64(r.Events) / r.Wall.Seconds() }
+
+// CPUPerEvent is CPU time over committed events.
+func (r Result) CPUPerEvent() time.Duration { return r.CPU / time.Duration(max(r.Events, 1)) }
 
 func (c *Config) defaults() {
 	if c.Prompts <= 0 {
@@ -115,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	subs, err := startSessions(rctx, rt.Sessions, cfg, ids, work, trPID)
 	if err != nil {
 		return res, err
@@ -126,7 +135,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	case <-rctx.Done():
 		return res, fmt.Errorf("%d of %d sessions ended all %d runs before %w", tr.finished.Load(), cfg.Sessions, cfg.Prompts, rctx.Err())
 	}
-	res.Wall = time.Since(start)
+	res.Wall, res.CPU = time.Since(start), cpuTime()-cpu0
+	if cfg.RunsDone != nil {
+		cfg.RunsDone()
+	}
 	res.Sessions = cfg.Sessions
 
 	for i, id := range ids {
