@@ -41,6 +41,10 @@ func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{cfg: cfg}
 	}, actor.WithReceiverMiddleware(middleware...),
+		// A lock-free mailbox: the stream goroutine, the children and the
+		// store writer push without contending for a lock, and an idle
+		// session keeps no ring buffer grown by its last burst of deltas.
+		actor.WithMailbox(actor.UnboundedLockfree()),
 		// A crashed child is stopped, not restarted: a restarted turn or queue
 		// would start from the state it was spawned with. childStopped
 		// rebuilds them from the current fold instead.
@@ -464,7 +468,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		n++
 	}
 	batch := s.uncommitted[:n:n]
-	s.uncommitted = s.uncommitted[n:]
+	s.uncommitted = drop(s.uncommitted, n)
 	if len(batch) > 0 && len(s.subs) > 0 {
 		msg := &Events{SessionID: s.cfg.ID, Events: batch}
 		for _, pid := range s.subs {
@@ -477,7 +481,17 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		s.reply(ctx, w.to, s.appendedReply(w.reply, w.first, w.last))
 		k++
 	}
-	s.waiters = s.waiters[k:]
+	s.waiters = drop(s.waiters, k)
+}
+
+// drop removes the first n elements of xs. Once none is left it returns
+// nil: the drained slice's array still holds the events (and their
+// payloads), which an idle session must not keep alive.
+func drop[T any](xs []T, n int) []T {
+	if n >= len(xs) {
+		return nil
+	}
+	return xs[n:]
 }
 
 // commitFailed: nothing uncommitted was written, so the state folded from
