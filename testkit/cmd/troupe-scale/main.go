@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := pprof.StartCPUProfile(f); err != nil {
 			return fmt.Errorf("cpu profile: %w", err)
 		}
-		defer pprof.StopCPUProfile() // on failure; stopping twice is harmless
+		defer pprof.StopCPUProfile()        // on failure; stopping twice is harmless
 		cfg.RunsDone = pprof.StopCPUProfile // the runs alone, not the verification
 	}
 	if *tracefile != "" {
