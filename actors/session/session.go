@@ -84,6 +84,9 @@ type session struct {
 
 	committed   int64
 	uncommitted []event.Event
+	unsent      []event.Event // folded, not yet sent to the writer (flush.go)
+	unsentDue   bool          // unsent events or a snapshot change wait for a flush
+	flushQueued bool
 	waiters     []waiter
 	metaSent    bool
 	metaDirty   bool
@@ -121,6 +124,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.finishRecovery(ctx, m)
 	case *storewriter.Committed:
 		s.onCommitted(ctx, m)
+	case *flushAppends:
+		s.onFlush(ctx, m)
 	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *turn.Compacted, *queue.Emit, *queue.StartRun, *queue.CancelRun:
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
@@ -141,9 +146,11 @@ func (s *session) Receive(ctx actor.Context) {
 		// rebuilds them from the log, so this one must not.
 		s.stopping = true
 		s.stopIdle()
+		s.flush(ctx)
 	case *actor.Stopping:
 		s.stopping = true
 		s.stopIdle()
+		s.flush(ctx)
 		if s.cancelLoad != nil {
 			s.cancelLoad()
 		}
@@ -169,6 +176,7 @@ func (s *session) startRecovery(ctx actor.Context) {
 	s.recovering = true
 	s.gen = generations.Add(1)
 	s.uncommitted, s.metaSent = nil, false
+	s.dropUnsent()
 	ctx.Send(s.cfg.Writer, &storewriter.Claim{SessionID: s.cfg.ID, ReplyTo: ctx.Self()})
 }
 
@@ -389,6 +397,7 @@ func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
 		// A fork's history is its parent's: read it once the created event
 		// is committed, serving nothing else meanwhile.
 		s.recovering = true
+		s.flush(ctx)
 		ctx.Request(s.cfg.Writer, &storewriter.Drain{})
 	}
 }
@@ -437,7 +446,7 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 		s.waiters = append(s.waiters, waiter{first: first, last: s.f.st.LastSeq, to: to, reply: reply})
 	}
 	if len(evs) > 0 || s.metaDirty {
-		s.sendAppend(ctx, evs)
+		s.queueAppend(ctx, evs)
 	}
 }
 
