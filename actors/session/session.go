@@ -85,6 +85,7 @@ type session struct {
 	committed   int64
 	uncommitted []event.Event
 	unsent      []event.Event // folded, not yet sent to the writer (flush.go)
+	marks       []int64       // the last seq of each commit call in uncommitted
 	unsentDue   bool          // unsent events or a snapshot change wait for a flush
 	flushQueued bool
 	waiters     []waiter
@@ -175,7 +176,7 @@ func (s *session) Receive(ctx actor.Context) {
 func (s *session) startRecovery(ctx actor.Context) {
 	s.recovering = true
 	s.gen = generations.Add(1)
-	s.uncommitted, s.metaSent = nil, false
+	s.uncommitted, s.marks, s.metaSent = nil, nil, false
 	s.dropUnsent()
 	ctx.Send(s.cfg.Writer, &storewriter.Claim{SessionID: s.cfg.ID, ReplyTo: ctx.Self()})
 }
@@ -438,6 +439,9 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
+	if len(evs) > 0 {
+		s.marks = append(s.marks, s.f.st.LastSeq)
+	}
 	if to != nil && len(evs) == 0 && s.f.st.LastSeq <= s.committed {
 		// Nothing new and everything before is durable: no commit is coming
 		// to answer a waiter, so answer now.
@@ -478,12 +482,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 	}
 	batch := s.uncommitted[:n:n]
 	s.uncommitted = drop(s.uncommitted, n)
-	if len(batch) > 0 && len(s.subs) > 0 {
-		msg := &Events{SessionID: s.cfg.ID, Events: batch}
-		for _, pid := range s.subs {
-			ctx.Send(pid, msg)
-		}
-	}
+	s.publish(ctx, batch)
 	k := 0
 	for k < len(s.waiters) && s.waiters[k].last <= s.committed {
 		w := s.waiters[k]
@@ -491,6 +490,39 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		k++
 	}
 	s.waiters = drop(s.waiters, k)
+}
+
+// publish hands committed events to the subscribers in the batches they
+// were committed in (one per commit call), though one Append carried
+// several: a subscriber sees the same batches, and so writes the same
+// lines, however the session grouped its sends to the writer.
+func (s *session) publish(ctx actor.Context, batch []event.Event) {
+	k := 0
+	for k < len(s.marks) && s.marks[k] <= s.committed {
+		k++
+	}
+	marks := s.marks[:k]
+	s.marks = drop(s.marks, k)
+	if len(batch) == 0 || len(s.subs) == 0 {
+		return
+	}
+	first := batch[0].Seq
+	for start := 0; start < len(batch); {
+		end := len(batch)
+		for len(marks) > 0 {
+			last := marks[0]
+			marks = marks[1:]
+			if i := int(last-first) + 1; i > start && i < end {
+				end = i
+				break
+			}
+		}
+		msg := &Events{SessionID: s.cfg.ID, Events: batch[start:end:end]}
+		for _, pid := range s.subs {
+			ctx.Send(pid, msg)
+		}
+		start = end
+	}
 }
 
 // drop removes the first n elements of xs. Once none is left it returns
