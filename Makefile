@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench lint run
+.PHONY: build test bench bench-scale lint run
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -27,6 +27,13 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
+
+# N concurrent scripted sessions in one process, each N in its own process so
+# each peak memory is its own (testkit/scale; SCALE_N overrides the list).
+SCALE_N ?= 100 1000 10000
+bench-scale:
+	$(GO) build -o bin/troupe-scale ./testkit/cmd/troupe-scale
+	@head=-header; for n in $(SCALE_N); do ./bin/troupe-scale $$head -n $$n || exit 1; head=; done
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -41,6 +41,10 @@ func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{cfg: cfg}
 	}, actor.WithReceiverMiddleware(middleware...),
+		// A lock-free mailbox: the stream goroutine, the children and the
+		// store writer push without contending for a lock, and an idle
+		// session keeps no ring buffer grown by its last burst of deltas.
+		actor.WithMailbox(actor.UnboundedLockfree()),
 		// A crashed child is stopped, not restarted: a restarted turn or queue
 		// would start from the state it was spawned with. childStopped
 		// rebuilds them from the current fold instead.
@@ -80,6 +84,10 @@ type session struct {
 
 	committed   int64
 	uncommitted []event.Event
+	unsent      []event.Event // folded, not yet sent to the writer (flush.go)
+	marks       []int64       // the last seq of each commit call in uncommitted
+	unsentDue   bool          // unsent events or a snapshot change wait for a flush
+	flushQueued bool
 	waiters     []waiter
 	metaSent    bool
 	metaDirty   bool
@@ -117,6 +125,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.finishRecovery(ctx, m)
 	case *storewriter.Committed:
 		s.onCommitted(ctx, m)
+	case *flushAppends:
+		s.onFlush(ctx, m)
 	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *turn.Compacted, *queue.Emit, *queue.StartRun, *queue.CancelRun:
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
@@ -137,9 +147,11 @@ func (s *session) Receive(ctx actor.Context) {
 		// rebuilds them from the log, so this one must not.
 		s.stopping = true
 		s.stopIdle()
+		s.flush(ctx)
 	case *actor.Stopping:
 		s.stopping = true
 		s.stopIdle()
+		s.flush(ctx)
 		if s.cancelLoad != nil {
 			s.cancelLoad()
 		}
@@ -164,7 +176,8 @@ func (s *session) Receive(ctx actor.Context) {
 func (s *session) startRecovery(ctx actor.Context) {
 	s.recovering = true
 	s.gen = generations.Add(1)
-	s.uncommitted, s.metaSent = nil, false
+	s.uncommitted, s.marks, s.metaSent = nil, nil, false
+	s.dropUnsent()
 	ctx.Send(s.cfg.Writer, &storewriter.Claim{SessionID: s.cfg.ID, ReplyTo: ctx.Self()})
 }
 
@@ -385,6 +398,7 @@ func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
 		// A fork's history is its parent's: read it once the created event
 		// is committed, serving nothing else meanwhile.
 		s.recovering = true
+		s.flush(ctx)
 		ctx.Request(s.cfg.Writer, &storewriter.Drain{})
 	}
 }
@@ -425,6 +439,9 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
+	if len(evs) > 0 {
+		s.marks = append(s.marks, s.f.st.LastSeq)
+	}
 	if to != nil && len(evs) == 0 && s.f.st.LastSeq <= s.committed {
 		// Nothing new and everything before is durable: no commit is coming
 		// to answer a waiter, so answer now.
@@ -433,7 +450,7 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 		s.waiters = append(s.waiters, waiter{first: first, last: s.f.st.LastSeq, to: to, reply: reply})
 	}
 	if len(evs) > 0 || s.metaDirty {
-		s.sendAppend(ctx, evs)
+		s.queueAppend(ctx, evs)
 	}
 }
 
@@ -464,20 +481,58 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		n++
 	}
 	batch := s.uncommitted[:n:n]
-	s.uncommitted = s.uncommitted[n:]
-	if len(batch) > 0 && len(s.subs) > 0 {
-		msg := &Events{SessionID: s.cfg.ID, Events: batch}
-		for _, pid := range s.subs {
-			ctx.Send(pid, msg)
-		}
-	}
+	s.uncommitted = drop(s.uncommitted, n)
+	s.publish(ctx, batch)
 	k := 0
 	for k < len(s.waiters) && s.waiters[k].last <= s.committed {
 		w := s.waiters[k]
 		s.reply(ctx, w.to, s.appendedReply(w.reply, w.first, w.last))
 		k++
 	}
-	s.waiters = s.waiters[k:]
+	s.waiters = drop(s.waiters, k)
+}
+
+// publish hands committed events to the subscribers in the batches they
+// were committed in (one per commit call), though one Append carried
+// several: a subscriber sees the same batches, and so writes the same
+// lines, however the session grouped its sends to the writer.
+func (s *session) publish(ctx actor.Context, batch []event.Event) {
+	k := 0
+	for k < len(s.marks) && s.marks[k] <= s.committed {
+		k++
+	}
+	marks := s.marks[:k]
+	s.marks = drop(s.marks, k)
+	if len(batch) == 0 || len(s.subs) == 0 {
+		return
+	}
+	first := batch[0].Seq
+	for start := 0; start < len(batch); {
+		end := len(batch)
+		for len(marks) > 0 {
+			last := marks[0]
+			marks = marks[1:]
+			if i := int(last-first) + 1; i > start && i < end {
+				end = i
+				break
+			}
+		}
+		msg := &Events{SessionID: s.cfg.ID, Events: batch[start:end:end]}
+		for _, pid := range s.subs {
+			ctx.Send(pid, msg)
+		}
+		start = end
+	}
+}
+
+// drop removes the first n elements of xs. Once none is left it returns
+// nil: the drained slice's array still holds the events (and their
+// payloads), which an idle session must not keep alive.
+func drop[T any](xs []T, n int) []T {
+	if n >= len(xs) {
+		return nil
+	}
+	return xs[n:]
 }
 
 // commitFailed: nothing uncommitted was written, so the state folded from

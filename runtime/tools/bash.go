@@ -39,16 +39,19 @@ type Bash struct {
 func (Bash) Name() string       { return "bash" }
 func (Bash) Category() Category { return CategoryExec }
 
-func (Bash) Description() string {
-	return fmt.Sprintf("Run a shell command with bash in the working directory. stdout and stderr are "+
-		"returned interleaved, followed by the exit code. Output beyond the last %d lines or %d KB is "+
-		"cut and saved to a file whose path is given. The command is killed after timeout seconds "+
-		"(default %d). Stdin is empty: do not run interactive commands.",
-		MaxOutputLines, MaxOutputBytes/1024, int(DefaultBashTimeout.Seconds()))
-}
+func (Bash) Description() string { return bashDescription }
 
-func (Bash) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+// bashDescription is formatted once, not per request.
+var bashDescription = fmt.Sprintf("Run a shell command with bash in the working directory. stdout and stderr are "+
+	"returned interleaved, followed by the exit code. Output beyond the last %d lines or %d KB is "+
+	"cut and saved to a file whose path is given. The command is killed after timeout seconds "+
+	"(default %d). Stdin is empty: do not run interactive commands.",
+	MaxOutputLines, MaxOutputBytes/1024, int(DefaultBashTimeout.Seconds()))
+
+func (Bash) Parameters() json.RawMessage { return bashParameters }
+
+// bashParameters is shared by every request that offers the tool: never modify it.
+var bashParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The shell command to run"},
@@ -56,7 +59,6 @@ func (Bash) Parameters() json.RawMessage {
   },
   "required": ["command"]
 }`)
-}
 
 type bashArgs struct {
 	Command string   `json:"command"`

@@ -25,8 +25,10 @@ func (Edit) Description() string {
 		"Returns a unified diff of the change."
 }
 
-func (Edit) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+func (Edit) Parameters() json.RawMessage { return editParameters }
+
+// editParameters is shared by every request that offers the tool: never modify it.
+var editParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File to edit, absolute or relative to the working directory"},
@@ -36,7 +38,6 @@ func (Edit) Parameters() json.RawMessage {
   },
   "required": ["path", "old_string", "new_string"]
 }`)
-}
 
 func (Edit) Touches(call Call) []string { return touchedPath("edit", call) }
 

@@ -22,15 +22,18 @@ type Glob struct{}
 func (Glob) Name() string       { return "glob" }
 func (Glob) Category() Category { return CategoryInfo }
 
-func (Glob) Description() string {
-	return fmt.Sprintf("Find files by glob pattern, matched against paths relative to the search "+
-		"directory. Supports *, ?, [abc], {a,b} and ** for any number of directories: "+
-		"\"*.go\" matches only the top level, \"**/*.go\" matches at any depth. Skips .git and "+
-		"node_modules. Returns at most %d paths, relative to the working directory.", maxGlobResults)
-}
+func (Glob) Description() string { return globDescription }
 
-func (Glob) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+// globDescription is formatted once, not per request.
+var globDescription = fmt.Sprintf("Find files by glob pattern, matched against paths relative to the search "+
+	"directory. Supports *, ?, [abc], {a,b} and ** for any number of directories: "+
+	"\"*.go\" matches only the top level, \"**/*.go\" matches at any depth. Skips .git and "+
+	"node_modules. Returns at most %d paths, relative to the working directory.", maxGlobResults)
+
+func (Glob) Parameters() json.RawMessage { return globParameters }
+
+// globParameters is shared by every request that offers the tool: never modify it.
+var globParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Glob pattern, e.g. \"**/*.go\" or \"src/**/*_test.ts\""},
@@ -38,7 +41,6 @@ func (Glob) Parameters() json.RawMessage {
   },
   "required": ["pattern"]
 }`)
-}
 
 type globArgs struct {
 	pathArg

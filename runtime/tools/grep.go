@@ -31,15 +31,18 @@ type Grep struct{}
 func (Grep) Name() string       { return "grep" }
 func (Grep) Category() Category { return CategoryInfo }
 
-func (Grep) Description() string {
-	return fmt.Sprintf("Search file contents for a regular expression (Go RE2 syntax). Returns "+
-		"matching lines as path:line:text, at most %d of them. Searches a file, or a directory "+
-		"recursively skipping binary files, .git and node_modules; glob filters file names "+
-		"(\"*.go\") or paths (\"src/**/*.ts\").", maxGrepMatches)
-}
+func (Grep) Description() string { return grepDescription }
 
-func (Grep) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+// grepDescription is formatted once, not per request.
+var grepDescription = fmt.Sprintf("Search file contents for a regular expression (Go RE2 syntax). Returns "+
+	"matching lines as path:line:text, at most %d of them. Searches a file, or a directory "+
+	"recursively skipping binary files, .git and node_modules; glob filters file names "+
+	"(\"*.go\") or paths (\"src/**/*.ts\").", maxGrepMatches)
+
+func (Grep) Parameters() json.RawMessage { return grepParameters }
+
+// grepParameters is shared by every request that offers the tool: never modify it.
+var grepParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Regular expression to search for (Go RE2 syntax)"},
@@ -49,7 +52,6 @@ func (Grep) Parameters() json.RawMessage {
   },
   "required": ["pattern"]
 }`)
-}
 
 type grepArgs struct {
 	pathArg

@@ -18,19 +18,21 @@ type Ls struct{}
 func (Ls) Name() string       { return "ls" }
 func (Ls) Category() Category { return CategoryInfo }
 
-func (Ls) Description() string {
-	return fmt.Sprintf("List a directory's entries in alphabetical order, including hidden ones; "+
-		"directories end with \"/\". Returns at most %d entries.", maxLsEntries)
-}
+func (Ls) Description() string { return lsDescription }
 
-func (Ls) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+// lsDescription is formatted once, not per request.
+var lsDescription = fmt.Sprintf("List a directory's entries in alphabetical order, including hidden ones; "+
+	"directories end with \"/\". Returns at most %d entries.", maxLsEntries)
+
+func (Ls) Parameters() json.RawMessage { return lsParameters }
+
+// lsParameters is shared by every request that offers the tool: never modify it.
+var lsParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "Directory to list (default: the working directory)"}
   }
 }`)
-}
 
 func (Ls) Run(ctx context.Context, call Call, _ func(string)) (Result, error) {
 	cwd, err := call.workdir()

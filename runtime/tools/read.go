@@ -19,14 +19,17 @@ type Read struct{}
 func (Read) Name() string       { return "read" }
 func (Read) Category() Category { return CategoryInfo }
 
-func (Read) Description() string {
-	return fmt.Sprintf("Read a text file. Returns up to %d lines or %d KB starting at offset "+
-		"(1-based line number); when more remains the output ends with the offset to continue from. "+
-		"Relative paths resolve against the working directory.", MaxOutputLines, MaxOutputBytes/1024)
-}
+func (Read) Description() string { return readDescription }
 
-func (Read) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+// readDescription is formatted once, not per request.
+var readDescription = fmt.Sprintf("Read a text file. Returns up to %d lines or %d KB starting at offset "+
+	"(1-based line number); when more remains the output ends with the offset to continue from. "+
+	"Relative paths resolve against the working directory.", MaxOutputLines, MaxOutputBytes/1024)
+
+func (Read) Parameters() json.RawMessage { return readParameters }
+
+// readParameters is shared by every request that offers the tool: never modify it.
+var readParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File to read, absolute or relative to the working directory"},
@@ -35,7 +38,6 @@ func (Read) Parameters() json.RawMessage {
   },
   "required": ["path"]
 }`)
-}
 
 type readArgs struct {
 	pathArg

@@ -67,7 +67,10 @@ type Result struct {
 // failing commands, cancellation) as a Result with IsError set and a nil
 // error; a non-nil error means the runtime itself failed (no cwd, no shell).
 // progress, which may be nil, receives the cumulative output so far; it is
-// never called concurrently and never after Run returns.
+// never called concurrently and never after Run returns. Description and
+// Parameters may return values shared by every session (the built-ins do:
+// thousands of sessions would otherwise each build their own per request),
+// so callers never modify them.
 type Tool interface {
 	Name() string
 	Description() string

@@ -19,8 +19,10 @@ func (Write) Description() string {
 		"Relative paths resolve against the working directory. Prefer edit for changing part of an existing file."
 }
 
-func (Write) Parameters() json.RawMessage {
-	return json.RawMessage(`{
+func (Write) Parameters() json.RawMessage { return writeParameters }
+
+// writeParameters is shared by every request that offers the tool: never modify it.
+var writeParameters = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File to write, absolute or relative to the working directory"},
@@ -28,7 +30,6 @@ func (Write) Parameters() json.RawMessage {
   },
   "required": ["path", "content"]
 }`)
-}
 
 func (Write) Touches(call Call) []string { return touchedPath("write", call) }
 

@@ -83,8 +83,8 @@
 // unless ctx ends first; keep-alives only mark the response as begun.
 // Script.Loading counts calls; APIKey, ContextSize and SupportsToolCalls
 // do not apply. Requests and WaitRequests return the llm.Request values it
-// was called with, and WithTest makes a call that finds the script
-// exhausted fail the test. The Tokens step streams n one-token deltas in a
+// was called with (none under WithoutRecording, for benchmarks), and
+// WithTest makes a call that finds the script exhausted fail the test. The Tokens step streams n one-token deltas in a
 // tight loop that allocates nothing per delta, for benchmarks:
 //
 //	func TestEngineAnswers(t *testing.T) {

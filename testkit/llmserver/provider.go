@@ -27,7 +27,8 @@ type Provider struct {
 var _ llm.Provider = (*Provider)(nil)
 
 type providerConfig struct {
-	tb testing.TB
+	tb       testing.TB
+	noRecord bool
 }
 
 // ProviderOption configures NewProvider.
@@ -36,6 +37,11 @@ type ProviderOption func(*providerConfig)
 // WithTest makes a call that finds the script exhausted fail t, as a
 // server made by New does.
 func WithTest(t testing.TB) ProviderOption { return func(c *providerConfig) { c.tb = t } }
+
+// WithoutRecording keeps no request: Requests then returns none. For
+// benchmarks, whose millions of requests would otherwise be held (and
+// their memory measured) until the provider goes.
+func WithoutRecording() ProviderOption { return func(c *providerConfig) { c.noRecord = true } }
 
 // NewProvider checks the script and returns a Provider that plays it.
 func NewProvider(script Script, opts ...ProviderOption) (*Provider, error) {
@@ -58,7 +64,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, sink func(llm.Ch
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("chat completions: %w", err)
 	}
-	p.calls.add(req)
+	if !p.cfg.noRecord {
+		p.calls.add(req)
+	}
 	pl, n, err := p.take()
 	if err != nil {
 		return nil, fmt.Errorf("chat completions: %w", err)

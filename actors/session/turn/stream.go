@@ -2,7 +2,6 @@ package turn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -107,13 +106,10 @@ func (s *streamer) send(channel, text, toolID, toolName string) {
 	if text == "" && toolID == "" {
 		return
 	}
-	b, err := json.Marshal(event.MessageDeltaPayload{
+	b := encodeDelta(event.MessageDeltaPayload{
 		RunID: s.runID, MessageID: s.msgID, Index: s.index, Channel: channel, Text: text,
 		ToolCallID: toolID, ToolName: toolName,
 	})
-	if err != nil {
-		return
-	}
 	s.index++
 	s.root.Send(s.session, &Emit{RunID: s.runID, Token: s.token, Events: []event.Draft{{Kind: event.MessageDelta, Payload: b}}})
 }
