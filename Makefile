@@ -15,12 +15,14 @@ test: lint
 # The figures README.md reports: store, session and engine throughput,
 # chunk latency, the LLM client's parser, and the RPC mode's start-up,
 # memory and forwarding rate, with both --partials modes compared on a
-# 20,000-delta reply (rounds alternate; TROUPE_BENCH_ROUNDS, default 5).
+# 20,000-delta reply (rounds alternate; TROUPE_BENCH_ROUNDS, default 5);
+# llama-server start and restart times against the fake llama-server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -16,7 +16,7 @@ type Options struct {
 	// StopGrace is the SIGTERM-to-SIGKILL grace of Stop and of shutdown.
 	// Default 10s, as llama.cpp advises.
 	StopGrace time.Duration
-	// PollEvery is the /health poll interval while loading. Default 10ms:
+	// PollEvery is the /health poll interval while loading. Default 5ms:
 	// a request on loopback costs far less, and readiness is seen sooner.
 	PollEvery time.Duration
 	// OnEvent receives every status change, from an actor: never block.
@@ -36,7 +36,7 @@ func (o Options) withDefaults() Options {
 	def(&o.MaxBackoff, 30*time.Second)
 	def(&o.StableAfter, 60*time.Second)
 	def(&o.StopGrace, 10*time.Second)
-	def(&o.PollEvery, 10*time.Millisecond)
+	def(&o.PollEvery, 5*time.Millisecond)
 	if o.OnEvent == nil {
 		o.OnEvent = func(Event) {}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/troupehq/troupe/testkit"
 )
 
-func newSystem(t *testing.T) *actor.ActorSystem {
+func newSystem(t testing.TB) *actor.ActorSystem {
 	t.Helper()
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
@@ -51,13 +51,13 @@ func (e *events) of(name, status string) []servers.Event {
 }
 
 type harness struct {
-	t   *testing.T
+	t   testing.TB
 	sys *actor.ActorSystem
 	sup *actor.PID
 	ev  *events
 }
 
-func newHarness(t *testing.T, opts servers.Options) *harness {
+func newHarness(t testing.TB, opts servers.Options) *harness {
 	t.Helper()
 	h := &harness{t: t, sys: newSystem(t), ev: &events{}}
 	opts.OnEvent = h.ev.add
@@ -68,7 +68,7 @@ func newHarness(t *testing.T, opts servers.Options) *harness {
 }
 
 // config is a config running the fake llama-server with extra flags.
-func config(t *testing.T, extra ...string) llamaconfig.Config {
+func config(t testing.TB, extra ...string) llamaconfig.Config {
 	t.Helper()
 	model := filepath.Join(t.TempDir(), "m.gguf")
 	if err := os.WriteFile(model, []byte("GGUF"), 0o644); err != nil {
