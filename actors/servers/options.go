@@ -3,6 +3,8 @@ package servers
 import (
 	"log/slog"
 	"time"
+
+	"github.com/troupehq/troupe/persistence"
 )
 
 // Options tune the supervisor. The zero value is what troupe runs with.
@@ -19,6 +21,9 @@ type Options struct {
 	// PollEvery is the /health poll interval while loading. Default 5ms:
 	// a request on loopback costs far less, and readiness is seen sooner.
 	PollEvery time.Duration
+	// Store, when set, records each running server's pid, group and port
+	// (and forgets it when it ends), for Cleanup after a crash of troupe.
+	Store *persistence.Store
 	// OnEvent receives every status change, from an actor: never block.
 	OnEvent func(Event)
 	// Log receives the programs' output lines at debug level, tagged with

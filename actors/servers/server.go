@@ -11,6 +11,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/process"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 )
 
@@ -55,6 +56,7 @@ func (s *server) Receive(ctx actor.Context) {
 	case *process.Started:
 		if s.current(ctx) {
 			s.pid = m.PID
+			ctx.Send(ctx.Parent(), &record{r: persistence.NewServerRecord(s.name, m.PID, m.PGID, s.cfg.Host, s.port)})
 			s.set(ctx, StatusLoading, Event{})
 			s.poller = startPoll(ctx, s.run, s.cfg.Host, s.port, s.opts.PollEvery)
 		}
@@ -163,6 +165,9 @@ func (s *server) exited(ctx actor.Context, m *process.Exited) {
 	s.poller.stop()
 	ctx.Stop(s.proc)
 	s.proc = nil
+	if m.PID != 0 {
+		ctx.Send(ctx.Parent(), &forget{name: s.name, pid: m.PID})
+	}
 	how := describe(m)
 	switch {
 	case s.termed:

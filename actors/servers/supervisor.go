@@ -1,11 +1,13 @@
 package servers
 
 import (
+	"context"
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/persistence"
 )
 
 // Props is the servers supervisor.
@@ -23,6 +25,14 @@ type supervisor struct {
 	opts     Options
 	children map[string]*actor.PID
 	infos    map[string]Info
+	rec      *recorder // nil without a store
+}
+
+// record and forget ask the supervisor to write a child's server record.
+type record struct{ r persistence.ServerRecord }
+type forget struct {
+	name string
+	pid  int
 }
 
 // changed is a child's status change, for the supervisor's list.
@@ -56,7 +66,26 @@ func (s *supervisor) Receive(ctx actor.Context) {
 	case *changed:
 		s.infos[m.ev.Name] = m.ev.Info
 		s.opts.OnEvent(m.ev)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Terminated:
+	case *record:
+		if s.rec != nil {
+			s.rec.add(func(c context.Context) error { return s.opts.Store.RecordServer(c, m.r) })
+		}
+	case *forget:
+		if s.rec != nil {
+			s.rec.add(func(c context.Context) error { return s.opts.Store.ForgetServer(c, m.name, m.pid) })
+		}
+	case *actor.Started:
+		if s.opts.Store != nil {
+			s.rec = startRecorder(s.opts.Store, s.opts.Log)
+		}
+	case *actor.Stopped:
+		// The children are gone; their last records are queued. A server
+		// stopped with troupe keeps its record: the next Cleanup finds its
+		// program gone and deletes it.
+		if s.rec != nil {
+			s.rec.stop()
+		}
+	case *actor.Stopping, *actor.Terminated:
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
