@@ -24,7 +24,9 @@ func TestTransportsAskSessionsOnlyAsync(t *testing.T) {
 	}
 	checked := 0
 	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
+		// hugind runs no actor: each request is a goroutine of its own,
+		// which may wait for its answer.
+		if strings.HasSuffix(path, "_test.go") || strings.HasPrefix(path, "hugind/") {
 			continue
 		}
 		fset := token.NewFileSet()
