@@ -143,6 +143,10 @@ func TestStdioConfigsModelsAndServers(t *testing.T) {
 	if v := result(t, first(b.call("4", "config.validate", `{"path":"tiny"}`))); v["valid"] != true {
 		t.Fatalf("config.validate: %v", v)
 	}
+	info := result(t, first(b.call("5i", "config.info", `{}`)))
+	if info["models_dir"] != filepath.Join(b.home, "models") || info["memory_bytes"].(float64) <= 0 || !strings.HasSuffix(info["llama_server"].(string), "llama-server") {
+		t.Fatalf("config.info: %v", info)
+	}
 	if l := result(t, first(b.call("5", "config.list", `{}`)))["configs"].([]any); len(l) != 1 {
 		t.Fatalf("config.list: %v", l)
 	}
