@@ -292,3 +292,72 @@ func TestStdioEOFStopsItsServers(t *testing.T) {
 		return err != nil
 	})
 }
+
+// MCP JSON-RPC lines interleaved with NDJSON ones on one stdin: the SDK
+// answers initialize and tools/list (a tool per method, each with a JSON
+// Schema), and tools/call runs the method, its events going out as
+// notifications/hugind.* carrying the call's id.
+func TestStdioMCPLinesBesideNDJSON(t *testing.T) {
+	b := startBridge(t)
+	rpc := func(line string, id any) (map[string]any, []map[string]any) {
+		t.Helper()
+		b.send(line)
+		var notes []map[string]any
+		for {
+			line, ok := b.p.ReadLine(20 * time.Second)
+			if !ok {
+				t.Fatalf("no answer to %s; stderr:\n%s", line, b.p.Stderr())
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil || m["jsonrpc"] != "2.0" {
+				t.Fatalf("line %q among MCP answers", line)
+			}
+			if m["id"] == id {
+				return m, notes
+			}
+			notes = append(notes, m)
+		}
+	}
+	init, _ := rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1.0)
+	if r := init["result"].(map[string]any); r["protocolVersion"] != "2025-06-18" || r["capabilities"].(map[string]any)["tools"] == nil {
+		t.Fatalf("initialize: %v", init)
+	}
+	b.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if resp, _ := b.call("n1", "config.list", `{}`); resp["ok"] != true {
+		t.Fatalf("NDJSON after MCP: %v", resp)
+	}
+	list, _ := rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 2.0)
+	tools := list["result"].(map[string]any)["tools"].([]any)
+	if len(tools) != 13 {
+		t.Fatalf("%d tools", len(tools))
+	}
+	for _, tool := range tools {
+		tm := tool.(map[string]any)
+		s := tm["inputSchema"].(map[string]any)
+		if s["type"] != "object" || s["properties"] == nil || tm["description"] == "" {
+			t.Errorf("tool %v", tm)
+		}
+	}
+	result(t, first(b.call("n2", "config.init", `{"name":"tiny","model_path":"aladar/tiny/tiny.gguf"}`)))
+	call, notes := rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"server.start","arguments":{"config":"tiny"}}}`, 3.0)
+	if len(notes) != 1 || notes[0]["method"] != "notifications/hugind.status" || notes[0]["params"].(map[string]any)["id"] != 3.0 {
+		t.Fatalf("notifications of server.start: %v", notes)
+	}
+	content := call["result"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	var started map[string]any
+	if err := json.Unmarshal([]byte(content["text"].(string)), &started); err != nil || started["status"] != "started" {
+		t.Fatalf("tools/call result %v", call)
+	}
+	bad, _ := rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"model.show","arguments":{}}}`, 4.0)
+	if r := bad["result"].(map[string]any); r["isError"] != true {
+		t.Fatalf("a call with missing arguments: %v", bad)
+	}
+	stop, _ := rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"server.stop","arguments":{"config":"tiny"}}}`, 5.0)
+	if !strings.Contains(stop["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string), `"stopped"`) {
+		t.Fatalf("server.stop: %v", stop)
+	}
+	parse, _ := rpc(`{"jsonrpc":"2.0","id":6,`, nil)
+	if e := parse["error"].(map[string]any); e["code"] != -32700.0 {
+		t.Fatalf("a cut MCP line: %v", parse)
+	}
+}

@@ -36,16 +36,22 @@ func (o *out) write(v any) {
 	if err != nil {
 		b, _ = json.Marshal(failure(UnknownID, CodeInternal, "encode: %v", err)) // plain struct
 	}
+	_ = o.raw(b)
+}
+
+// raw writes one encoded line.
+func (o *out) raw(b []byte) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err != nil {
-		return
+		return o.err
 	}
 	if _, err := o.w.Write(append(b, '\n')); err != nil {
 		o.err = err
-		return
+		return err
 	}
 	o.err = o.w.Flush()
+	return o.err
 }
 
 // Serve reads requests from in until EOF, runs each in a goroutine of its
@@ -54,8 +60,18 @@ func (o *out) write(v any) {
 func (b *Bridge) Serve(ctx context.Context, in io.Reader, w io.Writer) error {
 	o := &out{w: bufio.NewWriter(w)}
 	rd := stdio.NewReader(in, b.MaxLine)
+	conn := newMCPConn(o)
+	sess, err := b.serveMCP(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("start mcp server: %w", err)
+	}
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		conn.drain() // every MCP call answered, as every NDJSON request is
+		_ = sess.Close()
+		_ = sess.Wait()
+	}()
 	for {
 		line, err := rd.Next()
 		switch {
@@ -66,6 +82,10 @@ func (b *Bridge) Serve(ctx context.Context, in io.Reader, w io.Writer) error {
 			continue
 		case err != nil:
 			return fmt.Errorf("read stdin: %w", err)
+		}
+		if isMCP(line) {
+			conn.feed(line)
+			continue
 		}
 		req, bad := Decode(line)
 		if bad != nil {
@@ -92,11 +112,19 @@ func badParams(format string, args ...any) error {
 // handler runs one method; emit writes an event carrying the request's id.
 type handler func(ctx context.Context, b *Bridge, params json.RawMessage, emit func(event string, data any)) (any, error)
 
-func (b *Bridge) handle(ctx context.Context, req Request, o *out) (resp *Response) {
+func (b *Bridge) handle(ctx context.Context, req Request, o *out) *Response {
 	h, ok := methods[req.Method]
 	if !ok {
 		return failure(req.ID, CodeInternal, "Unknown method")
 	}
+	emit := func(event string, data any) {
+		o.write(Event{Event: event, ID: req.ID, Data: data, SchemaVersion: SchemaVersion})
+	}
+	return b.run(ctx, req, h, emit)
+}
+
+// run runs one method, for NDJSON and MCP alike.
+func (b *Bridge) run(ctx context.Context, req Request, h handler, emit func(string, any)) (resp *Response) {
 	defer func() {
 		// A bug in one method must not end the bridge nor leave the
 		// request unanswered.
@@ -105,9 +133,6 @@ func (b *Bridge) handle(ctx context.Context, req Request, o *out) (resp *Respons
 			resp = failure(req.ID, CodeInternal, "internal error in %s", req.Method)
 		}
 	}()
-	emit := func(event string, data any) {
-		o.write(Event{Event: event, ID: req.ID, Data: data, SchemaVersion: SchemaVersion})
-	}
 	result, err := h(ctx, b, req.Params, emit)
 	var re *requestError
 	switch {
