@@ -57,6 +57,9 @@ func (s *server) Receive(ctx actor.Context) {
 		if s.current(ctx) {
 			s.pid = m.PID
 			ctx.Send(ctx.Parent(), &record{r: persistence.NewServerRecord(s.name, m.PID, m.PGID, s.cfg.Host, s.port)})
+			if s.termed {
+				return // stopped before it ran: no need to see it load
+			}
 			s.set(ctx, StatusLoading, Event{})
 			s.poller = startPoll(ctx, s.run, s.cfg.Host, s.port, s.opts.PollEvery)
 		}

@@ -228,3 +228,21 @@ func TestShutdownEndsEveryServer(t *testing.T) {
 		return !alive(a.Info.PID) && !alive(b.Info.PID)
 	})
 }
+
+// A stop while the server loads ends the wait of its Start with an error.
+func TestStopWhileLoading(t *testing.T) {
+	h := newHarness(t, servers.Options{})
+	res := h.sys.Root.RequestFuture(h.sup, &servers.Start{Name: "slow", Config: config(t, "--fake-load", "1m")}, 20*time.Second)
+	testkit.Eventually(t, 10*time.Second, "loading", func() bool { return len(h.ev.of("slow", servers.StatusLoading)) == 1 })
+	pid := h.ev.of("slow", servers.StatusLoading)[0].PID
+	if st := h.stop("slow", 5*time.Second); st != servers.StatusStopped {
+		t.Fatalf("stop while loading: %s", st)
+	}
+	got, err := res.Result()
+	if err != nil || got.(*servers.Started).Err == nil {
+		t.Fatalf("the start's answer: %+v %v", got, err)
+	}
+	if alive(pid) {
+		t.Fatalf("pid %d left", pid)
+	}
+}
