@@ -3,12 +3,17 @@ package boot
 import (
 	"context"
 	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/servers"
+	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/llamaconfig"
 )
 
 // cleanupGrace is how long a server left by a dead troupe gets after
@@ -68,4 +73,52 @@ func deadline(ctx context.Context, otherwise time.Duration) time.Time {
 		return d
 	}
 	return time.Now().Add(otherwise)
+}
+
+// LocalServers is the engine's way to its llama-servers through the
+// supervisor sup: a config's server is started on demand (read from the
+// home's configs) and its URL answered once it is ready.
+func (rt *Runtime) LocalServers(sup *actor.PID) engine.LocalServers {
+	return localServers{rt: rt, sup: sup}
+}
+
+type localServers struct {
+	rt  *Runtime
+	sup *actor.PID
+}
+
+// serverWait bounds the wait for a server: a large model's load, or a
+// restart's backoff, fits well within it.
+const serverWait = 15 * time.Minute
+
+func (l localServers) URL(ctx context.Context, name string) (string, error) {
+	cfg, err := llamaconfig.Store{Dir: filepath.Join(l.rt.Home, "configs")}.Read(name)
+	if err != nil {
+		return "", err
+	}
+	f := l.rt.System.Root.RequestFuture(l.sup, &servers.Start{Name: name, Config: cfg}, serverWait)
+	type answer struct {
+		res any
+		err error
+	}
+	done := make(chan answer, 1)
+	// The future ends by itself (answer or timeout); ctx only stops the
+	// wait for it.
+	go func() {
+		res, err := f.Result()
+		done <- answer{res, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case a := <-done:
+		if a.err != nil {
+			return "", fmt.Errorf("start llama-server %s: %w", name, a.err)
+		}
+		st := a.res.(*servers.Started)
+		if st.Err != nil {
+			return "", st.Err
+		}
+		return "http://" + net.JoinHostPort(st.Info.Host, strconv.Itoa(st.Info.Port)) + "/v1", nil
+	}
 }
