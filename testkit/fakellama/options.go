@@ -23,6 +23,9 @@ type Options struct {
 	APIKeys []string
 	// LoadTime is how long every route answers 503 after New.
 	LoadTime time.Duration
+	// Hold keeps the server loading (503) until SetReady, whatever
+	// LoadTime says: for a program that must do more before it serves.
+	Hold bool
 	// Replies are answered in order, one per chat completion; once used up
 	// the server echoes.
 	Replies []Reply

@@ -15,6 +15,8 @@ type Server struct {
 	readyAt time.Time
 	created int64
 
+	held atomic.Bool // loading until SetReady, with Options.Hold
+
 	mu      sync.Mutex
 	next    int // index of the next scripted reply
 	running int // completions in progress, for /slots
@@ -27,6 +29,7 @@ func New(opts Options) *Server {
 	opts = opts.withDefaults()
 	now := time.Now()
 	s := &Server{opts: opts, readyAt: now.Add(opts.LoadTime), created: now.Unix(), mux: http.NewServeMux()}
+	s.held.Store(opts.Hold)
 	s.mux.HandleFunc("GET /health", s.health)
 	s.mux.HandleFunc("GET /v1/health", s.health)
 	s.mux.HandleFunc("GET /models", s.models)
@@ -41,11 +44,11 @@ func New(opts Options) *Server {
 	return s
 }
 
-// Ready reports whether the load time is over.
-func (s *Server) Ready() bool { return !time.Now().Before(s.readyAt) }
+// Ready reports whether the load is over.
+func (s *Server) Ready() bool { return !s.held.Load() && !time.Now().Before(s.readyAt) }
 
-// ReadyAt is when the load ends.
-func (s *Server) ReadyAt() time.Time { return s.readyAt }
+// SetReady ends a load held by Options.Hold.
+func (s *Server) SetReady() { s.held.Store(false) }
 
 // Completions is how many chat completions have begun.
 func (s *Server) Completions() int { return int(s.served.Load()) }

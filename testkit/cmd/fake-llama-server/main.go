@@ -122,8 +122,10 @@ func run(args []string, stderr io.Writer) int {
 		}
 		return 1
 	}
+	// Held until the signal handlers are in: a 200 from /health then
+	// promises that SIGTERM is a clean stop.
 	opts := fakellama.Options{ModelPath: c.model, Alias: c.alias, CtxSize: c.ctx, Slots: c.parallel,
-		LoadTime: c.load, TokenDelay: c.tokenDelay}
+		Hold: true, TokenDelay: c.tokenDelay}
 	if c.apiKey != "" {
 		opts.APIKeys = strings.Split(c.apiKey, ",")
 	}
@@ -159,7 +161,7 @@ func run(args []string, stderr io.Writer) int {
 	hs := &http.Server{Handler: hangable(srv, hang), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln) // ends when hs closes, just before the process exits
 
-	time.Sleep(time.Until(srv.ReadyAt()))
+	time.Sleep(c.load)
 	if _, err := os.Stat(c.model); c.failLoad || c.model == "" || err != nil {
 		logf(stderr, "E", "llama_server: exiting due to model loading error")
 		return 1
@@ -169,6 +171,7 @@ func run(args []string, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	logf(stderr, "I", "llama_server: model loaded")
+	srv.SetReady()
 	logf(stderr, "I", "llama_server: listening on http://%s", net.JoinHostPort(c.host, strconv.Itoa(port)))
 	return waitSignals(sigs, c, hs, stderr)
 }
