@@ -18,7 +18,8 @@ test: lint
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
 # TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
-# answer, its idle memory, and the REST history's lines/s.
+# answer, its idle memory, and the REST history's lines/s; llama-server
+# start and restart times against the fake llama-server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
@@ -27,6 +28,7 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
 
 # N concurrent scripted sessions in one process, each N in its own process so
 # each peak memory is its own (testkit/scale; SCALE_N overrides the list).

@@ -2,7 +2,8 @@
 // transport may import the facade (actors/sessions), the event schema
 // (persistence/event), the contract with its supervisor
 // (actors/transports), its own codec and the other transports' shared
-// packages, never the engine's insides or the store.
+// packages, never the engine's insides or the store. The hugind bridge
+// also reaches the llama-server supervisor, configs and models.
 package transports_test
 
 import (
@@ -23,6 +24,11 @@ var allowed = map[string]string{
 	"actors/transports": "the transports supervisor's contract: Done, Terminate",
 	// User messages and tool results are shown as the model is sent them.
 	"runtime/conversation": "the model's view of user messages and tool results",
+	// The hugind bridge manages llama-servers, configs and models, not
+	// sessions: these are what its methods are about.
+	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",
+	"runtime/llamaconfig": "llama-server configs (transports/hugind)",
+	"runtime/modelstore":  "model files (transports/hugind)",
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {

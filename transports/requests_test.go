@@ -14,10 +14,11 @@ import (
 // two that wait for nothing.
 var nonBlocking = map[string]bool{"Async": true, "Unsubscribe": true, "StorePath": true}
 
-// handlerPackages serve HTTP requests: each handler runs on its own
-// net/http goroutine, never in an actor's Receive, so it may wait for an
-// answer (bounded by the request's context).
-var handlerPackages = map[string]bool{"rest": true}
+// handlerPackages run no actor: rest serves each HTTP request on its own
+// net/http goroutine, hugind each bridge request on a goroutine of its
+// own; neither is an actor's Receive, so they may wait for an answer
+// (bounded by the request's context).
+var handlerPackages = map[string]bool{"rest": true, "hugind": true}
 
 // One request style toward sessions, never blocking a mailbox: transport
 // code calls the session client only through Async, and waits on no

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
@@ -73,6 +74,13 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
 	}
+	// --provider llama runs on the home's llama-server configs.
+	sup, err := rt.StartServers(servers.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe run: %v\n", errors.Join(err, shutdown(rt)))
+		return exitError
+	}
+	eng.SetLocalServers(rt.LocalServers(sup))
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)

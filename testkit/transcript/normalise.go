@@ -21,10 +21,11 @@ import (
 //     appearance over the whole transcript, so a reader still sees
 //     which ids are the same. Lines sent later may use the same
 //     placeholders (Expand).
-//  3. Times, durations and pids: the value of a JSON member named
-//     timestamp, createdAt, created_at, updatedAt, updated_at, pid,
+//  3. Times, durations, pids and ports: the value of a JSON member named
+//     timestamp, createdAt, created_at, updatedAt, updated_at, pid, port,
 //     durationMs, duration_ms, recordedAt, enqueuedAt, amendedAt or
-//     raisedAt becomes 0 (a number) or "0" (a string).
+//     raisedAt becomes 0 (a number) or "0" (a string); ports because the
+//     servers troupe starts get free ones.
 //     Durations a protocol derives from its own settings (rpc's retry
 //     delayMs) are deterministic and stay.
 //  4. Long strings: a JSON string of 300 bytes or more becomes its first
@@ -63,7 +64,7 @@ var (
 	// idPattern is every generated id troupe's protocols show; a transport
 	// whose ids have another shape adds it here, with its kind in idKind.
 	idPattern  = regexp.MustCompile(`\b(s-[a-z2-7]{20,30}|rpc-\d+-\d+|(?:msg|compact|client)-[0-9a-f]+)\b`)
-	volatile   = regexp.MustCompile(`"(timestamp|createdAt|created_at|updatedAt|updated_at|pid|durationMs|duration_ms|recordedAt|enqueuedAt|amendedAt|raisedAt)":(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`)
+	volatile   = regexp.MustCompile(`"(timestamp|createdAt|created_at|updatedAt|updated_at|pid|port|durationMs|duration_ms|recordedAt|enqueuedAt|amendedAt|raisedAt)":(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`)
 	longString = regexp.MustCompile(`"(?:[^"\\]|\\.){300,}?"`)
 )
 

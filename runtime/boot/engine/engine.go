@@ -49,6 +49,8 @@ type Engine struct {
 	modelsOnce sync.Once
 	models     *catalog
 
+	local local
+
 	mu      sync.Mutex
 	clients map[string]*openai.Client
 	styles  map[string]string // base URL -> native | text, from /props
@@ -78,7 +80,7 @@ func New(opts Options) (*Engine, error) {
 // Check resolves the default selection now, so a command can report a
 // missing or wrong configuration before it starts.
 func (e *Engine) Check() error {
-	_, err := modelconfig.Resolve(e.cfg, e.opts.Selection, e.opts.Env)
+	_, err := e.resolveSelection(e.opts.Selection)
 	return err
 }
 
@@ -104,7 +106,7 @@ func (e *Engine) newID(prefix string) string {
 // CheckSettings resolves the model a session with these settings runs on,
 // so a command can report a wrong configuration before it records anything.
 func (e *Engine) CheckSettings(set event.Settings) (modelconfig.Resolved, error) {
-	res, err := modelconfig.Resolve(e.cfg, e.selection(set), e.opts.Env)
+	res, err := e.resolveSelection(e.selection(set))
 	if err != nil {
 		return res, err
 	}
@@ -138,13 +140,26 @@ func (e *Engine) thinking(set event.Settings) (modelconfig.ThinkingLevel, error)
 }
 
 func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, error) {
-	res, err := modelconfig.Resolve(e.cfg, e.selection(st.Settings), e.opts.Env)
+	res, err := e.resolveSelection(e.selection(st.Settings))
 	if err != nil {
 		return turn.Model{}, err
+	}
+	var provider llm.Provider
+	if res.Provider == LocalProvider {
+		// The server starts now, if it has not: its /props settles the
+		// tool style, and the first request finds it ready.
+		lp := &localProvider{e: e, res: res, config: res.Model.ID}
+		if res, err = lp.endpoint(ctx); err != nil {
+			return turn.Model{}, err
+		}
+		provider = lp
 	}
 	client, err := e.client(res)
 	if err != nil {
 		return turn.Model{}, err
+	}
+	if provider == nil {
+		provider = client
 	}
 	thinking, err := e.thinking(st.Settings)
 	if err != nil {
@@ -152,7 +167,7 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (turn.Model, err
 	}
 	model := res.Model
 	return turn.Model{
-		Provider: client, ID: model.ID, MaxTokens: model.MaxOutputTokens,
+		Provider: provider, ID: model.ID, MaxTokens: model.MaxOutputTokens,
 		Thinking:      llm.ThinkingLevel(model.ClampThinking(thinking)),
 		ToolStyle:     e.toolStyle(ctx, client, res),
 		ContextWindow: model.ContextWindow,

@@ -1,0 +1,7 @@
+// Package modelstore is troupe's local model files: $TROUPE_HOME/models/
+// <owner>/<repo>/<file>.gguf, as Hugging Face names them. It lists repos,
+// shows a repo's files with their GGUF headers, removes files or repos,
+// and downloads files from a Hugging-Face-compatible endpoint: resumable
+// (a <file>.part grows across attempts through HTTP ranges), verified by
+// size and, when the endpoint gives one, by sha256, with progress reports.
+package modelstore
