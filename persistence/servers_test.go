@@ -51,7 +51,7 @@ func TestServerRecords(t *testing.T) {
 	if got, _ := s.Servers(ctx); len(got) != 1 || got[0].Name != "orphan" {
 		t.Fatalf("after forget: %+v", got)
 	}
-	if v := SchemaVersion(); v < 4 {
+	if v := SchemaVersion(); v < 3 {
 		t.Fatalf("schema version %d", v)
 	}
 }
