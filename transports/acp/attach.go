@@ -28,6 +28,7 @@ type attachment struct {
 	clientID string
 	readonly bool
 	view     *projection.View
+	frames   *sharedFrames // the session's chunk frames, shared with other connections
 
 	sub      *actor.PID
 	replayTo int64 // -1 until the subscription answered
@@ -117,6 +118,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		view:    &projection.View{SessionID: id, Deltas: true},
 		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{}, raised: map[string]int64{},
 		replay: newReplay(o),
+		frames: c.cfg.Hub.sharedFrames(id),
 	}
 	c.att[id] = a
 	a.subscribe(c, ctx, 1, true)
@@ -245,6 +247,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
+	c.cfg.Hub.releaseFrames(a.id)
 	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {
 		delete(c.outgoing, req)

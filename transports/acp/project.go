@@ -25,6 +25,10 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	switch p := ch.Payload.(type) {
 	case nil:
 		if d := ch.Delta; d != nil {
+			if live && (d.Channel == event.ChannelText || d.Channel == event.ChannelThinking) {
+				c.sendRaw(a.chunkFrame(c, d, e))
+				return
+			}
 			a.delta(d, emit)
 		}
 	case *event.MessageCompletedPayload:
@@ -70,6 +74,21 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.CompactionPayload:
 		emit(compaction(e, p))
 	}
+}
+
+// chunkFrame is a live text or thinking delta's session/update, built by
+// hand, or taken from another connection that built it already.
+func (a *attachment) chunkFrame(c *conn, d *event.MessageDeltaPayload, e event.Event) []byte {
+	if b := a.frames.get(e.Seq); b != nil {
+		return b
+	}
+	kind := "agent_message_chunk"
+	if d.Channel == event.ChannelThinking {
+		kind = "agent_thought_chunk"
+	}
+	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, kind, d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
+	a.frames.put(e.Seq, b)
+	return b
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
