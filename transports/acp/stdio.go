@@ -23,7 +23,7 @@ func StdioFraming(in io.Reader, out io.Writer, maxLine int) Framing {
 		// Flushed once the writer has written what was queued: an editor
 		// waits on each message, but never on one with nothing after it.
 		Flush: w.Flush,
-		Read: func(root *actor.RootContext, to *actor.PID) { stdio.ReadInput(root, to, in, maxLine) },
+		Read:  func(root *actor.RootContext, to *actor.PID) { stdio.ReadInput(root, to, in, maxLine) },
 		Close: func(string) {
 			if c, ok := in.(io.Closer); ok {
 				_ = c.Close()
