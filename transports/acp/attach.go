@@ -204,6 +204,9 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			a.endReplay(c, ctx)
 		}
 	}
+	if r := a.replay; r != nil && r.streaming && !r.ending {
+		a.flushWindow(c, ctx, false)
+	}
 }
 
 // onClosed: the subscription ended. One this side ended is expected;

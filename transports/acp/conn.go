@@ -32,7 +32,7 @@ type Config struct {
 }
 
 // DefaultOutboundLimit is Config.OutboundLimit's default.
-const DefaultOutboundLimit = 4096
+const DefaultOutboundLimit = 32768
 
 // Framing is how a connection's messages travel: Write writes one
 // message (from the writer actor alone), maybe into a buffer that Flush

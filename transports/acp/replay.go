@@ -8,13 +8,25 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// replay collects the history a first subscription brings, coalesced,
-// until the subscription's replay point; then it goes out and the method
-// is answered.
+// replay takes the history a first subscription brings, up to the
+// subscription's replay point, coalesced; then the method is answered.
+// An instant replay whose start is known (full, or an ev- anchor) streams:
+// each batch the subscription brings is coalesced and sent at once, so
+// the first update never waits for the whole history. Otherwise (drip, a
+// message-id anchor found only on the way) it is collected and sent at
+// the end.
 type replay struct {
 	opts    attachOptions
-	updates []replayed // in seq order, coalesced once the anchor is known
+	updates []replayed // in seq order: the window being coalesced, or all when collecting
 	sent    int
+	// streaming: windows go out as they are projected.
+	streaming bool
+	// unsettled are the last updates of tool calls not finished yet, held
+	// back from the windows sent, so that each call still shows only its
+	// last update: a newer one replaces it, and what is left goes out
+	// with the last window.
+	unsettled []replayed
+	sentTo    int64 // the latest event a streamed update was sent for
 	// anchors resolve after_message ids: prompt and assistant message ids
 	// to the seq of the event that ended them.
 	anchors map[string]int64
@@ -35,7 +47,51 @@ const maxDripGap = 2 * time.Second
 type dripTick struct{ session string }
 
 func newReplay(o attachOptions) *replay {
-	return &replay{opts: o, anchors: map[string]int64{}}
+	r := &replay{opts: o, anchors: map[string]int64{}}
+	switch o.policy {
+	case policyAfter:
+		_, isSeq := parseAnchor(o.anchor)
+		r.streaming = isSeq && !o.drip
+	default:
+		r.streaming = !o.drip
+	}
+	return r
+}
+
+// flushWindow sends the window's updates, coalesced, with the unsettled
+// ones of earlier windows before them (they are older); at the end
+// (last) nothing is held back.
+func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
+	r := a.replay
+	if len(r.updates) == 0 && (!last || len(r.unsettled) == 0) {
+		return
+	}
+	ups := append(r.unsettled, r.updates...)
+	r.unsettled = nil
+	clear(r.updates)
+	r.updates = r.updates[:0]
+	for _, u := range coalesce(ups) {
+		if !last && unsettled(u) {
+			r.unsettled = append(r.unsettled, u)
+			continue
+		}
+		if u.seq < r.sentTo {
+			// Held back past later events: it is the call's state as of
+			// the last one sent, and anchored there, so that anchors
+			// never go back.
+			m := u.params.Meta.Hydra
+			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(r.sentTo), RecordedAt: m.RecordedAt}}
+		}
+		r.sentTo = max(r.sentTo, u.seq)
+		c.notify(ctx, "session/update", u.params)
+		r.sent++
+	}
+}
+
+// unsettled reports a tool call's update that a later one may replace.
+func unsettled(u replayed) bool {
+	v, ok := u.params.Update.(*toolCallUpdate)
+	return ok && v.SessionUpdate == "tool_call_update" && v.Status != "completed" && v.Status != "failed"
 }
 
 // add takes one update of the history, unless the policy will not send
@@ -59,12 +115,20 @@ func coalesce(ups []replayed) []replayed {
 	out := make([]replayed, 0, len(ups))
 	lastCall := map[string]int{}
 	lastChunk := -1
-	var text []byte // the text of the chunk at lastChunk, joined
+	var text []byte  // the text of the chunk at lastChunk, joined
+	var joined int64 // the seq of the last chunk joined to it
 	endChunk := func() {
 		if lastChunk >= 0 {
-			out[lastChunk].params.Update.(*chunk).Content.Text = string(text)
+			p := out[lastChunk].params
+			p.Update.(*chunk).Content.Text = string(text)
+			if joined != 0 {
+				// Anchored on the last event it holds: after_message from
+				// it replays nothing it already showed.
+				p.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(joined), RecordedAt: p.Meta.Hydra.RecordedAt}}
+				out[lastChunk].seq = joined
+			}
 		}
-		lastChunk, text = -1, text[:0]
+		lastChunk, text, joined = -1, text[:0], 0
 	}
 	for _, u := range ups {
 		switch v := u.params.Update.(type) {
@@ -73,6 +137,7 @@ func coalesce(ups []replayed) []replayed {
 				prev := out[lastChunk].params.Update.(*chunk)
 				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
 					text = append(text, v.Content.Text...)
+					joined = u.seq
 					continue
 				}
 			}
@@ -138,6 +203,11 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 		return
 	}
 	r.ending = true
+	if r.streaming {
+		a.flushWindow(c, ctx, true)
+		a.answer(c, ctx, r.sent, r.opts.policy)
+		return
+	}
 	ups, policy := r.selected()
 	r.sent = len(ups)
 	if !r.opts.drip || len(ups) == 0 {
