@@ -80,6 +80,7 @@ func BenchmarkWebSocketFanout(b *testing.B) {
 					}
 					if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
 						counts[i]++
+						continue
 					}
 					if bytes.Contains(msg, end) {
 						return

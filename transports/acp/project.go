@@ -12,8 +12,20 @@ import (
 // session/update (kept for the replay while history is replayed) and, live
 // only, the hydra notifications, the prompt's answer, permission requests.
 func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
-	ch := a.view.Apply(e)
 	live := a.replay == nil
+	if live && e.Kind == event.MessageDelta {
+		if b := a.frames.get(e.Seq); b != nil {
+			// Another connection built this chunk's frame: it is sent as
+			// is, and the delta need not be decoded (nothing here reads
+			// the view's streamed text).
+			a.view.Deltas = false
+			a.view.Apply(e)
+			a.view.Deltas = true
+			c.sendRaw(b)
+			return
+		}
+	}
+	ch := a.view.Apply(e)
 	emit := func(u any) {
 		p := &updateParams{SessionID: a.id, Update: u, Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
 		if live {
@@ -26,7 +38,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case nil:
 		if d := ch.Delta; d != nil {
 			if live && (d.Channel == event.ChannelText || d.Channel == event.ChannelThinking) {
-				c.sendRaw(a.chunkFrame(c, d, e))
+				c.sendRaw(a.chunkFrame(d, e))
 				return
 			}
 			a.delta(d, emit)
@@ -77,11 +89,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 }
 
 // chunkFrame is a live text or thinking delta's session/update, built by
-// hand, or taken from another connection that built it already.
-func (a *attachment) chunkFrame(c *conn, d *event.MessageDeltaPayload, e event.Event) []byte {
-	if b := a.frames.get(e.Seq); b != nil {
-		return b
-	}
+// hand and offered to the session's other connections.
+func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []byte {
 	kind := "agent_message_chunk"
 	if d.Channel == event.ChannelThinking {
 		kind = "agent_thought_chunk"

@@ -14,7 +14,7 @@ type sharedFrames struct {
 
 // frameSlots covers what the attached connections of one session are
 // apart from each other when they keep up.
-const frameSlots = 1024
+const frameSlots = 4096
 
 type sharedFrame struct {
 	seq int64
