@@ -117,7 +117,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
 		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{}, raised: map[string]int64{},
-		replay: newReplay(o),
+		replay: newReplay(id, o),
 		frames: c.cfg.Hub.sharedFrames(id),
 	}
 	c.att[id] = a

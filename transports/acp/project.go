@@ -37,9 +37,15 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	switch p := ch.Payload.(type) {
 	case nil:
 		if d := ch.Delta; d != nil {
-			if live && (d.Channel == event.ChannelText || d.Channel == event.ChannelThinking) {
-				c.sendRaw(a.chunkFrame(d, e))
-				return
+			if d.Channel == event.ChannelText || d.Channel == event.ChannelThinking {
+				if live {
+					c.sendRaw(a.chunkFrame(d, e))
+					return
+				}
+				if a.replay.streaming {
+					a.replay.addChunk(e, chunkKind(d.Channel), d)
+					return
+				}
 			}
 			a.delta(d, emit)
 		}
@@ -91,13 +97,16 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 // chunkFrame is a live text or thinking delta's session/update, built by
 // hand and offered to the session's other connections.
 func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []byte {
-	kind := "agent_message_chunk"
-	if d.Channel == event.ChannelThinking {
-		kind = "agent_thought_chunk"
-	}
-	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, kind, d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
+	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, chunkKind(d.Channel), d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
 	a.frames.put(e.Seq, b)
 	return b
+}
+
+func chunkKind(channel string) string {
+	if channel == event.ChannelThinking {
+		return "agent_thought_chunk"
+	}
+	return "agent_message_chunk"
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {

@@ -16,6 +16,7 @@ import (
 // message-id anchor found only on the way) it is collected and sent at
 // the end.
 type replay struct {
+	session string
 	opts    attachOptions
 	updates []replayed // in seq order: the window being coalesced, or all when collecting
 	sent    int
@@ -38,6 +39,48 @@ type replayed struct {
 	seq    int64
 	at     time.Time
 	params *updateParams
+	// text is a streamed chunk's text, joined as its deltas come (set
+	// into the chunk when the window goes out); joined is the seq of the
+	// last delta joined.
+	text   []byte
+	joined int64
+}
+
+// addChunk takes one text or thinking delta of a streamed replay: it
+// extends the chunk just before it when that is the same message's,
+// without an update of its own (what coalesce would make of it anyway).
+func (r *replay) addChunk(e event.Event, kind string, d *event.MessageDeltaPayload) {
+	if r.skips(e) {
+		return
+	}
+	if n := len(r.updates); n > 0 {
+		u := &r.updates[n-1]
+		if c, ok := u.params.Update.(*chunk); ok && u.text != nil && c.SessionUpdate == kind && c.MessageID == d.MessageID {
+			u.text = append(u.text, d.Text...)
+			u.joined = e.Seq
+			return
+		}
+	}
+	p := &updateParams{SessionID: r.session, Update: &chunk{SessionUpdate: kind, Content: contentBlock{Type: "text"}, MessageID: d.MessageID},
+		Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
+	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p, text: append(make([]byte, 0, 256), d.Text...), joined: e.Seq})
+}
+
+// settle sets the text of the chunks addChunk joined, anchored on the
+// last delta each holds.
+func settle(ups []replayed) {
+	for i := range ups {
+		u := &ups[i]
+		if u.text == nil {
+			continue
+		}
+		u.params.Update.(*chunk).Content.Text = string(u.text)
+		if u.joined > u.seq {
+			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(u.joined), RecordedAt: u.params.Meta.Hydra.RecordedAt}}
+			u.seq = u.joined
+		}
+		u.text = nil
+	}
 }
 
 // maxDripGap bounds one pause of a drip replay.
@@ -46,8 +89,8 @@ const maxDripGap = 2 * time.Second
 // dripTick sends a drip replay's next update.
 type dripTick struct{ session string }
 
-func newReplay(o attachOptions) *replay {
-	r := &replay{opts: o, anchors: map[string]int64{}}
+func newReplay(session string, o attachOptions) *replay {
+	r := &replay{session: session, opts: o, anchors: map[string]int64{}}
 	switch o.policy {
 	case policyAfter:
 		_, isSeq := parseAnchor(o.anchor)
@@ -66,6 +109,7 @@ func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
 	if len(r.updates) == 0 && (!last || len(r.unsettled) == 0) {
 		return
 	}
+	settle(r.updates)
 	ups := append(r.unsettled, r.updates...)
 	r.unsettled = nil
 	clear(r.updates)
@@ -97,13 +141,8 @@ func unsettled(u replayed) bool {
 // add takes one update of the history, unless the policy will not send
 // it (none, pending_only, or before an ev- anchor).
 func (r *replay) add(e event.Event, p *updateParams) {
-	switch r.opts.policy {
-	case policyNone, policyPendingOnly:
+	if r.skips(e) {
 		return
-	case policyAfter:
-		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
-			return
-		}
 	}
 	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
 }
@@ -165,6 +204,19 @@ func coalesce(ups []replayed) []replayed {
 		}
 	}
 	return kept
+}
+
+// skips reports an event whose updates the policy will not send.
+func (r *replay) skips(e event.Event) bool {
+	switch r.opts.policy {
+	case policyNone, policyPendingOnly:
+		return true
+	case policyAfter:
+		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
+			return true
+		}
+	}
+	return false
 }
 
 // anchor records an after_message anchor the event ends.
