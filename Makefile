@@ -18,14 +18,17 @@ test: lint
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
 # TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
-# answer, its idle memory, and the REST history's lines/s; llama-server
-# start and restart times against the fake llama-server.
+# answer, its idle memory, 100 sessions created and prompted at once over
+# ACP WebSocket, the REST history's lines/s, and ACP: updates/s to one
+# client, deliveries/s to 10, attach replay; llama-server start and
+# restart times against the fake llama-server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/

@@ -25,7 +25,7 @@ type daemonProc struct {
 
 // startDaemon runs the daemon on a fresh port in home and waits until its
 // address file names it.
-func startDaemon(t *testing.T, home string, env []string, args ...string) *daemonProc {
+func startDaemon(t testing.TB, home string, env []string, args ...string) *daemonProc {
 	t.Helper()
 	bin := testkit.BuildTroupe(t)
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))

@@ -28,6 +28,7 @@ type attachment struct {
 	clientID string
 	readonly bool
 	view     *projection.View
+	frames   *sharedFrames // the session's chunk frames, shared with other connections
 
 	sub      *actor.PID
 	replayTo int64 // -1 until the subscription answered
@@ -116,7 +117,8 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
 		prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{}, turnEnds: map[string]int64{}, raised: map[string]int64{},
-		replay: newReplay(o),
+		replay: newReplay(id, o),
+		frames: c.cfg.Hub.sharedFrames(id),
 	}
 	c.att[id] = a
 	a.subscribe(c, ctx, 1, true)
@@ -202,6 +204,9 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			a.endReplay(c, ctx)
 		}
 	}
+	if r := a.replay; r != nil && r.streaming && !r.ending {
+		a.flushWindow(c, ctx, false)
+	}
 }
 
 // onClosed: the subscription ended. One this side ended is expected;
@@ -245,6 +250,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
+	c.cfg.Hub.releaseFrames(a.id)
 	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {
 		delete(c.outgoing, req)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,61 @@ func BenchmarkWebSocketUpdates(b *testing.B) {
 		el := time.Since(start)
 		testkit.Equal(b, chunks, deltas)
 		b.ReportMetric(float64(chunks)/el.Seconds(), "updates/s")
+	}
+}
+
+// BenchmarkWebSocketFanout: one session streams a reply of one-token
+// deltas to 10 WebSocket clients attached to it (one sent the prompt);
+// deliveries/s is the chunks all of them read, from the prompt until the
+// last one has the turn's end.
+func BenchmarkWebSocketFanout(b *testing.B) {
+	const deltas, clients = 100000, 10
+	for range b.N {
+		r := newWSRig(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Tokens(deltas, "x"))}}, event.ApprovalYolo, nil)
+		cs := []*wsClient{r.dial(b, "sender")}
+		sid, _ := cs[0].newSession(r.cwd)
+		for i := 1; i < clients; i++ {
+			c := r.dial(b, fmt.Sprint("viewer-", i))
+			c.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+			cs = append(cs, c)
+		}
+		start := time.Now()
+		pid := cs[0].prompt(sid, "go")
+		counts := make([]int, clients)
+		errs := make([]error, clients)
+		var wg sync.WaitGroup
+		for i, c := range cs {
+			end := []byte(`"turn_complete"`)
+			if i == 0 {
+				end = []byte(fmt.Sprintf(`"id":%d,"result"`, pid))
+			}
+			wg.Go(func() {
+				for {
+					_ = c.ws.SetReadDeadline(time.Now().Add(time.Minute))
+					_, msg, err := c.ws.ReadMessage()
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
+						counts[i]++
+						continue
+					}
+					if bytes.Contains(msg, end) {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		el := time.Since(start)
+		total := 0
+		for i := range cs {
+			testkit.NoError(b, errs[i])
+			testkit.Equal(b, counts[i], deltas)
+			total += counts[i]
+		}
+		b.ReportMetric(float64(total)/el.Seconds(), "deliveries/s")
 	}
 }
 

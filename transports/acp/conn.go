@@ -32,14 +32,16 @@ type Config struct {
 }
 
 // DefaultOutboundLimit is Config.OutboundLimit's default.
-const DefaultOutboundLimit = 4096
+const DefaultOutboundLimit = 32768
 
 // Framing is how a connection's messages travel: Write writes one
-// message (from the writer actor alone); Read is the reader goroutine,
+// message (from the writer actor alone), maybe into a buffer that Flush
+// (if set) pushes out once a batch is written; Read is the reader goroutine,
 // sending *stdio.Input per message and *stdio.InputEnd at the end; Close
 // ends it when the connection stops, telling the client why.
 type Framing struct {
 	Write func([]byte) error
+	Flush func() error
 	Read  func(root *actor.RootContext, to *actor.PID)
 	Close func(reason string)
 }
@@ -66,6 +68,7 @@ type conn struct {
 	cfg    Config
 	f      Framing
 	writer *actor.PID
+	out    *outbox
 	client ClientInfo // from initialize; ClientID is per attachment
 	inited bool
 
@@ -81,7 +84,8 @@ type conn struct {
 func (c *conn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		c.writer = ctx.Spawn(writerProps(c.f.Write))
+		c.out = &outbox{}
+		c.writer = ctx.Spawn(writerProps(c.f, c.out))
 		transports.Writes(ctx, c.writer)
 		go c.f.Read(ctx.ActorSystem().Root, ctx.Self())
 	case *stdio.Input:
@@ -122,9 +126,16 @@ func (c *conn) log(ctx actor.Context) *slog.Logger { return actorlog.For(ctx, "t
 func (c *conn) async(ctx actor.Context) sessions.Async { return c.cfg.Sessions.Async(ctx) }
 
 // send hands one message to the writer.
-func (c *conn) send(ctx actor.Context, v any) {
+func (c *conn) send(_ actor.Context, v any) {
 	c.flow.queued++
-	ctx.Send(c.writer, &stdio.JSON{V: v})
+	c.out.put(outItem{v: v})
+}
+
+// sendRaw hands the writer one message already encoded; b is not
+// changed afterwards (it may be shared with other connections).
+func (c *conn) sendRaw(b []byte) {
+	c.flow.queued++
+	c.out.put(outItem{raw: b})
 }
 
 func (c *conn) reply(ctx actor.Context, id json.RawMessage, v any) { c.send(ctx, newResult(id, v)) }

@@ -21,10 +21,36 @@ type ClientInfo struct {
 type Hub struct {
 	mu       sync.Mutex
 	sessions map[string][]ClientInfo
+	frames   map[string]*sharedFrames
 }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{sessions: map[string][]ClientInfo{}} }
+func NewHub() *Hub {
+	return &Hub{sessions: map[string][]ClientInfo{}, frames: map[string]*sharedFrames{}}
+}
+
+// sharedFrames is session id's frame cache, held until release.
+func (h *Hub) sharedFrames(id string) *sharedFrames {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.frames[id]
+	if s == nil {
+		s = &sharedFrames{}
+		h.frames[id] = s
+	}
+	s.refs++
+	return s
+}
+
+func (h *Hub) releaseFrames(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.frames[id]; s != nil {
+		if s.refs--; s.refs <= 0 {
+			delete(h.frames, id)
+		}
+	}
+}
 
 // join adds c to session id; false when that client id is attached already.
 func (h *Hub) join(id string, c ClientInfo) bool {

@@ -12,8 +12,20 @@ import (
 // session/update (kept for the replay while history is replayed) and, live
 // only, the hydra notifications, the prompt's answer, permission requests.
 func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
-	ch := a.view.Apply(e)
 	live := a.replay == nil
+	if live && e.Kind == event.MessageDelta {
+		if b := a.frames.get(e.Seq); b != nil {
+			// Another connection built this chunk's frame: it is sent as
+			// is, and the delta need not be decoded (nothing here reads
+			// the view's streamed text).
+			a.view.Deltas = false
+			a.view.Apply(e)
+			a.view.Deltas = true
+			c.sendRaw(b)
+			return
+		}
+	}
+	ch := a.view.Apply(e)
 	emit := func(u any) {
 		p := &updateParams{SessionID: a.id, Update: u, Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
 		if live {
@@ -25,6 +37,16 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	switch p := ch.Payload.(type) {
 	case nil:
 		if d := ch.Delta; d != nil {
+			if d.Channel == event.ChannelText || d.Channel == event.ChannelThinking {
+				if live {
+					c.sendRaw(a.chunkFrame(d, e))
+					return
+				}
+				if a.replay.streaming {
+					a.replay.addChunk(e, chunkKind(d.Channel), d)
+					return
+				}
+			}
 			a.delta(d, emit)
 		}
 	case *event.MessageCompletedPayload:
@@ -70,6 +92,21 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.CompactionPayload:
 		emit(compaction(e, p))
 	}
+}
+
+// chunkFrame is a live text or thinking delta's session/update, built by
+// hand and offered to the session's other connections.
+func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []byte {
+	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, chunkKind(d.Channel), d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
+	a.frames.put(e.Seq, b)
+	return b
+}
+
+func chunkKind(channel string) string {
+	if channel == event.ChannelThinking {
+		return "agent_thought_chunk"
+	}
+	return "agent_message_chunk"
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {

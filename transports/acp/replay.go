@@ -8,13 +8,26 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// replay collects the history a first subscription brings, coalesced,
-// until the subscription's replay point; then it goes out and the method
-// is answered.
+// replay takes the history a first subscription brings, up to the
+// subscription's replay point, coalesced; then the method is answered.
+// An instant replay whose start is known (full, or an ev- anchor) streams:
+// each batch the subscription brings is coalesced and sent at once, so
+// the first update never waits for the whole history. Otherwise (drip, a
+// message-id anchor found only on the way) it is collected and sent at
+// the end.
 type replay struct {
+	session string
 	opts    attachOptions
-	updates []replayed // in seq order, coalesced once the anchor is known
+	updates []replayed // in seq order: the window being coalesced, or all when collecting
 	sent    int
+	// streaming: windows go out as they are projected.
+	streaming bool
+	// unsettled are the last updates of tool calls not finished yet, held
+	// back from the windows sent, so that each call still shows only its
+	// last update: a newer one replaces it, and what is left goes out
+	// with the last window.
+	unsettled []replayed
+	sentTo    int64 // the latest event a streamed update was sent for
 	// anchors resolve after_message ids: prompt and assistant message ids
 	// to the seq of the event that ended them.
 	anchors map[string]int64
@@ -26,6 +39,48 @@ type replayed struct {
 	seq    int64
 	at     time.Time
 	params *updateParams
+	// text is a streamed chunk's text, joined as its deltas come (set
+	// into the chunk when the window goes out); joined is the seq of the
+	// last delta joined.
+	text   []byte
+	joined int64
+}
+
+// addChunk takes one text or thinking delta of a streamed replay: it
+// extends the chunk just before it when that is the same message's,
+// without an update of its own (what coalesce would make of it anyway).
+func (r *replay) addChunk(e event.Event, kind string, d *event.MessageDeltaPayload) {
+	if r.skips(e) {
+		return
+	}
+	if n := len(r.updates); n > 0 {
+		u := &r.updates[n-1]
+		if c, ok := u.params.Update.(*chunk); ok && u.text != nil && c.SessionUpdate == kind && c.MessageID == d.MessageID {
+			u.text = append(u.text, d.Text...)
+			u.joined = e.Seq
+			return
+		}
+	}
+	p := &updateParams{SessionID: r.session, Update: &chunk{SessionUpdate: kind, Content: contentBlock{Type: "text"}, MessageID: d.MessageID},
+		Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
+	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p, text: append(make([]byte, 0, 256), d.Text...), joined: e.Seq})
+}
+
+// settle sets the text of the chunks addChunk joined, anchored on the
+// last delta each holds.
+func settle(ups []replayed) {
+	for i := range ups {
+		u := &ups[i]
+		if u.text == nil {
+			continue
+		}
+		u.params.Update.(*chunk).Content.Text = string(u.text)
+		if u.joined > u.seq {
+			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(u.joined), RecordedAt: u.params.Meta.Hydra.RecordedAt}}
+			u.seq = u.joined
+		}
+		u.text = nil
+	}
 }
 
 // maxDripGap bounds one pause of a drip replay.
@@ -34,20 +89,60 @@ const maxDripGap = 2 * time.Second
 // dripTick sends a drip replay's next update.
 type dripTick struct{ session string }
 
-func newReplay(o attachOptions) *replay {
-	return &replay{opts: o, anchors: map[string]int64{}}
+func newReplay(session string, o attachOptions) *replay {
+	r := &replay{session: session, opts: o, anchors: map[string]int64{}}
+	switch o.policy {
+	case policyAfter:
+		_, isSeq := parseAnchor(o.anchor)
+		r.streaming = isSeq && !o.drip
+	default:
+		r.streaming = !o.drip
+	}
+	return r
+}
+
+// flushWindow sends the window's updates, coalesced, with the unsettled
+// ones of earlier windows before them (they are older); at the end
+// (last) nothing is held back.
+func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
+	r := a.replay
+	if len(r.updates) == 0 && (!last || len(r.unsettled) == 0) {
+		return
+	}
+	settle(r.updates)
+	ups := append(r.unsettled, r.updates...)
+	r.unsettled = nil
+	clear(r.updates)
+	r.updates = r.updates[:0]
+	for _, u := range coalesce(ups) {
+		if !last && unsettled(u) {
+			r.unsettled = append(r.unsettled, u)
+			continue
+		}
+		if u.seq < r.sentTo {
+			// Held back past later events: it is the call's state as of
+			// the last one sent, and anchored there, so that anchors
+			// never go back.
+			m := u.params.Meta.Hydra
+			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(r.sentTo), RecordedAt: m.RecordedAt}}
+		}
+		r.sentTo = max(r.sentTo, u.seq)
+		c.notify(ctx, "session/update", u.params)
+		r.sent++
+	}
+}
+
+// unsettled reports a tool call's update that a later one may replace.
+func unsettled(u replayed) bool {
+	v, ok := u.params.Update.(*toolCallUpdate)
+	return ok && v.SessionUpdate == "tool_call_update" && v.Status != "completed" && v.Status != "failed"
 }
 
 // add takes one update of the history, unless the policy will not send
 // it (none, pending_only, or before an ev- anchor).
 func (r *replay) add(e event.Event, p *updateParams) {
-	switch r.opts.policy {
-	case policyNone, policyPendingOnly:
+	if r.skips(e) {
 		return
-	case policyAfter:
-		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
-			return
-		}
 	}
 	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
 }
@@ -59,12 +154,20 @@ func coalesce(ups []replayed) []replayed {
 	out := make([]replayed, 0, len(ups))
 	lastCall := map[string]int{}
 	lastChunk := -1
-	var text []byte // the text of the chunk at lastChunk, joined
+	var text []byte  // the text of the chunk at lastChunk, joined
+	var joined int64 // the seq of the last chunk joined to it
 	endChunk := func() {
 		if lastChunk >= 0 {
-			out[lastChunk].params.Update.(*chunk).Content.Text = string(text)
+			p := out[lastChunk].params
+			p.Update.(*chunk).Content.Text = string(text)
+			if joined != 0 {
+				// Anchored on the last event it holds: after_message from
+				// it replays nothing it already showed.
+				p.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(joined), RecordedAt: p.Meta.Hydra.RecordedAt}}
+				out[lastChunk].seq = joined
+			}
 		}
-		lastChunk, text = -1, text[:0]
+		lastChunk, text, joined = -1, text[:0], 0
 	}
 	for _, u := range ups {
 		switch v := u.params.Update.(type) {
@@ -73,6 +176,7 @@ func coalesce(ups []replayed) []replayed {
 				prev := out[lastChunk].params.Update.(*chunk)
 				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
 					text = append(text, v.Content.Text...)
+					joined = u.seq
 					continue
 				}
 			}
@@ -100,6 +204,19 @@ func coalesce(ups []replayed) []replayed {
 		}
 	}
 	return kept
+}
+
+// skips reports an event whose updates the policy will not send.
+func (r *replay) skips(e event.Event) bool {
+	switch r.opts.policy {
+	case policyNone, policyPendingOnly:
+		return true
+	case policyAfter:
+		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
+			return true
+		}
+	}
+	return false
 }
 
 // anchor records an after_message anchor the event ends.
@@ -138,6 +255,11 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 		return
 	}
 	r.ending = true
+	if r.streaming {
+		a.flushWindow(c, ctx, true)
+		a.answer(c, ctx, r.sent, r.opts.policy)
+		return
+	}
 	ups, policy := r.selected()
 	r.sent = len(ups)
 	if !r.opts.drip || len(ups) == 0 {

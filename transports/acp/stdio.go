@@ -18,13 +18,12 @@ func StdioFraming(in io.Reader, out io.Writer, maxLine int) Framing {
 			if _, err := w.Write(b); err != nil {
 				return err
 			}
-			if err := w.WriteByte('\n'); err != nil {
-				return err
-			}
-			// Flushed per message: an editor waits on each, not on a buffer.
-			return w.Flush()
+			return w.WriteByte('\n')
 		},
-		Read: func(root *actor.RootContext, to *actor.PID) { stdio.ReadInput(root, to, in, maxLine) },
+		// Flushed once the writer has written what was queued: an editor
+		// waits on each message, but never on one with nothing after it.
+		Flush: w.Flush,
+		Read:  func(root *actor.RootContext, to *actor.PID) { stdio.ReadInput(root, to, in, maxLine) },
 		Close: func(string) {
 			if c, ok := in.(io.Closer); ok {
 				_ = c.Close()

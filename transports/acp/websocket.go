@@ -58,26 +58,35 @@ func WebSocketHandler(cfg WebSocketConfig) http.Handler {
 		CheckOrigin:  func(*http.Request) bool { return true },
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := up.Upgrade(w, r, nil)
+		hj := &hijacker{ResponseWriter: w}
+		ws, err := up.Upgrade(hj, r, nil)
 		if err != nil {
 			return // the upgrader answered the HTTP error
 		}
 		ws.SetReadLimit(cfg.MaxMessage)
 		name := fmt.Sprintf("acp-ws-%d", connections.Add(1))
-		if err := cfg.Start(Props(cfg.Config, wsFraming(ws, cfg.WriteTimeout)), name); err != nil {
+		if err := cfg.Start(Props(cfg.Config, wsFraming(ws, hj.conn, cfg.WriteTimeout)), name); err != nil {
 			cfg.Log.Error("acp connection not started", "error", err)
 			closeWS(ws, websocket.CloseInternalServerErr, "the server could not start the connection")
 		}
 	})
 }
 
-func wsFraming(ws *websocket.Conn, writeTimeout time.Duration) Framing {
+// wsFraming writes each message as one text frame into bc's batch; the
+// batch goes out in one write at Flush.
+func wsFraming(ws *websocket.Conn, bc *batchConn, writeTimeout time.Duration) Framing {
+	batching := false
 	return Framing{
 		Write: func(b []byte) error {
-			if err := ws.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
-				return err
+			if !batching {
+				bc.begin()
+				batching = true
 			}
 			return ws.WriteMessage(websocket.TextMessage, b)
+		},
+		Flush: func() error {
+			batching = false
+			return bc.flush(writeTimeout)
 		},
 		Read: func(root *actor.RootContext, to *actor.PID) {
 			for {

@@ -20,51 +20,130 @@ type Written struct {
 // is far above it.
 const ackEvery = 64
 
-// writerProps builds the writer over write (one message per call):
-// writing blocks this actor alone, and its mailbox is the outbound queue,
-// which the connection bounds by counting what it handed over against
-// what Written reports.
-func writerProps(write func([]byte) error) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor { return &writer{write: write} })
+// flushEvery bounds what one flush sends: large enough that a burst costs
+// a few write calls, small enough that a slow reader's progress is
+// reported before the whole burst is out.
+const flushEvery = 64 << 10
+
+// keepSpare is the largest item slice kept for the next burst.
+const keepSpare = 1 << 16
+
+// wake tells the writer its outbox has messages; one value serves all.
+type wake struct{}
+
+var wakeUp = &wake{}
+
+// writerProps builds the writer over f's Write and Flush: writing blocks
+// this actor alone; the outbox is the outbound queue, which the
+// connection bounds by counting what it queued against what Written
+// reports.
+func writerProps(f Framing, out *outbox) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor { return &writer{f: f, out: out} })
 }
 
 type writer struct {
-	write func([]byte) error
-	n     int64
-	err   error
+	f        Framing
+	out      *outbox
+	spare    []outItem
+	n        int64 // messages written (flushed)
+	reported int64
+	err      error
 }
 
 func (w *writer) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case *actor.Started, *actor.Stopping, *actor.Stopped:
-	case *stdio.JSON:
-		w.n++
-		if w.err == nil {
-			w.put(ctx, m.V)
-		}
-		if w.n%ackEvery == 0 {
-			ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
-		}
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		w.out.start(func() { root.Send(self, wakeUp) })
+		w.drain(ctx)
+	case *wake:
+		w.drain(ctx)
 	case *probe:
-		ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
+		w.drain(ctx)
+		w.report(ctx)
 	case *stdio.Flush:
-		ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
+		w.drain(ctx)
+		w.report(ctx)
 		ctx.Respond(&stdio.Flushed{Err: w.err})
+	case *actor.Stopping:
+		w.drain(ctx) // a crashed connection's last messages still go out
+	case *actor.Stopped:
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
 }
 
-func (w *writer) put(ctx actor.Context, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		actorlog.For(ctx).Error("protocol message not marshalled", "type", fmt.Sprintf("%T", v), "error", err)
+// drain writes everything queued, flushing every flushEvery bytes and at
+// the end, until the outbox is found empty: a client waits on each
+// message, so none is left in a buffer.
+func (w *writer) drain(ctx actor.Context) {
+	for {
+		items := w.out.take(w.spare)
+		if items == nil {
+			return
+		}
+		pending, done := 0, 0
+		for i := range items {
+			if w.err == nil {
+				pending += w.put(ctx, items[i])
+			}
+			items[i] = outItem{}
+			done++
+			if pending >= flushEvery {
+				w.flush(ctx, done)
+				pending, done = 0, 0
+			}
+		}
+		w.flush(ctx, done)
+		if cap(items) > keepSpare {
+			items = nil
+		}
+		w.spare = items[:0]
+	}
+}
+
+// put writes one message (maybe only into the framing's buffer) and
+// returns its size.
+func (w *writer) put(ctx actor.Context, it outItem) int {
+	b := it.raw
+	if b == nil {
+		var err error
+		if b, err = json.Marshal(it.v); err != nil {
+			actorlog.For(ctx).Error("protocol message not marshalled", "type", fmt.Sprintf("%T", it.v), "error", err)
+			return 0
+		}
+	}
+	if err := w.f.Write(b); err != nil {
+		w.fail(ctx, err)
+	}
+	return len(b)
+}
+
+// flush pushes out what was written and counts done more messages out;
+// the connection hears every ackEvery.
+func (w *writer) flush(ctx actor.Context, done int) {
+	if w.err == nil && w.f.Flush != nil {
+		if err := w.f.Flush(); err != nil {
+			w.fail(ctx, err)
+		}
+	}
+	w.n += int64(done)
+	if w.n-w.reported >= ackEvery {
+		w.report(ctx)
+	}
+}
+
+func (w *writer) report(ctx actor.Context) {
+	w.reported = w.n
+	ctx.Send(ctx.Parent(), &Written{N: w.n, Err: w.err})
+}
+
+func (w *writer) fail(ctx actor.Context, err error) {
+	if w.err != nil {
 		return
 	}
-	if err := w.write(b); err != nil {
-		w.err = err
-		ctx.Send(ctx.Parent(), &Written{N: w.n, Err: err})
-	}
+	w.err = err
+	ctx.Send(ctx.Parent(), &Written{N: w.n, Err: err})
 }
 
 // probe asks the writer for a Written once it has written everything
