@@ -24,6 +24,7 @@ var allowed = map[string]string{
 	"actors/transports": "the transports supervisor's contract: Done, Terminate",
 	// User messages and tool results are shown as the model is sent them.
 	"runtime/conversation": "the model's view of user messages and tool results",
+	"runtime/jsontext":     "JSON strings written by hand on the hot paths, as encoding/json writes them",
 	// The hugind bridge manages llama-servers, configs and models, not
 	// sessions: these are what its methods are about.
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/troupehq/troupe/runtime/jsontext"
 )
 
 // The spec's fix_unquoted_keys tolerates exactly two departures from JSON
@@ -222,7 +224,7 @@ func (p *lenient) key() (string, error) {
 		return "", p.errorf("expected an object key, found %s", p.describe())
 	}
 	key := string(p.src[start:p.pos])
-	p.out = appendString(p.out, key)
+	p.out = jsontext.AppendString(p.out, key, false)
 	return key, nil
 }
 
@@ -252,7 +254,7 @@ func (p *lenient) str() (string, error) {
 		return "", p.errorf("bad string: %v", err)
 	}
 	p.pos = i + 1
-	p.out = appendString(p.out, s)
+	p.out = jsontext.AppendString(p.out, s, false)
 	return s, nil
 }
 
@@ -319,48 +321,4 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isIdentByte(c byte) bool {
 	return c == '_' || isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c >= utf8.RuneSelf
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string exactly as encoding/json does with
-// SetEscapeHTML(false), so arguments compare equal to re-marshalled values.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c == '\b':
-				dst = append(dst, '\\', 'b')
-			case c == '\f':
-				dst = append(dst, '\\', 'f')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			dst = append(dst, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(dst, '"')
 }

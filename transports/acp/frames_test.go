@@ -26,15 +26,3 @@ func TestChunkFrameEqualsMarshal(t *testing.T) {
 		}
 	}
 }
-
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "a", "\xff", "<&>", "\u2028"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("%q: got %s want %s", s, got, want)
-		}
-	})
-}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/troupehq/troupe/runtime/jsontext"
+
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -26,13 +28,13 @@ func deltaLine(buf []byte, sessionID string, e event.Event) (_ []byte, ok bool) 
 		return buf, false
 	}
 	buf = append(buf, `{"method":"session/update","params":{"sessionId":`...)
-	buf = appendString(buf, sessionID)
+	buf = jsontext.AppendString(buf, sessionID, true)
 	buf = append(buf, `,"update":{"content":{"text":`...)
-	buf = appendString(buf, d.Text)
+	buf = jsontext.AppendString(buf, d.Text, true)
 	buf = append(buf, `,"type":"text"}`...)
 	if d.MessageID != "" {
 		buf = append(buf, `,"messageId":`...)
-		buf = appendString(buf, d.MessageID)
+		buf = jsontext.AppendString(buf, d.MessageID, true)
 	}
 	buf = append(buf, `,"sessionUpdate":"`...)
 	buf = append(buf, kind...)
@@ -41,10 +43,4 @@ func deltaLine(buf []byte, sessionID string, e event.Event) (_ []byte, ok bool) 
 	buf = append(buf, `,"seq":`...)
 	buf = strconv.AppendInt(buf, e.Seq, 10)
 	return append(buf, "}\n"...), true
-}
-
-// appendString appends s as a JSON string, as encoding/json writes it.
-func appendString(buf []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(buf, b...)
 }

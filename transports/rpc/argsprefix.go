@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/troupehq/troupe/runtime/jsontext"
 )
 
 // argsPrefix shows a tool call's arguments while they stream, as pi's
@@ -56,15 +58,8 @@ func (p *argsPrefix) write(s string) {
 				p.carry = append(p.carry, s[i:]...)
 				return
 			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				p.buf = append(p.buf, `\ufffd`...)
-			case r == '\u2028' || r == '\u2029':
-				p.buf = append(p.buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			default:
-				p.buf = append(p.buf, s[i:i+size]...)
-			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			p.buf = jsontext.AppendEscaped(p.buf, s[i:i+size], false)
 			p.charDone()
 			i += size
 			continue

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/troupehq/troupe/runtime/jsontext"
+
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -107,7 +109,7 @@ func (s *streaming) delta(f *fold, src *projection.Block, opened bool, text stri
 	if text == "" {
 		return
 	}
-	b.esc = appendEscaped(b.esc, text)
+	b.esc = jsontext.AppendEscaped(b.esc, text, false)
 	if b.args != nil {
 		b.args.write(text)
 	}

@@ -1,5 +1,7 @@
 package rpc
 
+import "github.com/troupehq/troupe/runtime/jsontext"
+
 // Full partials: the message as pi streams it. The closed blocks are kept
 // encoded in head, the open one as its start, its escaped text and, for a
 // tool call, its arguments so far (argsPrefix) and their raw text
@@ -32,9 +34,9 @@ func (b *block) encodeStart() {
 	case "thinking":
 		b.start = []byte(`{"type":"thinking","thinking":"`)
 	case "toolCall":
-		b.start = append([]byte(`{"type":"toolCall","id":`), appendString(nil, b.id)...)
+		b.start = append([]byte(`{"type":"toolCall","id":`), jsontext.AppendString(nil, b.id, false)...)
 		b.start = append(b.start, `,"name":`...)
-		b.start = appendString(b.start, b.name)
+		b.start = jsontext.AppendString(b.start, b.name, false)
 		b.start = append(b.start, `,"arguments":`...)
 		b.args = &argsPrefix{}
 	}
