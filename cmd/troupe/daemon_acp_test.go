@@ -1,0 +1,126 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// /acp lets in a token given as a subprotocol entry or ?token= and echoes
+// acp.v1 alone; a missing or wrong token is refused 401 and a foreign
+// Origin 403, both before any upgrade.
+func TestDaemonACPAuth(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	c := d.dialACP(t, "editor")
+	testkit.Equal(t, c.subprotocol, "acp.v1")
+
+	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), nil, "acp.v1"), http.StatusSwitchingProtocols)
+	for name, try := range map[string]func() int{
+		"no token":           func() int { return dialStatus(t, d.wsURL(""), nil, "acp.v1") },
+		"wrong subprotocol":  func() int { return dialStatus(t, d.wsURL(""), nil, "acp.v1", "hydra-acp-token.nope") },
+		"wrong query token":  func() int { return dialStatus(t, d.wsURL("token=nope"), nil, "acp.v1") },
+		"empty query token":  func() int { return dialStatus(t, d.wsURL("token="), nil) },
+		"bearer of a prefix": func() int { return dialStatus(t, d.wsURL("token="+d.token[:len(d.token)-1]), nil) },
+	} {
+		if got := try(); got != http.StatusUnauthorized {
+			t.Fatalf("%s: status %d, want 401", name, got)
+		}
+	}
+	foreign := http.Header{"Origin": {"https://evil.example"}}
+	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), foreign, "acp.v1"), http.StatusForbidden)
+	own := http.Header{"Origin": {d.url}}
+	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), own, "acp.v1"), http.StatusSwitchingProtocols)
+
+	// The refusals cost nothing: the first connection still works.
+	if sid, _ := c.newSession(t.TempDir()); sid == "" {
+		t.Fatal("session/new answered no session id")
+	}
+}
+
+// Two clients on one session over the daemon: the prompt's sender gets
+// the stream and the answer; the other sees prompt_received, the same
+// stream and turn_complete. A third attaching mid-turn after_message the
+// last update it saw gets exactly what it missed, then live, nothing twice.
+func TestDaemonACPTwoClientsAndLateAttach(t *testing.T) {
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one "), llmserver.Delay(300*time.Millisecond),
+		llmserver.Text("two "), llmserver.Text("three "), llmserver.Delay(700*time.Millisecond), llmserver.Text("four")))
+	d := startDaemon(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	b := d.dialACP(t, "browser")
+	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	c := d.dialACP(t, "phone")
+	c.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+
+	pid := a.prompt(sid, "count")
+	var seen strings.Builder
+	first := c.until(func(f wsFrame) bool {
+		if f.isUpdate("agent_message_chunk") {
+			seen.WriteString(f.update(t).Update.Content.Text)
+		}
+		return strings.HasPrefix(seen.String(), "one")
+	})
+	anchor := first[len(first)-1].update(t).Meta.Hydra.MessageID
+	c.waitAnswer(c.call("session/detach", map[string]any{"sessionId": sid}))
+	time.Sleep(500 * time.Millisecond) // "two three " is committed meanwhile
+
+	replayed, res := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
+	testkit.Equal(t, res.HistoryPolicy, "after_message")
+	testkit.Equal(t, res.Replayed, len(replayed))
+	testkit.Equal(t, chunks(t, replayed) != "", true)
+	live := c.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	all := append(append(first, replayed...), live...)
+	requireIncreasing(t, all)
+	testkit.Equal(t, chunks(t, all), "one two three four")
+
+	aFrames := a.until(func(f wsFrame) bool { return f.answers(pid) })
+	testkit.Equal(t, string(aFrames[len(aFrames)-1].Result), `{"stopReason":"end_turn"}`)
+	testkit.Equal(t, chunks(t, aFrames), "one two three four")
+	testkit.Equal(t, count(aFrames, "prompt_received"), 0)
+	requireIncreasing(t, aFrames)
+
+	bFrames := b.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	testkit.Equal(t, chunks(t, bFrames), "one two three four")
+	testkit.Equal(t, count(bFrames, "prompt_received"), 1)
+	testkit.Equal(t, bFrames[len(bFrames)-1].update(t).Update.StopReason, "end_turn")
+	requireIncreasing(t, bFrames)
+}
+
+// Each attached client is asked for the permission; the first answer wins
+// and the other is told permission_resolved; the tool runs once.
+func TestDaemonACPPermissionRace(t *testing.T) {
+	env, model := llmEnv(t, llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo raced"}`)),
+		llmserver.Steps(llmserver.Text("ok")))
+	d := startDaemon(t, t.TempDir(), env, model...)
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	b := d.dialACP(t, "browser")
+	_, bAtt := b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	pid := a.prompt(sid, "run it")
+	isAsk := func(f wsFrame) bool { return f.Method == "session/request_permission" }
+	askedA := a.until(isAsk)
+	asked := b.until(isAsk)
+	b.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+
+	fs := a.until(func(f wsFrame) bool { return f.isUpdate("permission_resolved") })
+	u := fs[len(fs)-1].update(t)
+	testkit.Equal(t, u.Update.ToolCallID, "c1")
+	testkit.Equal(t, u.Update.ResolvedBy, bAtt.ClientID)
+	// The loser's late answer changes nothing: the call runs once.
+	a.send(map[string]any{"jsonrpc": "2.0", "id": askedA[len(askedA)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
+	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
+	ran := 0
+	for _, f := range fs {
+		if f.isUpdate("tool_call_update") && strings.Contains(f.raw, `"status":"completed"`) && strings.Contains(f.raw, "raced") {
+			ran++
+		}
+	}
+	testkit.Equal(t, ran, 1)
+}
