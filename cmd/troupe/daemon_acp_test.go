@@ -124,3 +124,55 @@ func TestDaemonACPPermissionRace(t *testing.T) {
 	}
 	testkit.Equal(t, ran, 1)
 }
+
+// REST entries count the clients attached over /acp and show a
+// permission request they see open as awaitingInput, in the list and by
+// id: REST and the WebSocket share one hub.
+func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
+	env, model := llmEnv(t, llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
+		llmserver.Steps(llmserver.Text("done")))
+	d := startDaemon(t, t.TempDir(), env, model...)
+	entry := func(id string) (byID, listed sessionEntry) {
+		d.call(t, "GET", "/v1/sessions/"+id, nil, http.StatusOK, &byID)
+		var list struct{ Sessions []sessionEntry }
+		d.call(t, "GET", "/v1/sessions", nil, http.StatusOK, &list)
+		for _, e := range list.Sessions {
+			if e.SessionID == id {
+				listed = e
+			}
+		}
+		testkit.Equal(t, listed.SessionID, id)
+		return byID, listed
+	}
+	idle := d.create(t, t.TempDir())
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	b := d.dialACP(t, "browser")
+	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	e, l := entry(sid)
+	testkit.Equal(t, e.AttachedClients, 2)
+	testkit.Equal(t, l.AttachedClients, 2)
+	testkit.Equal(t, e.AwaitingInput || e.Busy, false)
+	e, _ = entry(idle)
+	testkit.Equal(t, e.AttachedClients, 0)
+
+	pid := a.prompt(sid, "run it")
+	asked := a.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	// The hub hears of the request in the same step that sends it, so just
+	// after the client does.
+	testkit.Eventually(t, acpWait, "awaitingInput and busy", func() bool {
+		e, l := entry(sid)
+		return e.AwaitingInput && e.Busy && l.AwaitingInput && l.Busy
+	})
+	a.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	a.waitAnswer(pid)
+	testkit.Eventually(t, acpWait, "awaitingInput and busy cleared", func() bool {
+		e, l := entry(sid)
+		return !e.AwaitingInput && !l.AwaitingInput && !e.Busy
+	})
+
+	b.waitAnswer(b.call("session/detach", map[string]any{"sessionId": sid}))
+	e, _ = entry(sid)
+	testkit.Equal(t, e.AttachedClients, 1)
+}

@@ -219,7 +219,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 				status = "cold"
 			}
 			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-				"busy": false, "awaitingInput": false, "agentId": agentID}
+				"busy": false, "awaitingInput": c.cfg.Hub.AwaitingInput(m.ID), "agentId": agentID}
 			if a := c.att[m.ID]; a != nil {
 				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, len(awaitingCalls(a.view)) > 0
 			}
