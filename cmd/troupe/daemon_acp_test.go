@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -175,4 +176,55 @@ func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
 	b.waitAnswer(b.call("session/detach", map[string]any{"sessionId": sid}))
 	e, _ = entry(sid)
 	testkit.Equal(t, e.AttachedClients, 1)
+}
+
+// A session created over /acp is the daemon's: `troupe run` on the same
+// home is refused naming the holder, and so is an attach from `troupe acp`.
+func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
+	home := t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("mine")), llmserver.Steps(llmserver.Text("again")))
+	d := startDaemon(t, home, env, model...)
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	pid := a.prompt(sid, "hi")
+	fs := a.until(func(f wsFrame) bool { return f.answers(pid) })
+	testkit.Equal(t, chunks(t, fs), "mine")
+
+	code, out := runPrompt(t, home, env, model, sid, "steal")
+	if code == 0 || !strings.Contains(out, "troupe daemon") {
+		t.Fatalf("troupe run on a session the daemon holds over /acp: exit %d\n%s", code, out)
+	}
+
+	stdio := testkit.Start(t, testkit.BuildTroupe(t), env, append([]string{"acp", "--home", home}, model...)...)
+	send := func(id int, method string, params any) {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		testkit.NoError(t, err)
+		_, err = stdio.Stdin.Write(append(b, '\n'))
+		testkit.NoError(t, err)
+	}
+	answer := func(id int) wsFrame {
+		for {
+			line, ok := stdio.ReadLine(acpWait)
+			if !ok {
+				t.Fatalf("troupe acp: no answer to %d; stderr %s", id, stdio.Stderr())
+			}
+			var f wsFrame
+			testkit.NoError(t, json.Unmarshal([]byte(line), &f))
+			f.raw = line
+			if f.answers(id) {
+				return f
+			}
+		}
+	}
+	send(1, "initialize", map[string]any{"protocolVersion": 1})
+	answer(1)
+	send(2, "session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	if f := answer(2); f.Error == nil || !strings.Contains(f.Error.Message, "troupe daemon") {
+		t.Fatalf("troupe acp attach to a session the daemon holds: %s", f.raw)
+	}
+
+	// The daemon still writes it.
+	pid = a.prompt(sid, "more")
+	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
+	testkit.Equal(t, chunks(t, fs), "again")
 }
