@@ -228,3 +228,38 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
 	testkit.Equal(t, chunks(t, fs), "again")
 }
+
+// A read-only attach to a cold session replays it from the store without
+// starting it: REST still says cold and no lease is taken, so `troupe
+// run` may prompt it meanwhile, and the watcher sees that run from the
+// store too.
+func TestDaemonACPReadonlyAttachLeavesSessionCold(t *testing.T) {
+	home := t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("first")), llmserver.Steps(llmserver.Text("second")))
+	d := startDaemon(t, home, env, append(model, "--approval-mode", "yolo")...)
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	pid := a.prompt(sid, "hi")
+	a.waitAnswer(pid)
+	testkit.Equal(t, d.do(t, "POST", "/v1/sessions/"+sid+"/kill", nil).StatusCode, http.StatusAccepted)
+	a.until(func(f wsFrame) bool { return f.Method == "hydra-acp/session/closed" })
+	var e sessionEntry
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	testkit.Equal(t, e.Status, "cold")
+
+	w := d.dialACP(t, "watcher")
+	replayed, _ := w.attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
+	testkit.Equal(t, chunks(t, replayed), "first")
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	testkit.Equal(t, e.Status, "cold")
+	testkit.Equal(t, e.AttachedClients, 2)
+
+	if code, out := runPrompt(t, home, env, model, sid, "again"); code != 0 {
+		t.Fatalf("troupe run while the daemon only watches the session: exit %d\n%s", code, out)
+	}
+	live := w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	testkit.Equal(t, chunks(t, live), "second")
+	requireIncreasing(t, append(replayed, live...))
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	testkit.Equal(t, e.Status, "cold")
+}

@@ -39,6 +39,9 @@ type attachment struct {
 	// again from the store once it has caught up (resume).
 	paused bool
 	cold   bool // the session stopped; the next mutation resubscribes
+	// tail reads a read-only attachment to a cold session from the store
+	// instead of a subscription; nil otherwise.
+	tail *storeTail
 
 	// prompts are the runs this client sent and still owes a
 	// session/prompt answer for: message id -> request id.
@@ -70,9 +73,12 @@ type attachOptions struct {
 	anchor   string
 	clientID string
 	readonly bool
-	info     ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
-	drip     bool
-	speed    float64
+	// fromStore: read the store, do not subscribe (a read-only attach to
+	// a cold session).
+	fromStore bool
+	info      ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
+	drip      bool
+	speed     float64
 	// answer sends the method's response once the replay is out: n
 	// updates were replayed, under the policy applied.
 	answer func(a *attachment, n int, policy string)
@@ -86,7 +92,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 		o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
 		return
 	}
-	c.async(ctx).Meta(id, func(_ sessions.Meta, err error) {
+	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
 		if err != nil {
 			o.refused(sessionError(id, err))
 			return
@@ -95,6 +101,8 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 			o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
 			return
 		}
+		// Watching a cold session does not start it: the store has it all.
+		o.fromStore = o.readonly && m.Status != "live"
 		c.startAttachment(ctx, id, o)
 	})
 }
@@ -119,6 +127,10 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		replay: newReplay(o),
 	}
 	c.att[id] = a
+	if o.fromStore {
+		a.tailStore(c, ctx)
+		return
+	}
 	a.subscribe(c, ctx, 1, true)
 }
 
@@ -241,6 +253,9 @@ func (a *attachment) unsubscribe(c *conn) {
 // requests to this client forgotten.
 func (a *attachment) leave(c *conn) {
 	a.unsubscribe(c)
+	if a.tail != nil {
+		a.tail.stop()
+	}
 	if a.drips != nil {
 		a.drips.Stop()
 	}

@@ -247,8 +247,12 @@ func (c *conn) specResult(a *attachment, res map[string]any) map[string]any {
 // sessionMeta is the session info every attach-like answer carries.
 func (c *conn) sessionMeta(a *attachment) map[string]any {
 	v := a.view
+	status := "live"
+	if a.tail != nil {
+		status = "cold" // watched from the store, not started
+	}
 	m := map[string]any{
-		"status": "live", "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
+		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": mode(v.Settings),
 	}
