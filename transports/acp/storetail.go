@@ -23,6 +23,9 @@ type storeTail struct {
 	// moves it, the reader reads from it (so a paused client's dropped
 	// events are read again).
 	next atomic.Int64
+	// paused: the client is behind; the reader waits rather than read
+	// what would be dropped.
+	paused atomic.Bool
 }
 
 // storeBatch is events read for attachment a; replayTo (first batch only,
@@ -39,9 +42,11 @@ var errPastReplay = errors.New("past the replay's end")
 // tailStore starts the reader; leave stops it.
 func (a *attachment) tailStore(c *conn, ctx actor.Context) {
 	tctx, cancel := context.WithCancel(context.Background())
-	a.tail = &storeTail{stop: cancel}
-	a.tail.next.Store(1)
-	root, self, store, id, next := ctx.ActorSystem().Root, ctx.Self(), c.cfg.Sessions, a.id, &a.tail.next
+	tail := &storeTail{stop: cancel}
+	tail.next.Store(1)
+	a.tail = tail
+	// The reader reads no field of a, only these and tail's atomics.
+	root, self, store, id := ctx.ActorSystem().Root, ctx.Self(), c.cfg.Sessions, a.id
 	go func() {
 		first := &storeBatch{a: a}
 		first.replayTo, first.err = store.LastSeq(tctx, id)
@@ -69,8 +74,11 @@ func (a *attachment) tailStore(c *conn, ctx actor.Context) {
 				return
 			case <-t.C:
 			}
+			if tail.paused.Load() {
+				continue
+			}
 			b := &storeBatch{a: a, replayTo: -1}
-			b.err = store.Load(tctx, id, next.Load(), func(e event.Event) error {
+			b.err = store.Load(tctx, id, tail.next.Load(), func(e event.Event) error {
 				b.events = append(b.events, e)
 				return nil
 			})
@@ -111,6 +119,7 @@ func (c *conn) onStoreBatch(ctx actor.Context, b *storeBatch) {
 		a.endReplay(c, ctx)
 	}
 	a.tail.next.Store(a.view.LastSeq + 1)
+	a.tail.paused.Store(a.paused)
 }
 
 // catchUp takes a paused attachment's events again from the first it has
@@ -119,6 +128,7 @@ func (c *conn) onStoreBatch(ctx actor.Context, b *storeBatch) {
 func (a *attachment) catchUp(c *conn, ctx actor.Context) {
 	a.paused = false
 	if a.tail != nil {
+		a.tail.paused.Store(false)
 		return
 	}
 	a.subscribe(c, ctx, a.view.LastSeq+1, false)
