@@ -179,7 +179,8 @@ func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
 }
 
 // A session created over /acp is the daemon's: `troupe run` on the same
-// home is refused naming the holder, and so is an attach from `troupe acp`.
+// home is refused naming the holder, and so is an attach from `troupe acp`;
+// a read-only attach there watches it from the store.
 func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 	home := t.TempDir()
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("mine")), llmserver.Steps(llmserver.Text("again")))
@@ -202,16 +203,19 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 		_, err = stdio.Stdin.Write(append(b, '\n'))
 		testkit.NoError(t, err)
 	}
+	next := func() wsFrame {
+		line, ok := stdio.ReadLine(acpWait)
+		if !ok {
+			t.Fatalf("troupe acp: no message in %s; stderr %s", acpWait, stdio.Stderr())
+		}
+		var f wsFrame
+		testkit.NoError(t, json.Unmarshal([]byte(line), &f))
+		f.raw = line
+		return f
+	}
 	answer := func(id int) wsFrame {
 		for {
-			line, ok := stdio.ReadLine(acpWait)
-			if !ok {
-				t.Fatalf("troupe acp: no answer to %d; stderr %s", id, stdio.Stderr())
-			}
-			var f wsFrame
-			testkit.NoError(t, json.Unmarshal([]byte(line), &f))
-			f.raw = line
-			if f.answers(id) {
+			if f := next(); f.answers(id) {
 				return f
 			}
 		}
@@ -222,11 +226,28 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 	if f := answer(2); f.Error == nil || !strings.Contains(f.Error.Message, "troupe daemon") {
 		t.Fatalf("troupe acp attach to a session the daemon holds: %s", f.raw)
 	}
+	// Read-only, troupe acp watches it from the store.
+	send(3, "session/attach", map[string]any{"sessionId": sid, "historyPolicy": "full",
+		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
+	var replayed []wsFrame
+	for f := next(); !f.answers(3); f = next() {
+		replayed = append(replayed, f)
+	}
+	testkit.Equal(t, chunks(t, replayed), "mine")
 
-	// The daemon still writes it.
+	// The daemon still writes it, and the watcher sees that.
 	pid = a.prompt(sid, "more")
 	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
 	testkit.Equal(t, chunks(t, fs), "again")
+	var watched []wsFrame
+	for f := next(); ; f = next() {
+		watched = append(watched, f)
+		if f.isUpdate("turn_complete") {
+			break
+		}
+	}
+	testkit.Equal(t, chunks(t, watched), "again")
+	requireIncreasing(t, append(replayed, watched...))
 }
 
 // A read-only attach to a cold session replays it from the store without

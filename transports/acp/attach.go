@@ -129,6 +129,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	c.att[id] = a
 	if o.fromStore {
 		a.tailStore(c, ctx)
+		a.tail.cold = true
 		return
 	}
 	a.subscribe(c, ctx, 1, true)
@@ -142,6 +143,12 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 			if err == nil {
 				c.cfg.Sessions.Unsubscribe(a.id, s.Subscription)
 			}
+			return
+		}
+		var held *sessions.LeaseHeldError
+		if err != nil && first && a.readonly && errors.As(err, &held) {
+			// Another process hosts it: watch it from the store.
+			a.tailStore(c, ctx)
 			return
 		}
 		if err != nil {

@@ -248,7 +248,7 @@ func (c *conn) specResult(a *attachment, res map[string]any) map[string]any {
 func (c *conn) sessionMeta(a *attachment) map[string]any {
 	v := a.view
 	status := "live"
-	if a.tail != nil {
+	if a.tail != nil && a.tail.cold {
 		status = "cold" // watched from the store, not started
 	}
 	m := map[string]any{

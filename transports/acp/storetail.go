@@ -19,6 +19,8 @@ const tailPoll = 100 * time.Millisecond
 // tailPoll, whoever commits them.
 type storeTail struct {
 	stop context.CancelFunc
+	// cold: nobody hosts the session (else another process does).
+	cold bool
 	// next is the first seq the attachment has not folded: the actor
 	// moves it, the reader reads from it (so a paused client's dropped
 	// events are read again).

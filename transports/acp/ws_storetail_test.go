@@ -31,6 +31,10 @@ func TestWebSocketReadonlyColdAttachReadsTheStore(t *testing.T) {
 	defer cancel()
 	testkit.NoError(t, r.rt.Sessions.Kill(ctx, sid))
 	a.until(wait, func(f frame) bool { return f.Method == "hydra-acp/session/closed" })
+	testkit.Eventually(t, wait, "the stored status cold", func() bool {
+		m, err := r.rt.Sessions.Meta(ctx, sid)
+		return err == nil && m.Status == "cold"
+	})
 
 	w := r.dial(t, "watcher")
 	replayed, _ := w.attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
