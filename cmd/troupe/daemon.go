@@ -87,8 +87,10 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	// One hub for both sides: REST entries show who is attached over ACP.
+	hub := acp.NewHub()
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Log: log})
+		Titler: eng.Title, Clients: hub, Log: log})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their
@@ -96,7 +98,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		settings.Provider, settings.Model = nil, nil
 	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings},
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub},
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)
 			return err

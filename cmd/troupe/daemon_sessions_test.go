@@ -14,7 +14,8 @@ import (
 
 type sessionEntry struct {
 	SessionID, AgentID, Cwd, Title, Status string
-	Busy                                   bool
+	Busy, AwaitingInput                    bool
+	AttachedClients                        int
 }
 
 func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
@@ -54,7 +55,7 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 		{"DELETE", "/v1/sessions/nope", nil, http.StatusNotFound},
 		{"GET", "/v1/sessions/nope/history", nil, http.StatusNotFound},
 		{"GET", "/v1/transformers", nil, http.StatusNotFound},
-		{"GET", "/mcp/stdin", nil, http.StatusNotFound},
+		{"POST", "/mcp/hydra-acp-stdin", nil, http.StatusNotFound},
 	} {
 		wantError(t, d.do(t, bad.method, bad.path, bad.body), bad.status)
 	}

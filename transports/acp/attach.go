@@ -40,6 +40,9 @@ type attachment struct {
 	// again from the store once it has caught up (resume).
 	paused bool
 	cold   bool // the session stopped; the next mutation resubscribes
+	// tail reads a read-only attachment to a cold session from the store
+	// instead of a subscription; nil otherwise.
+	tail *storeTail
 
 	// prompts are the runs this client sent and still owes a
 	// session/prompt answer for: message id -> request id.
@@ -71,9 +74,12 @@ type attachOptions struct {
 	anchor   string
 	clientID string
 	readonly bool
-	info     ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
-	drip     bool
-	speed    float64
+	// fromStore: read the store, do not subscribe (a read-only attach to
+	// a cold session).
+	fromStore bool
+	info      ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
+	drip      bool
+	speed     float64
 	// answer sends the method's response once the replay is out: n
 	// updates were replayed, under the policy applied.
 	answer func(a *attachment, n int, policy string)
@@ -87,7 +93,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 		o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
 		return
 	}
-	c.async(ctx).Meta(id, func(_ sessions.Meta, err error) {
+	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
 		if err != nil {
 			o.refused(sessionError(id, err))
 			return
@@ -96,6 +102,8 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 			o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
 			return
 		}
+		// Watching a cold session does not start it: the store has it all.
+		o.fromStore = o.readonly && m.Status != "live"
 		c.startAttachment(ctx, id, o)
 	})
 }
@@ -121,6 +129,11 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		frames: c.cfg.Hub.sharedFrames(id),
 	}
 	c.att[id] = a
+	if o.fromStore {
+		a.tailStore(c, ctx)
+		a.tail.cold = true
+		return
+	}
 	a.subscribe(c, ctx, 1, true)
 }
 
@@ -132,6 +145,12 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 			if err == nil {
 				c.cfg.Sessions.Unsubscribe(a.id, s.Subscription)
 			}
+			return
+		}
+		var held *sessions.LeaseHeldError
+		if err != nil && first && a.readonly && errors.As(err, &held) {
+			// Another process hosts it: watch it from the store.
+			a.tailStore(c, ctx)
 			return
 		}
 		if err != nil {
@@ -246,6 +265,9 @@ func (a *attachment) unsubscribe(c *conn) {
 // requests to this client forgotten.
 func (a *attachment) leave(c *conn) {
 	a.unsubscribe(c)
+	if a.tail != nil {
+		a.tail.stop()
+	}
 	if a.drips != nil {
 		a.drips.Stop()
 	}

@@ -102,6 +102,8 @@ func (c *conn) Receive(ctx actor.Context) {
 		if a := c.att[m.SessionID]; a != nil {
 			a.onClosed(c, ctx, m.Reason)
 		}
+	case *storeBatch:
+		c.onStoreBatch(ctx, m)
 	case *Written:
 		c.onWritten(ctx, m)
 	case *dripTick:

@@ -167,6 +167,7 @@ func (a *attachment) attention(c *conn, ctx actor.Context) {
 		return
 	}
 	a.awaiting = len(calls) > 0
+	c.cfg.Hub.setAwaiting(a.id, a.clientID, a.awaiting)
 	flags := make([]attentionFlag, 0, len(calls))
 	for _, call := range calls {
 		flags = append(flags, attentionFlag{Source: "daemon", Reason: "permission", RaisedAt: a.raised[call.ID],

@@ -219,7 +219,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 				status = "cold"
 			}
 			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-				"busy": false, "awaitingInput": false, "agentId": agentID}
+				"busy": false, "awaitingInput": c.cfg.Hub.AwaitingInput(m.ID), "agentId": agentID}
 			if a := c.att[m.ID]; a != nil {
 				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, len(awaitingCalls(a.view)) > 0
 			}
@@ -247,8 +247,12 @@ func (c *conn) specResult(a *attachment, res map[string]any) map[string]any {
 // sessionMeta is the session info every attach-like answer carries.
 func (c *conn) sessionMeta(a *attachment) map[string]any {
 	v := a.view
+	status := "live"
+	if a.tail != nil && a.tail.cold {
+		status = "cold" // watched from the store, not started
+	}
 	m := map[string]any{
-		"status": "live", "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
+		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": mode(v.Settings),
 	}

@@ -187,8 +187,7 @@ func (c *conn) onWritten(ctx actor.Context, m *Written) {
 	}
 	for _, a := range c.att {
 		if a.paused {
-			a.paused = false
-			a.subscribe(c, ctx, a.view.LastSeq+1, false)
+			a.catchUp(c, ctx)
 		}
 	}
 }

@@ -25,7 +25,17 @@ type Config struct {
 	DefaultCwd string
 	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
 	Titler Titler
-	Log    *slog.Logger
+	// Clients says who is attached to a session over ACP (the ACP hub);
+	// nil reports nobody.
+	Clients Clients
+	Log     *slog.Logger
+}
+
+// Clients is what the entries' attachedClients and awaitingInput come
+// from: the ACP hub the daemon's WebSocket handler shares.
+type Clients interface {
+	Attached(id string) int
+	AwaitingInput(id string) bool
 }
 
 // API is the /v1 handlers.

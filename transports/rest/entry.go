@@ -18,6 +18,8 @@ type entry struct {
 	Status              string    `json:"status"` // live | cold
 	StatusReason        string    `json:"statusReason,omitempty"`
 	Busy                bool      `json:"busy"`
+	AwaitingInput       bool      `json:"awaitingInput"`
+	AttachedClients     int       `json:"attachedClients"`
 	CurrentModel        string    `json:"currentModel,omitempty"`
 	CurrentUsage        usage     `json:"currentUsage"`
 	ForkedFromSessionID string    `json:"forkedFromSessionId,omitempty"`
@@ -42,6 +44,9 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
 		ForkedFromSessionID: m.ParentID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
+	}
+	if a.cfg.Clients != nil {
+		e.AttachedClients, e.AwaitingInput = a.cfg.Clients.Attached(m.ID), a.cfg.Clients.AwaitingInput(m.ID)
 	}
 	if m.Model != "" {
 		e.CurrentModel = m.Provider + "/" + m.Model
