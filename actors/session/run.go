@@ -291,6 +291,7 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 		Conversation: s.f.conv.Clone(),
 		MaxSteps:     eng.MaxSteps, StartStep: startStep, Retry: retry,
 		Cwd: st.Cwd, AllowedDirs: st.AdditionalDirs, SpillDir: eng.SpillDir, NewID: eng.NewID,
+		Dispatcher: s.cfg.Dispatcher,
 	}
 	if eng.Tools != nil {
 		cfg.Tools = eng.Tools(st)

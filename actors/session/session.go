@@ -30,6 +30,9 @@ type Config struct {
 	Now         func() time.Time
 	// Engine runs prompts; nil hosts the log only.
 	Engine *Engine
+	// Dispatcher runs the mailboxes of the session and its turns; nil is
+	// protoactor's default (a goroutine per mailbox run).
+	Dispatcher actor.Dispatcher
 }
 
 // Props builds a session actor. Middleware wraps its Receive (the runtime
@@ -40,7 +43,7 @@ func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &session{cfg: cfg}
-	}, actor.WithReceiverMiddleware(middleware...),
+	}, withDispatcher(cfg.Dispatcher), actor.WithReceiverMiddleware(middleware...),
 		// A lock-free mailbox: the stream goroutine, the children and the
 		// store writer push without contending for a lock, and an idle
 		// session keeps no ring buffer grown by its last burst of deltas.

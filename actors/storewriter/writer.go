@@ -24,6 +24,8 @@ type Options struct {
 	// commit that happens anyway when one is due, else in one of its own.
 	// 0 means a third of the store's lease TTL.
 	RenewEvery time.Duration
+	// Dispatcher runs the writer's mailbox; nil is protoactor's default.
+	Dispatcher actor.Dispatcher
 }
 
 // Props builds the writer actor over store.
@@ -34,9 +36,13 @@ func Props(store *persistence.Store, opts Options) *actor.Props {
 	if opts.RenewEvery <= 0 {
 		opts.RenewEvery = store.LeaseTTL() / 3
 	}
-	return actor.PropsFromProducer(func() actor.Actor {
+	produce := func() actor.Actor {
 		return &writer{store: store, opts: opts, failedGen: map[string]uint64{}}
-	})
+	}
+	if opts.Dispatcher != nil {
+		return actor.PropsFromProducer(produce, actor.WithDispatcher(opts.Dispatcher))
+	}
+	return actor.PropsFromProducer(produce)
 }
 
 type writer struct {

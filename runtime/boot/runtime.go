@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/dispatch"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/storewriter"
@@ -55,6 +56,7 @@ type Runtime struct {
 	registry    *actor.PID
 	transports  *actor.PID
 	transportMW []actor.ReceiverMiddleware
+	dispatch    *dispatch.Pool // runs the writer's, sessions' and turns' mailboxes
 
 	mu       sync.Mutex
 	hooks    map[Stage][]func(context.Context) error
@@ -96,7 +98,8 @@ func Start(opts Options) (*Runtime, error) {
 		return slog.New(newActorSystemHandler(log.Handler(), libLevel))
 	}))
 	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{},
-		transportMW: append([]actor.ReceiverMiddleware{logPanics}, opts.TransportMiddleware...)}
+		transportMW: append([]actor.ReceiverMiddleware{logPanics}, opts.TransportMiddleware...),
+		dispatch:    dispatch.New(mailboxThroughput, mailboxWorkers)}
 	idle := opts.IdleTimeout
 	switch {
 	case idle == 0:
@@ -105,11 +108,16 @@ func Start(opts Options) (*Runtime, error) {
 		idle = 0
 	}
 	scfg := opts.Sessions
-	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine}
+	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine, Dispatcher: rt.dispatch}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
-	if err := rt.spawnTree(opts.Writer, scfg); err != nil {
+	wopts := opts.Writer
+	if wopts.Dispatcher == nil {
+		wopts.Dispatcher = rt.dispatch
+	}
+	if err := rt.spawnTree(wopts, scfg); err != nil {
 		store.Close()
 		sys.Shutdown()
+		rt.dispatch.Close()
 		return nil, err
 	}
 	ccfg := sessions.ClientConfig{Root: sys.Root, Registry: rt.registry, Store: store}
@@ -146,3 +154,11 @@ func (rt *Runtime) Registry() *actor.PID { return rt.registry }
 
 // Transports is the transports supervisor.
 func (rt *Runtime) Transports() *actor.PID { return rt.transports }
+
+// The mailbox dispatcher's settings: protoactor's default throughput, and
+// enough reused goroutines for every mailbox that runs at once on a few
+// cores (past that, runs get goroutines of their own).
+const (
+	mailboxThroughput = 300
+	mailboxWorkers    = 64
+)

@@ -69,6 +69,7 @@ func (rt *Runtime) stop(ctx context.Context) error {
 		}
 	}
 	rt.System.Shutdown()
+	rt.dispatch.Close()
 	return errors.Join(errs...)
 }
 

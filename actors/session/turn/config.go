@@ -59,6 +59,8 @@ type Config struct {
 	AllowedDirs []string
 	SpillDir    string
 	NewID       func(prefix string) string
+	// Dispatcher runs the turn's mailbox; nil is protoactor's default.
+	Dispatcher actor.Dispatcher
 }
 
 func (c *Config) defaults() {
@@ -82,10 +84,12 @@ func (c *Config) defaults() {
 // Props builds the turn actor for one run.
 func Props(cfg Config) *actor.Props {
 	cfg.defaults()
-	return actor.PropsFromProducer(func() actor.Actor {
-		return &turn{cfg: cfg}
-	}, actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
+	opts := []actor.PropsOption{actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
 		// A crashed tool-call actor is not restarted: its call failed.
 		return actor.StopDirective
-	})))
+	}))}
+	if cfg.Dispatcher != nil {
+		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &turn{cfg: cfg} }, opts...)
 }
