@@ -20,6 +20,11 @@ const (
 	scalePrompts = 3
 	scaleDeltas  = 50
 	scaleConns   = 20
+	// scaleCreating bounds the session/new calls in flight: 10,000 at once
+	// time out inside the daemon ("future: timeout"); testkit/scale bounds
+	// its creating the same way (512 workers). The conversations all run
+	// at once.
+	scaleCreating = 512
 )
 
 // BenchmarkDaemonScale: N sessions at once through the real daemon over
@@ -60,10 +65,11 @@ func benchDaemonScale(b *testing.B, n int) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
+	creating := make(chan struct{}, scaleCreating)
 	for i := range n {
 		c := conns[i%len(conns)]
 		wg.Go(func() {
-			if err := c.conversation(cwd); err != nil {
+			if err := c.conversation(cwd, creating); err != nil {
 				errs <- fmt.Errorf("session %d: %w", i, err)
 			}
 		})

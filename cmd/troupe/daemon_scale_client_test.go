@@ -179,10 +179,12 @@ func (c *scaleConn) call(method string, params any) (json.RawMessage, error) {
 	}
 }
 
-// conversation creates a session in cwd and runs its prompts, each to
-// end_turn.
-func (c *scaleConn) conversation(cwd string) error {
+// conversation creates a session in cwd, holding a slot of creating
+// while it does, and runs its prompts, each to end_turn.
+func (c *scaleConn) conversation(cwd string, creating chan struct{}) error {
+	creating <- struct{}{}
 	res, err := c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+	<-creating
 	if err != nil {
 		return err
 	}
