@@ -21,7 +21,8 @@ const (
 	scaleDeltas  = 50
 	scaleConns   = 20
 	// scaleCreating bounds the session/new calls in flight: 10,000 at once
-	// time out inside the daemon ("future: timeout"); testkit/scale bounds
+	// overrun the session registry's 30 s request bound inside the daemon
+	// ("future: timeout", actors/sessions); testkit/scale bounds
 	// its creating the same way (512 workers). The conversations all run
 	// at once.
 	scaleCreating = 512
@@ -78,8 +79,8 @@ func benchDaemonScale(b *testing.B, n int) {
 	wall := time.Since(start)
 	daemonCPU, selfCPUUsed := procCPU(b, pid)-daemonCPU0, selfCPU()-selfCPU0
 	close(errs)
-	for err := range errs {
-		b.Fatal(err)
+	if failed := len(errs); failed > 0 {
+		b.Fatalf("%d of %d sessions failed; the first: %v", failed, n, <-errs)
 	}
 	tools := 0
 	for _, c := range conns {
