@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale lint run
+.PHONY: build test bench bench-scale bench-daemon-scale lint run
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -39,6 +39,15 @@ SCALE_N ?= 100 1000 10000
 bench-scale:
 	$(GO) build -o bin/troupe-scale ./testkit/cmd/troupe-scale
 	@head=-header; for n in $(SCALE_N); do ./bin/troupe-scale $$head -n $$n || exit 1; head=; done
+
+# N = 100, 1,000 and 10,000 concurrent sessions through the real daemon
+# binary over ACP WebSocket (20 connections), each running 3 turns whose
+# first answer calls read, against the scripted LLM server over HTTP: wall
+# time, the daemon's peak resident memory, resident memory per idle live
+# session, and the CPU time of the daemon and of the benchmark's process
+# (the LLM servers and the clients). 10,000 takes about 2 minutes and 3 GB.
+bench-daemon-scale:
+	$(GO) test -run '^$$' -bench DaemonScale -benchtime 1x -timeout 15m ./cmd/troupe/
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/testkit"
+)
+
+// Each session of BenchmarkDaemonScale: 3 prompts; every answer streams
+// scaleDeltas one-token deltas, and the first also calls read.
+const (
+	scalePrompts = 3
+	scaleDeltas  = 50
+	scaleConns   = 20
+	// scaleCreating bounds the session/new calls in flight: 10,000 at once
+	// overrun the session registry's 30 s request bound inside the daemon
+	// ("future: timeout", actors/sessions); testkit/scale bounds
+	// its creating the same way (512 workers). The conversations all run
+	// at once.
+	scaleCreating = 512
+)
+
+// BenchmarkDaemonScale: N sessions at once through the real daemon over
+// ACP WebSocket, scaleConns connections each creating N/scaleConns
+// sessions, each session running a 3-turn conversation whose first answer
+// calls read. Wall time is from the first session/new to the last
+// prompt's answer. Every prompt must answer end_turn and every session's
+// tool call must complete, or the benchmark fails. Each N runs its own
+// daemon on a fresh home, so its peak memory is its own.
+func BenchmarkDaemonScale(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				benchDaemonScale(b, n)
+			}
+		})
+	}
+}
+
+func benchDaemonScale(b *testing.B, n int) {
+	llm := scaleLLM(b, scaleDeltas)
+	env := []string{"OPENAI_BASE_URL=" + llm + "/v1", "OPENAI_API_KEY="}
+	d := startDaemon(b, b.TempDir(), env, "--provider", "openai", "--model", "tiny")
+	cwd := b.TempDir()
+	testkit.NoError(b, os.WriteFile(filepath.Join(cwd, scaleFile), []byte("hello\n"), 0o644))
+	pid := d.proc.Cmd.Process.Pid
+
+	conns := make([]*scaleConn, scaleConns)
+	for i := range conns {
+		c, err := dialScale(d.wsURL(""), d.token)
+		testkit.NoError(b, err)
+		b.Cleanup(c.close)
+		conns[i] = c
+	}
+	before := procKB(b, pid, "VmRSS")
+	daemonCPU0, selfCPU0 := procCPU(b, pid), selfCPU()
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	creating := make(chan struct{}, scaleCreating)
+	for i := range n {
+		c := conns[i%len(conns)]
+		wg.Go(func() {
+			if err := c.conversation(cwd, creating); err != nil {
+				errs <- fmt.Errorf("session %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	daemonCPU, selfCPUUsed := procCPU(b, pid)-daemonCPU0, selfCPU()-selfCPU0
+	close(errs)
+	if failed := len(errs); failed > 0 {
+		b.Fatalf("%d of %d sessions failed; the first: %v", failed, n, <-errs)
+	}
+	tools := 0
+	for _, c := range conns {
+		tools += c.toolsDone()
+	}
+	if tools != n {
+		b.Fatalf("%d of %d sessions saw their read complete", tools, n)
+	}
+	// The sessions stay live: every connection is still open and attached.
+	after := procKB(b, pid, "VmRSS")
+	b.ReportMetric(wall.Seconds(), "s-wall")
+	b.ReportMetric(float64(procKB(b, pid, "VmHWM"))/1024, "MB-peak-rss")
+	b.ReportMetric(float64(after-before)/float64(n), "KB-rss/idle-session")
+	b.ReportMetric(daemonCPU.Seconds(), "s-cpu-daemon")
+	// The benchmark's own process holds the scripted LLM servers, their
+	// router and the ACP clients: an upper bound on the LLM side's share.
+	b.ReportMetric(selfCPUUsed.Seconds(), "s-cpu-llm+clients")
+}
+
+// procKB reads a kB field (VmRSS, VmHWM) of a process's /proc status.
+func procKB(b *testing.B, pid int, field string) int64 {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	testkit.NoError(b, err)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			testkit.NoError(b, err)
+			return kb
+		}
+	}
+	b.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// procCPU is a process's user and system time from /proc/<pid>/stat.
+func procCPU(b *testing.B, pid int) time.Duration {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	testkit.NoError(b, err)
+	// The command name may hold spaces: count from the last ')'.
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+	utime, err := strconv.ParseInt(fields[11], 10, 64)
+	testkit.NoError(b, err)
+	stime, err := strconv.ParseInt(fields[12], 10, 64)
+	testkit.NoError(b, err)
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

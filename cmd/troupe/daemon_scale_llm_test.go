@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"testing"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// scaleFile is the small file every session's first answer reads, in the
+// sessions' working directory (a read, not bash, so 10,000 sessions spawn
+// no process and ask no permission).
+const scaleFile = "small.txt"
+
+// scaleLLM serves the scripted LLM over HTTP for many sessions at once: a
+// session's first request (no assistant or tool message yet) is answered
+// by a server whose reply calls read, every other request by one whose
+// reply is text. A script's replies are consumed in arrival order across
+// sessions, so the choice is made from the request itself, in front of two
+// scripted servers.
+func scaleLLM(b *testing.B, deltas int) string {
+	b.Helper()
+	tool := llmserver.Steps(llmserver.Tokens(deltas, "x"), llmserver.ToolCall("", "read", `{"path":"`+scaleFile+`"}`))
+	text := llmserver.Steps(llmserver.Tokens(deltas, "x"))
+	withTool := proxyTo(b, llmserver.New(b, llmserver.Script{Model: "tiny", Default: &tool}))
+	textOnly := proxyTo(b, llmserver.New(b, llmserver.Script{Model: "tiny", Default: &text}))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"role":"assistant"`)) || bytes.Contains(body, []byte(`"role":"tool"`)) {
+			textOnly.ServeHTTP(w, r)
+			return
+		}
+		withTool.ServeHTTP(w, r)
+	}))
+	b.Cleanup(front.Close)
+	return front.URL
+}
+
+// proxyTo forwards to srv over a bounded pool: the benchmark's process
+// holds the daemon's connections, the pool's and the servers' ends, and
+// its file limit is 20,000.
+func proxyTo(b *testing.B, srv *llmserver.Server) *httputil.ReverseProxy {
+	u, err := url.Parse(srv.URL())
+	testkit.NoError(b, err)
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.Transport = &http.Transport{MaxConnsPerHost: 1000, MaxIdleConnsPerHost: 1000}
+	// Closing the servers at the end cancels nothing still wanted.
+	p.ErrorLog = log.New(io.Discard, "", 0)
+	b.Cleanup(p.Transport.(*http.Transport).CloseIdleConnections)
+	return p
+}
