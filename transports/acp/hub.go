@@ -40,7 +40,7 @@ func (h *Hub) sharedFrames(id string) *sharedFrames {
 		s = &sharedFrames{}
 		h.frames[id] = s
 	}
-	s.refs++
+	s.attached()
 	return s
 }
 
@@ -48,7 +48,7 @@ func (h *Hub) releaseFrames(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s := h.frames[id]; s != nil {
-		if s.refs--; s.refs <= 0 {
+		if s.detached() {
 			delete(h.frames, id)
 		}
 	}

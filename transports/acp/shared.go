@@ -6,10 +6,31 @@ import "sync/atomic"
 // that of the connections attached to it only the first to project an
 // event builds its frame and the others send the same bytes. Slots are
 // indexed by seq and replaced lock-free; a slot holding another seq is a
-// miss, and the connection builds the frame itself.
+// miss, and the connection builds the frame itself. The slots exist only
+// while a second connection is attached: a session with one client (most
+// of them) has nothing to share and keeps no frames.
 type sharedFrames struct {
 	refs  int // connections attached (under the hub's lock)
-	slots [frameSlots]atomic.Pointer[sharedFrame]
+	slots atomic.Pointer[[frameSlots]atomic.Pointer[sharedFrame]]
+}
+
+// attached records a connection joining (under the hub's lock); the second
+// one makes the slots.
+func (s *sharedFrames) attached() {
+	s.refs++
+	if s.refs == 2 && s.slots.Load() == nil {
+		s.slots.Store(new([frameSlots]atomic.Pointer[sharedFrame]))
+	}
+}
+
+// detached records a connection leaving (under the hub's lock); down to one,
+// the frames are dropped. It reports whether none is left.
+func (s *sharedFrames) detached() bool {
+	s.refs--
+	if s.refs < 2 {
+		s.slots.Store(nil)
+	}
+	return s.refs <= 0
 }
 
 // frameSlots covers what the attached connections of one session are
@@ -25,14 +46,21 @@ func (s *sharedFrames) get(seq int64) []byte {
 	if s == nil {
 		return nil
 	}
-	if f := s.slots[seq%frameSlots].Load(); f != nil && f.seq == seq {
+	slots := s.slots.Load()
+	if slots == nil {
+		return nil
+	}
+	if f := slots[seq%frameSlots].Load(); f != nil && f.seq == seq {
 		return f.b
 	}
 	return nil
 }
 
 func (s *sharedFrames) put(seq int64, b []byte) {
-	if s != nil {
-		s.slots[seq%frameSlots].Store(&sharedFrame{seq: seq, b: b})
+	if s == nil {
+		return
+	}
+	if slots := s.slots.Load(); slots != nil {
+		slots[seq%frameSlots].Store(&sharedFrame{seq: seq, b: b})
 	}
 }
