@@ -162,9 +162,7 @@ func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 	delete(r.byPID, who.Id)
 	e := r.live[id]
 	delete(r.live, id)
-	for _, k := range e.killers {
-		ctx.Send(k, &Killed{})
-	}
+	r.answerKillers(ctx, e.killers)
 	for _, w := range e.waiting {
 		if e.failed != nil {
 			r.answer(ctx, w.sender, &RouteFailed{Err: e.failed})
@@ -172,6 +170,28 @@ func (r *registry) terminated(ctx actor.Context, who *actor.PID) {
 		}
 		r.route(ctx, w.sender, id, w.msg)
 	}
+}
+
+// answerKillers tells Kill's senders the session stopped once the writer
+// has committed what it sent on its way out (its cold status): a caller
+// reading the store next sees the session cold. The wait runs off the
+// mailbox.
+func (r *registry) answerKillers(ctx actor.Context, killers []*actor.PID) {
+	if len(killers) == 0 {
+		return
+	}
+	if r.cfg.Session.Writer == nil {
+		for _, k := range killers {
+			ctx.Send(k, &Killed{})
+		}
+		return
+	}
+	drained := ctx.RequestFuture(r.cfg.Session.Writer, &storewriter.Drain{}, requestTimeout)
+	ctx.ReenterAfter(drained, func(any, error) {
+		for _, k := range killers {
+			ctx.Send(k, &Killed{})
+		}
+	})
 }
 
 // HandleFailure makes the registry the supervisor of its sessions:
