@@ -3,8 +3,9 @@ package projection
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/troupehq/troupe/runtime/jsontext"
 
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -97,11 +98,11 @@ func setField(d, prev *event.MessageDeltaPayload, key string, raw []byte, esc bo
 	}
 	switch {
 	case esc:
-		s, ok := unescape(raw)
+		s, ok := jsontext.AppendUnescaped(make([]byte, 0, len(raw)), raw)
 		if !ok {
 			return false
 		}
-		*dst = s
+		*dst = string(s)
 	case old != "" && string(raw) == old:
 		*dst = old
 	default:
@@ -187,79 +188,4 @@ func readInt(b []byte, i int, dst *int) (int, bool) {
 	}
 	*dst = int(n)
 	return j, true
-}
-
-// unescape decodes a JSON string's content with escapes, as
-// encoding/json does (a lone surrogate becomes U+FFFD); false on an
-// invalid escape.
-func unescape(s []byte) (string, bool) {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		if i >= len(s) {
-			return "", false
-		}
-		switch s[i] {
-		case '"', '\\', '/':
-			out = append(out, s[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(s, i+1)
-			if !ok {
-				return "", false
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok := rune(-1), false
-				if i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					r2, ok = hex4(s, i+3)
-				}
-				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-					r = dec
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
-	}
-	return string(out), true
-}
-
-func hex4(s []byte, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

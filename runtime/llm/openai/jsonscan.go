@@ -4,8 +4,9 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/troupehq/troupe/runtime/jsontext"
 )
 
 // scanner is a minimal JSON reader for the hot path: one streamed frame per
@@ -196,89 +197,13 @@ func hasControl(b []byte) bool {
 
 func (s *scanner) decode(raw []byte) ([]byte, bool) {
 	start := len(s.scratch)
-	b := s.scratch
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(raw) {
-				s.fail()
-				return nil, false
-			}
-			e := raw[i+1]
-			i += 2
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := hex4(raw[i:])
-				if !ok {
-					s.fail()
-					return nil, false
-				}
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-						r2, _ = hex4(raw[i+2:])
-					}
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						i += 6
-						r = d
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				s.fail()
-				return nil, false
-			}
-		case c < 0x20:
-			s.fail()
-			return nil, false
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(raw[i:])
-			i += size
-			b = utf8.AppendRune(b, r)
-		}
+	b, ok := jsontext.AppendUnescaped(s.scratch, raw)
+	if !ok {
+		s.fail()
+		return nil, false
 	}
 	s.scratch = b
 	return b[start:len(b):len(b)], true
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // integer reads a number and truncates it to an int; token counts are
