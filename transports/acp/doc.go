@@ -1,5 +1,5 @@
 // Package acp is the Agent Client Protocol (with hydra's multi-client
-// extensions, ../shared/specs/hydra-daemon-protocol.md) as a transport:
+// extensions, the hydra daemon protocol) as a transport:
 // the JSON-RPC handlers are written once, in one actor per connection, and
 // served over any framing: newline-delimited JSON-RPC on stdin/stdout
 // (troupe acp, StdioProps) and one message per WebSocket text frame
