@@ -24,8 +24,7 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	if p.SessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+	if !c.requireSession(ctx, id, p.SessionID) {
 		return
 	}
 	if a := c.att[p.SessionID]; a != nil {

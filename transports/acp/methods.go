@@ -85,11 +85,20 @@ func (c *conn) decodeParams(ctx actor.Context, id, params json.RawMessage, v any
 	return true
 }
 
+// requireSession answers invalid params when a session method names no
+// session.
+func (c *conn) requireSession(ctx actor.Context, id json.RawMessage, sessionID string) bool {
+	if sessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+		return false
+	}
+	return true
+}
+
 // attached returns the attachment a session method names, answering the
 // error itself when there is none.
 func (c *conn) attached(ctx actor.Context, id json.RawMessage, sessionID string) *attachment {
-	if sessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+	if !c.requireSession(ctx, id, sessionID) {
 		return nil
 	}
 	a := c.att[sessionID]

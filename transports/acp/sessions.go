@@ -96,8 +96,7 @@ func (c *conn) loadOrResume(ctx actor.Context, id, params json.RawMessage, polic
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	if p.SessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+	if !c.requireSession(ctx, id, p.SessionID) {
 		return
 	}
 	c.attach(ctx, p.SessionID, attachOptions{
@@ -126,8 +125,7 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	if p.SessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+	if !c.requireSession(ctx, id, p.SessionID) {
 		return
 	}
 	switch p.HistoryPolicy {
