@@ -27,6 +27,10 @@
 // when the owner wants it complete by the time Done closes rather than
 // queued in its mailbox.
 //
+// With Spec.Outlive the program keeps running if troupe dies, its output
+// going to a file; a later troupe owns it again with AdoptProps, which
+// sends the same Started and Exited, watching the pid instead of waiting.
+//
 // After Exited the actor stays, holding the pipe ends it handed out, until
 // it is stopped; stopping it closes them. A restart (after a panic) runs
 // the program again, and the owner gets a new Started.

@@ -2,6 +2,7 @@ package process
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,9 @@ type ends struct {
 func spawn(spec Spec) (_ *proc.Cmd, ours ends, err error) {
 	cmd := proc.Command(spec.Path, spec.Args...)
 	cmd.Dir, cmd.Env = spec.Dir, spec.Env
+	if spec.Outlive {
+		return spawnOutliving(cmd, spec)
+	}
 	var ps pipes
 	defer func() {
 		ps.closeTheirs() // the program has its own copies, or failed to start
@@ -45,6 +49,28 @@ func spawn(spec Spec) (_ *proc.Cmd, ours ends, err error) {
 		return nil, ends{}, err
 	}
 	return cmd, ours, nil
+}
+
+// spawnOutliving starts a program that may outlive troupe, its output
+// going to spec.LogFile.
+func spawnOutliving(cmd *proc.Cmd, spec Spec) (*proc.Cmd, ends, error) {
+	if spec.Stdin {
+		return nil, ends{}, errors.New("an outliving program cannot read stdin from troupe")
+	}
+	path := spec.LogFile
+	if path == "" {
+		path = os.DevNull
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, ends{}, fmt.Errorf("open the program's log: %w", err)
+	}
+	defer f.Close() // the program has its own copy, or failed to start
+	cmd.Stdout, cmd.Stderr, cmd.Outlive = f, f, true
+	if err := cmd.Start(); err != nil {
+		return nil, ends{}, err
+	}
+	return cmd, ends{}, nil
 }
 
 // pipes tracks the ends of the pipes spawn made, the program's and troupe's.

@@ -58,15 +58,19 @@ func (p *process) start(ctx actor.Context) {
 		started.Stdin = ours.stdin
 		p.handed = append(p.handed, ours.stdin)
 	}
-	if p.spec.Output == OutputStream {
+	switch {
+	case ours.stdout == nil: // an outliving program writes to its log file
+	case p.spec.Output == OutputStream:
 		started.Stdout = ours.stdout
 		p.handed = append(p.handed, ours.stdout)
-	} else {
+	default:
 		out.add(ours.stdout, func() { readLines(ours.stdout, Stdout, tell) })
 	}
-	if p.spec.Stderr != nil {
+	switch {
+	case ours.stderr == nil:
+	case p.spec.Stderr != nil:
 		out.add(ours.stderr, func() { copyTo(p.spec.Stderr, ours.stderr) })
-	} else {
+	default:
 		out.add(ours.stderr, func() { readLines(ours.stderr, Stderr, tell) })
 	}
 	log.Debug("process started", "pid", started.PID)

@@ -36,6 +36,14 @@ type Spec struct {
 	// ignored: the program must never block on a full pipe.
 	Stderr io.Writer
 
+	// Outlive keeps the program running when troupe dies (proc.Cmd's
+	// Outlive), for a later troupe to adopt with AdoptProps. Its stdout and
+	// stderr go to LogFile (created, or truncated at each start), since
+	// pipes to troupe would break: no Line messages come. Stdin must be
+	// unset.
+	Outlive bool
+	LogFile string
+
 	// StopGrace, when positive, makes Stopping send SIGTERM and SIGKILL
 	// only after this grace; otherwise Stopping sends SIGKILL at once.
 	StopGrace time.Duration

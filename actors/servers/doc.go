@@ -14,6 +14,11 @@
 // polls run in a goroutine the child owns and cancels, and delays are
 // timers that send a message.
 //
+// With Options.Outlive the programs survive a crash of troupe; Reclaim, at
+// the next boot, returns those still running with a matching config as
+// Adopt messages, and the config's actor owns the program again through
+// process.AdoptProps (watched, since it is not troupe's child).
+//
 // Every status change goes to Options.OnEvent, from the actor: it must not
 // block. The supervisor keeps each server's last Info, so List is answered
 // without asking the children.

@@ -3,6 +3,7 @@ package servers
 import (
 	"time"
 
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 )
 
@@ -30,6 +31,14 @@ type Start struct {
 	// Port overrides the config's port; 0 keeps it (and 0 in both picks a
 	// free port).
 	Port int
+}
+
+// Adopt asks the supervisor to own again a server a troupe that died left
+// running (one Reclaim returned). It answers nothing: the server reports
+// "loading", then "started" once /health answers, as a start does.
+type Adopt struct {
+	Config llamaconfig.Config
+	Record persistence.ServerRecord
 }
 
 // Started answers Start.

@@ -24,6 +24,13 @@ type Options struct {
 	// Store, when set, records each running server's pid, group and port
 	// (and forgets it when it ends), for Cleanup after a crash of troupe.
 	Store *persistence.Store
+	// Outlive starts the programs so that they keep running if troupe
+	// dies (see process.Spec.Outlive), for the next troupe to adopt
+	// (Reclaim); their output then goes to LogDir/<config>.log instead of
+	// the log. A long-lived troupe sets it (troupe daemon, troupe stdio); a
+	// one-shot troupe run does not, and its servers die with it.
+	Outlive bool
+	LogDir  string
 	// OnEvent receives every status change, from an actor: never block.
 	OnEvent func(Event)
 	// Log receives the programs' output lines at debug level, tagged with

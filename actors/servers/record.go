@@ -4,10 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/runtime/llamaconfig"
 	"github.com/troupehq/troupe/runtime/proc"
 )
 
@@ -73,31 +73,61 @@ func (r *recorder) stop() { close(r.quit) }
 // SIGKILL after grace, and the record is deleted. Records of a live troupe
 // process are left to it. It runs at boot, before any server starts, and
 // blocks for up to grace per server still running; it returns the records
-// it cleaned. Servers die with troupe through their parent-death signal,
-// so a record left is mostly one whose program is already gone.
+// it cleaned.
 func Cleanup(ctx context.Context, store *persistence.Store, grace time.Duration) ([]persistence.ServerRecord, error) {
+	_, cleaned, err := Reclaim(ctx, store, grace, nil)
+	return cleaned, err
+}
+
+// Reclaim is Cleanup for a troupe that adopts: a server left running whose
+// config (read through configs) still asks for what runs — same host, and
+// the same port when the config fixes one — is returned as an Adopt for the
+// supervisor instead of ended. Its record stays until the adopting server
+// records itself as the new owner. With configs nil nothing is adopted.
+func Reclaim(ctx context.Context, store *persistence.Store, grace time.Duration,
+	configs func(name string) (llamaconfig.Config, error)) (adopt []Adopt, cleaned []persistence.ServerRecord, err error) {
 	recs, err := store.Servers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var cleaned []persistence.ServerRecord
 	for _, r := range recs {
 		if !r.OwnerGone() {
 			continue
 		}
-		if r.Running() {
-			_ = syscall.Kill(-r.PGID, syscall.SIGTERM)
-			for deadline := time.Now().Add(grace); r.Running() && time.Now().Before(deadline); {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if r.Running() {
-				proc.KillGroup(r.PGID)
-			}
+		if a, ok := adoptable(r, configs); ok {
+			adopt = append(adopt, a)
+			continue
 		}
+		end(r, grace)
 		if err := store.ForgetServer(ctx, r.Name, r.PID); err != nil {
-			return cleaned, err
+			return adopt, cleaned, err
 		}
 		cleaned = append(cleaned, r)
 	}
-	return cleaned, nil
+	return adopt, cleaned, nil
+}
+
+func adoptable(r persistence.ServerRecord, configs func(string) (llamaconfig.Config, error)) (Adopt, bool) {
+	if configs == nil || !r.Running() {
+		return Adopt{}, false
+	}
+	cfg, err := configs(r.Name)
+	if err != nil || cfg.Host != r.Host || (cfg.Port != 0 && cfg.Port != r.Port) {
+		return Adopt{}, false
+	}
+	return Adopt{Config: cfg, Record: r}, true
+}
+
+// end stops a left server's group: SIGTERM, SIGKILL after grace.
+func end(r persistence.ServerRecord, grace time.Duration) {
+	if !r.Running() {
+		return
+	}
+	proc.TermGroup(r.PGID)
+	for deadline := time.Now().Add(grace); r.Running() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r.Running() {
+		proc.KillGroup(r.PGID)
+	}
 }

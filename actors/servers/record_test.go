@@ -14,6 +14,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/runtime/llamaconfig"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -115,5 +116,64 @@ func TestCleanupEndsTheServersOfADeadTroupe(t *testing.T) {
 	recs := records(t, store)
 	if len(recs) != 1 || recs[0].Name != "kept" || !recs[0].Running() {
 		t.Fatalf("the live troupe's server was touched: %+v", recs)
+	}
+}
+
+// Reclaim adopts a left server whose config still matches and ends one
+// without a config; the supervisor then owns the adopted program: it is
+// started at once, restarted as its own child when it dies, and stopped.
+func TestReclaimAdoptsAServerLeftRunning(t *testing.T) {
+	store := openStore(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	left, leftCmd := orphan(t, "left", dead.Process.Pid)
+	unknown, unknownCmd := orphan(t, "unknown", dead.Process.Pid)
+	for _, r := range []persistence.ServerRecord{left, unknown} {
+		if err := store.RecordServer(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config(t)
+	adopt, cleaned, err := servers.Reclaim(context.Background(), store, time.Second, func(name string) (llamaconfig.Config, error) {
+		if name == "left" {
+			return cfg, nil
+		}
+		return llamaconfig.Config{}, os.ErrNotExist
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(adopt) != 1 || adopt[0].Record.PID != left.PID || len(cleaned) != 1 || cleaned[0].Name != "unknown" {
+		t.Fatalf("adopt %+v, cleaned %+v", adopt, cleaned)
+	}
+	_ = unknownCmd.Wait()
+
+	h := newHarness(t, servers.Options{Store: store, Backoff: 50 * time.Millisecond})
+	h.sys.Root.Send(h.sup, &adopt[0])
+	got := h.start("left", cfg)
+	if got.Err != nil || got.Info.PID != left.PID || got.Info.Port != left.Port {
+		t.Fatalf("start after adopt: %+v (left pid %d port %d)", got, left.PID, left.Port)
+	}
+	testkit.Eventually(t, 5*time.Second, "the record owned by this process", func() bool {
+		recs := records(t, store)
+		return len(recs) == 1 && recs[0].PID == left.PID && recs[0].OwnerPID == os.Getpid()
+	})
+
+	// It dies on its own: the restart is a program of this troupe.
+	_ = leftCmd.Process.Kill()
+	_ = leftCmd.Wait()
+	var restarted servers.Info
+	testkit.Eventually(t, 10*time.Second, "the server restarted", func() bool {
+		l := h.list()
+		restarted = l[0]
+		return len(l) == 1 && l[0].Status == servers.StatusStarted && l[0].PID != left.PID && l[0].PID != 0
+	})
+	if st := h.stop("left", 5*time.Second); st != servers.StatusStopped {
+		t.Fatal(st)
+	}
+	if alive(restarted.PID) {
+		t.Fatalf("pid %d still in /proc after stop", restarted.PID)
 	}
 }

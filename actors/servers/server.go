@@ -3,6 +3,7 @@ package servers
 import (
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -51,6 +52,8 @@ func (s *server) Receive(ctx actor.Context) {
 		s.status = StatusStopped
 	case *Start:
 		s.start(ctx, m)
+	case *Adopt:
+		s.adopt(ctx, m)
 	case *Stop:
 		s.stop(ctx, m)
 	case *process.Started:
@@ -147,7 +150,31 @@ func (s *server) launch(ctx actor.Context) {
 	}
 	s.set(ctx, StatusStarting, Event{})
 	spec := process.Spec{Path: path, Args: s.cfg.Args(s.name, s.port), StopGrace: s.opts.StopGrace}
+	if s.opts.Outlive {
+		spec.Outlive = true
+		if s.opts.LogDir != "" {
+			spec.LogFile = filepath.Join(s.opts.LogDir, s.name+".log")
+		}
+	}
 	s.proc = ctx.Spawn(process.Props(spec, nil))
+}
+
+// adopt owns a program a troupe that died left running: it is watched, not
+// waited for, and once its /health answers it is started like any other.
+// A server already running here keeps its own program.
+func (s *server) adopt(ctx actor.Context, m *Adopt) {
+	if s.status != StatusStopped && s.status != StatusFailed {
+		return
+	}
+	s.cfg, s.fixedPort = m.Config, m.Config.Port
+	s.attempt, s.restarts = 0, 0
+	s.run++
+	s.pid, s.termed, s.healthy = 0, false, time.Time{}
+	s.port = m.Record.Port
+	s.set(ctx, StatusStarting, Event{})
+	rec := m.Record
+	s.proc = ctx.Spawn(process.AdoptProps(process.Adopted{PID: rec.PID, PGID: rec.PGID, Alive: rec.Running,
+		StopGrace: s.opts.StopGrace}, nil))
 }
 
 func (s *server) fail(ctx actor.Context, err error) {

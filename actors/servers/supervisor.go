@@ -41,14 +41,9 @@ type changed struct{ ev Event }
 func (s *supervisor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Start:
-		child, ok := s.children[m.Name]
-		if !ok {
-			child = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
-				return &server{name: m.Name, opts: s.opts}
-			}))
-			s.children[m.Name] = child
-		}
-		ctx.Forward(child)
+		ctx.Forward(s.child(ctx, m.Name))
+	case *Adopt:
+		ctx.Forward(s.child(ctx, m.Record.Name))
 	case *Stop:
 		child, ok := s.children[m.Name]
 		if !ok {
@@ -89,4 +84,16 @@ func (s *supervisor) Receive(ctx actor.Context) {
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
+}
+
+// child is config name's server actor, spawned on first use.
+func (s *supervisor) child(ctx actor.Context, name string) *actor.PID {
+	if child, ok := s.children[name]; ok {
+		return child
+	}
+	child := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		return &server{name: name, opts: s.opts}
+	}))
+	s.children[name] = child
+	return child
 }

@@ -52,7 +52,9 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
 	})
+	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
+		eng.SetLocalServers(local)
 		err = eng.Check()
 	}
 	if err != nil {
@@ -66,6 +68,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	local.Bind(rt)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	cfg := acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/asynkron/protoactor-go/actor"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/transports/acp"
@@ -70,11 +73,6 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	if err := eng.Check(); err != nil {
-		// The daemon still serves its sessions' logs; prompts fail until a
-		// model resolves.
-		log.Warn("no model resolves; prompts will fail", "error", err)
-	}
 	cwd := f.cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
@@ -86,6 +84,18 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe daemon"})
 	if err != nil {
 		return fail(1, err)
+	}
+	// Its llama-servers outlive a crash of the daemon and are adopted by
+	// the next one; a clean stop ends them.
+	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	if err != nil {
+		return fail(1, errors.Join(err, shutdown(rt)))
+	}
+	eng.SetLocalServers(rt.LocalServers(sup))
+	if err := eng.Check(); err != nil {
+		// The daemon still serves its sessions' logs; prompts fail until a
+		// model resolves.
+		log.Warn("no model resolves; prompts will fail", "error", err)
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()

@@ -120,7 +120,9 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
 		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
 	})
+	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
+		eng.SetLocalServers(local)
 		err = eng.Check()
 	}
 	if err != nil {
@@ -130,6 +132,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
+	local.Bind(rt)
 	ctx, stopSignals := boot.NotifyShutdown(context.Background(), log)
 	defer stopSignals()
 	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)

@@ -85,7 +85,9 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eng, err := engine.New(engine.Options{
 		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry, Selection: sel,
 	})
+	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
+		eng.SetLocalServers(local)
 		err = eng.Check()
 	}
 	if err != nil {
@@ -105,6 +107,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	local.Bind(rt)
 	cwd := f.cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
@@ -69,18 +68,15 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitUsage
 	}
+	// --provider llama runs on the home's llama-server configs.
+	local := &boot.LazyServers{}
+	eng.SetLocalServers(local)
 	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
 	}
-	// --provider llama runs on the home's llama-server configs.
-	sup, err := rt.StartServers(servers.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "troupe run: %v\n", errors.Join(err, shutdown(rt)))
-		return exitError
-	}
-	eng.SetLocalServers(rt.LocalServers(sup))
+	local.Bind(rt)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)

@@ -33,26 +33,7 @@ func serverPIDs(t *testing.T, store *persistence.Store) []int {
 // SIGKILLed twice while it streams, the server is restarted and the turn
 // completes through auto-retry; when troupe exits, no server is left.
 func TestRunOnALlamaConfigSurvivesServerKills(t *testing.T) {
-	home := t.TempDir()
-	model, err := os.ReadFile("../../runtime/gguf/testdata/tiny-llama-random.gguf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	modelPath := filepath.Join(home, "models", "aladar", "tiny", "tiny.gguf")
-	if err := os.MkdirAll(filepath.Dir(modelPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(modelPath, model, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "model_path: " + modelPath + "\nctx: 2048\nn_slots: 1\nserver_path: " + testkit.BuildFakeLlamaServer(t) +
-		"\nextra_args: [--fake-token-delay, 150ms]\n"
-	if err := os.MkdirAll(filepath.Join(home, "configs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "configs", "tiny.yml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	home := llamaHome(t, []string{"tiny"}, "--fake-token-delay", "150ms")
 	prompt := "one two three four five six seven eight nine ten eleven twelve"
 	p := testkit.Start(t, testkit.BuildTroupe(t), []string{"TROUPE_HOME=" + home}, "run", "--provider", "llama", "--model", "tiny", prompt)
 

@@ -39,7 +39,7 @@ func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", err)
 		return 1
 	}
-	sup, err := rt.StartServers(servers.Options{})
+	sup, err := rt.StartServers(servers.Options{Outlive: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", errors.Join(err, shutdown(rt)))
 		return 1

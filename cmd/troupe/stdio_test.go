@@ -23,6 +23,7 @@ type bridge struct {
 	t    *testing.T
 	p    *testkit.Proc
 	home string
+	env  []string
 	// early holds lines read while looking for another request's.
 	early []map[string]any
 }
@@ -46,7 +47,13 @@ func startBridge(t *testing.T) *bridge {
 		t.Fatal(err)
 	}
 	env := []string{"TROUPE_HOME=" + home, "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
-	return &bridge{t: t, p: testkit.Start(t, testkit.BuildTroupe(t), env, "stdio"), home: home}
+	return &bridge{t: t, p: testkit.Start(t, testkit.BuildTroupe(t), env, "stdio"), home: home, env: env}
+}
+
+// again starts another `troupe stdio` on b's home, after b ended.
+func (b *bridge) again() *bridge {
+	b.t.Helper()
+	return &bridge{t: b.t, p: testkit.Start(b.t, testkit.BuildTroupe(b.t), b.env, "stdio"), home: b.home, env: b.env}
 }
 
 func (b *bridge) send(line string) {

@@ -13,6 +13,19 @@ import (
 
 type treeQuery struct{}
 
+// spawnChild asks the guardian for a child of its own beyond the fixed
+// ones (the servers supervisor), so that it is supervised and stopped with
+// the tree; the answer is *spawnedChild.
+type spawnChild struct {
+	props *actor.Props
+	name  string
+}
+
+type spawnedChild struct {
+	pid *actor.PID
+	err error
+}
+
 type treeReply struct {
 	writer, registry, transports *actor.PID
 }
@@ -37,7 +50,7 @@ func guardianProps(store *persistence.Store, wopts storewriter.Options, scfg ses
 }
 
 func (g *guardian) Receive(ctx actor.Context) {
-	switch ctx.Message().(type) {
+	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		var err error
 		if g.writer, err = ctx.SpawnNamed(storewriter.Props(g.store, g.wopts), "store-writer"); err != nil {
@@ -50,6 +63,9 @@ func (g *guardian) Receive(ctx actor.Context) {
 		if g.transports, err = ctx.SpawnNamed(transports.Props().Configure(actor.WithReceiverMiddleware(logPanics)), "transports"); err != nil {
 			panic(err)
 		}
+	case *spawnChild:
+		pid, err := ctx.SpawnNamed(m.props, m.name)
+		ctx.Respond(&spawnedChild{pid: pid, err: err})
 	case *treeQuery:
 		ctx.Respond(&treeReply{writer: g.writer, registry: g.registry, transports: g.transports})
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -21,12 +22,19 @@ import (
 const cleanupGrace = 5 * time.Second
 
 // StartServers starts the llama-server supervisor for the commands that
-// run servers (troupe stdio): first it ends the servers a troupe that died
-// left behind (servers.Cleanup), then it spawns the supervisor, recording
-// in this runtime's store. At shutdown, in StageProcesses, every running
-// server is stopped (SIGTERM, SIGKILL after its grace) and waited for.
+// run servers, under the guardian. First it deals with the servers a troupe
+// that died left behind: with opts.Outlive (a long-lived troupe, whose
+// servers outlive a crash) those whose config still matches are adopted,
+// and the rest are ended (servers.Reclaim). At shutdown, in
+// StageProcesses, every running server is stopped (SIGTERM, SIGKILL after
+// its grace) and waited for: a clean stop leaves none behind.
 func (rt *Runtime) StartServers(opts servers.Options) (*actor.PID, error) {
-	cleaned, err := servers.Cleanup(context.Background(), rt.Store, cleanupGrace)
+	configs := llamaconfig.Store{Dir: filepath.Join(rt.Home, "configs")}
+	read := configs.Read
+	if !opts.Outlive {
+		read = nil
+	}
+	adopt, cleaned, err := servers.Reclaim(context.Background(), rt.Store, cleanupGrace, read)
 	if err != nil {
 		return nil, fmt.Errorf("clean up llama-servers: %w", err)
 	}
@@ -37,9 +45,24 @@ func (rt *Runtime) StartServers(opts servers.Options) (*actor.PID, error) {
 	if opts.Log == nil {
 		opts.Log = rt.Log
 	}
-	pid, err := rt.System.Root.SpawnNamed(servers.Props(opts), "servers")
+	if opts.Outlive && opts.LogDir == "" {
+		opts.LogDir = filepath.Join(rt.Home, "logs", "llama-server")
+		if err := os.MkdirAll(opts.LogDir, 0o700); err != nil {
+			return nil, fmt.Errorf("llama-server logs: %w", err)
+		}
+	}
+	res, err := rt.System.Root.RequestFuture(rt.guardian, &spawnChild{props: servers.Props(opts), name: "servers"}, 5*time.Second).Result()
 	if err != nil {
 		return nil, fmt.Errorf("start servers supervisor: %w", err)
+	}
+	sp := res.(*spawnedChild)
+	if sp.err != nil {
+		return nil, fmt.Errorf("start servers supervisor: %w", sp.err)
+	}
+	pid := sp.pid
+	for _, a := range adopt {
+		rt.Log.Info("adopting a llama-server left by a troupe that died", "config", a.Record.Name, "pid", a.Record.PID, "port", a.Record.Port)
+		rt.System.Root.Send(pid, &a)
 	}
 	rt.OnShutdown(StageProcesses, func(ctx context.Context) error { return rt.stopServers(ctx, pid) })
 	return pid, nil
@@ -121,4 +144,44 @@ func (l localServers) URL(ctx context.Context, name string) (string, error) {
 		}
 		return "http://" + net.JoinHostPort(st.Info.Host, strconv.Itoa(st.Info.Port)) + "/v1", nil
 	}
+}
+
+// LazyServers is engine.LocalServers for the one-conversation commands
+// (troupe run, --mode rpc, --json-stream, troupe acp). Set on the engine
+// before boot and bound to the runtime after it, it starts the servers
+// supervisor only when a session first asks for a config's server: a
+// command on a remote model pays nothing for it. Its servers do not
+// outlive the command.
+type LazyServers struct {
+	mu  sync.Mutex
+	rt  *Runtime
+	sup *actor.PID
+	err error
+}
+
+// Bind gives l its runtime, once boot.Start returned it.
+func (l *LazyServers) Bind(rt *Runtime) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rt = rt
+}
+
+func (l *LazyServers) URL(ctx context.Context, name string) (string, error) {
+	rt, sup, err := l.supervisor()
+	if err != nil {
+		return "", err
+	}
+	return localServers{rt: rt, sup: sup}.URL(ctx, name)
+}
+
+func (l *LazyServers) supervisor() (*Runtime, *actor.PID, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.rt == nil {
+		return nil, nil, fmt.Errorf("llama-servers: the runtime is not started yet")
+	}
+	if l.sup == nil && l.err == nil {
+		l.sup, l.err = l.rt.StartServers(servers.Options{})
+	}
+	return l.rt, l.sup, l.err
 }

@@ -8,7 +8,12 @@ import "os/exec"
 // done with, call Release, or Kill what is left of its group.
 type Cmd struct {
 	*exec.Cmd
-	watch watch
+	// Outlive starts the command without the parent-death signal and the
+	// watcher: it keeps running when troupe dies, for a later troupe to
+	// adopt (a llama-server that took minutes to load). Its standard
+	// streams must then be files, not pipes to troupe, which would break.
+	Outlive bool
+	watch   watch
 }
 
 // Command returns a Cmd to run name with args, looked up as exec.Command

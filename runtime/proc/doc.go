@@ -6,7 +6,9 @@
 // signalled at once, and it has no controlling terminal, so a program that
 // prompts on the terminal fails at once instead of stopping on SIGTTIN. A
 // parent-death signal kills the command if troupe dies, and a watcher in
-// the group kills the rest of it then, even when troupe dies by SIGKILL.
+// the group kills the rest of it then, even when troupe dies by SIGKILL;
+// a Cmd with Outlive set has neither, for a program troupe adopts again
+// after it restarts.
 // Elsewhere a Cmd is a plain exec.Cmd and only the command itself is
 // killed.
 //

@@ -12,3 +12,11 @@ func KillGroup(pgid int) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}
 }
+
+// TermGroup sends SIGTERM to process group pgid, known only by its id: a
+// program a troupe that died left running, adopted by this one.
+func TermGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+}

@@ -47,6 +47,10 @@ func (c *Cmd) Start() error {
 	if err := checkExecutable(c.Path, c.Dir); err != nil {
 		return err
 	}
+	if c.Outlive {
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		return c.Cmd.Start()
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("watcher pipe: %w", err)

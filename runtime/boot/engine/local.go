@@ -51,7 +51,7 @@ func (e *Engine) resolveSelection(sel modelconfig.Selection) (modelconfig.Resolv
 		return modelconfig.Resolve(e.cfg, sel, e.opts.Env)
 	}
 	if e.localServers() == nil {
-		return modelconfig.Resolved{}, errors.New("provider llama: this command runs no llama-servers (troupe run does)")
+		return modelconfig.Resolved{}, errors.New("provider llama: this command runs no llama-servers")
 	}
 	if sel.Model == "" {
 		return modelconfig.Resolved{}, errors.New("provider llama: --model names a config in $TROUPE_HOME/configs")

@@ -1,23 +1,26 @@
 package engine
 
 import (
+	"path/filepath"
 	"sync"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/llamaconfig"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
 // Models answers clients' questions about models from the models.yml and
 // flags this engine runs on.
 func (e *Engine) Models() sessions.Models {
-	e.modelsOnce.Do(func() { e.models = newCatalog(e.cfg, e.opts.Selection, e.opts.Env) })
+	e.modelsOnce.Do(func() { e.models = newCatalog(e, e.cfg, e.opts.Selection, e.opts.Env) })
 	return e.models
 }
 
 // catalog resolves models as a client names them (provider and id); the
 // flags' endpoint and key apply to the default provider only.
 type catalog struct {
+	e        *Engine // for the llama provider's configs
 	cfg      modelconfig.Config
 	sel      modelconfig.Selection
 	env      func(string) string
@@ -28,8 +31,14 @@ type catalog struct {
 	cache map[string]modelconfig.Resolved
 }
 
-func newCatalog(cfg modelconfig.Config, sel modelconfig.Selection, env func(string) string) *catalog {
-	c := &catalog{cfg: cfg, sel: sel, env: env, cache: map[string]modelconfig.Resolved{}}
+func newCatalog(e *Engine, cfg modelconfig.Config, sel modelconfig.Selection, env func(string) string) *catalog {
+	c := &catalog{e: e, cfg: cfg, sel: sel, env: env, cache: map[string]modelconfig.Resolved{}}
+	if sel.Provider == LocalProvider {
+		// A config's server may be set up after the catalog: resolved when
+		// asked.
+		c.provider, c.model = LocalProvider, sel.Model
+		return c
+	}
 	if res, err := modelconfig.Resolve(cfg, sel, env); err == nil {
 		c.provider, c.model = res.Provider, res.Model.ID
 	}
@@ -39,6 +48,10 @@ func newCatalog(cfg modelconfig.Config, sel modelconfig.Selection, env func(stri
 func (c *catalog) Default() (string, string) { return c.provider, c.model }
 
 func (c *catalog) resolve(provider, id string) (modelconfig.Resolved, error) {
+	if provider == LocalProvider {
+		// Read each time: configs are files a person edits while troupe runs.
+		return c.e.resolveSelection(modelconfig.Selection{Provider: provider, Model: id})
+	}
 	key := provider + "\x00" + id
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -86,11 +99,36 @@ func (c *catalog) List() []sessions.Model {
 		out = append(out, describe(r.Provider, r.Model))
 		listed = listed || (r.Provider == c.provider && r.Model.ID == c.model)
 	}
-	if listed || c.provider == "" {
-		return out
+	if !listed && c.provider != "" && c.provider != LocalProvider {
+		if res, err := c.resolve(c.provider, c.model); err == nil {
+			out = append([]sessions.Model{describe(c.provider, res.Model)}, out...)
+		}
 	}
-	if res, err := c.resolve(c.provider, c.model); err == nil {
-		out = append([]sessions.Model{describe(c.provider, res.Model)}, out...)
+	return append(out, c.localModels()...)
+}
+
+// localModels is a model per llama config, the default's first, when this
+// engine runs llama-servers.
+func (c *catalog) localModels() []sessions.Model {
+	if c.e.localServers() == nil {
+		return nil
+	}
+	entries, err := llamaconfig.Store{Dir: filepath.Join(c.e.opts.Home, "configs")}.List()
+	if err != nil {
+		return nil
+	}
+	var out []sessions.Model
+	for _, en := range entries {
+		res, err := c.resolve(LocalProvider, en.Name)
+		if err != nil {
+			continue
+		}
+		m := describe(LocalProvider, res.Model)
+		if c.provider == LocalProvider && en.Name == c.model {
+			out = append([]sessions.Model{m}, out...)
+			continue
+		}
+		out = append(out, m)
 	}
 	return out
 }
