@@ -231,3 +231,34 @@ func TestSessionAttachCtrlCCancels(t *testing.T) {
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*[A-Za-z]`)
 
 func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
+
+// When another client answers the permission first, attach withdraws
+// its prompt saying who answered, and its late key changes nothing.
+func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
+	env, model := permissionTurn(t)
+	d := startDaemon(t, t.TempDir(), env, model...)
+	cwd := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	sid := d.create(t, cwd)
+	v := startAttach(t, d, false, nil, sid)
+	v.waitFor(t, "attached to")
+	other := d.dialACP(t, "editor")
+	_, att := other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := other.prompt(sid, "fix the typo in notes.txt")
+	asked := other.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	v.waitFor(t, "Reject ")
+	other.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	v.waitFor(t, "Reject answered by "+att.ClientID+": denied\n")
+	v.press(t, "y")
+	other.waitAnswer(pid)
+	v.waitFor(t, "── end_turn")
+	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(b), "helo world\n")
+	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
+	testkit.Equal(t, v.exit(t), 0)
+	if out := v.out.String(); !strings.Contains(out, "✗ edit notes.txt") || strings.Contains(out, "→") {
+		t.Fatalf("attach output: %q", out)
+	}
+}
