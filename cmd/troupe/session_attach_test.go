@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"github.com/troupehq/troupe/transports/terminal"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -261,4 +263,71 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	if out := v.out.String(); !strings.Contains(out, "✗ edit notes.txt") || strings.Contains(out, "→") {
 		t.Fatalf("attach output: %q", out)
 	}
+}
+
+// Each way attach cannot start says so in one line naming the fix, and
+// exits non-zero.
+func TestSessionAttachErrors(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	bin := testkit.BuildTroupe(t)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no daemon", []string{"s-x", "--home", t.TempDir()}, 1, "start one with `troupe daemon start`"},
+		{"nothing listening", []string{"s-x", "--url", "http://127.0.0.1:1", "--token", "t"}, 1, "no daemon answers at http://127.0.0.1:1"},
+		{"wrong token", []string{"s-x", "--url", d.url, "--token", "wrong"}, 1, "refused the token; pass the one in $TROUPE_HOME/auth-token with --token"},
+		{"unknown session", []string{"s-nosuch", "--url", d.url, "--token", d.token}, 1, "session s-nosuch not found; list them with `troupe session list`"},
+		{"no id", []string{"--url", d.url, "--token", d.token}, 2, "want one session id"},
+		{"both replays", []string{"s-x", "--from-start", "--new-only", "--url", d.url, "--token", d.token}, 2, "exclude each other"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := testkit.Start(t, bin, nil, append([]string{"session", "attach"}, c.args...)...)
+			_ = p.Stdin.Close()
+			testkit.Equal(t, p.Wait(t, acpWait), c.code)
+			stderr := p.Stderr()
+			if !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("stderr %q, want one line with %q", stderr, c.want)
+			}
+		})
+	}
+}
+
+// terminal.PromptTurn, the streaming `troupe session prompt` shares with
+// attach, renders its own prompt's turn against the daemon, answers the
+// permission with a key and returns the stop reason.
+func TestSessionPromptTurnRenders(t *testing.T) {
+	env, model := permissionTurn(t)
+	d := startDaemon(t, t.TempDir(), env, model...)
+	cwd := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	sid := d.create(t, cwd)
+	ws, err := dialACP(context.Background(), d.url, d.token)
+	testkit.NoError(t, err)
+	keys, press := io.Pipe()
+	defer press.Close()
+	var out testkit.Buffer
+	type result struct {
+		stop string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		stop, err := terminal.PromptTurn(context.Background(), terminal.ClientConfig{Conn: ws, Keys: keys, Out: &out, Name: "test"}, sid, "fix the typo in notes.txt")
+		done <- result{stop, err}
+	}()
+	testkit.Eventually(t, acpWait, "the permission prompt", func() bool { return strings.Contains(out.String(), "Reject ") })
+	_, err = io.WriteString(press, "y")
+	testkit.NoError(t, err)
+	res := testkit.ChanRead(t, done, acpWait)
+	testkit.NoError(t, res.err)
+	testkit.Equal(t, res.stop, "end_turn")
+	want := "The notes have a typo.\nI'll fix the typo.\n" +
+		"? allow edit notes.txt?  [y] Allow once  [a] Always allow  [n] Reject → Allow once\n" +
+		"  ✓ edit notes.txt N.Ns\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
+		"Fixed: notes.txt now says hello.\n── end_turn\n"
+	testkit.Equal(t, normaliseView(out.String(), nil), want)
 }

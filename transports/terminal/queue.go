@@ -26,6 +26,9 @@ func (r *Renderer) Notification(method string, params json.RawMessage) {
 	}
 	switch method {
 	case "hydra-acp/prompt_queue/added":
+		if q.Originator.ClientID != "" && q.Originator.ClientID == r.self {
+			return // this client's own prompt: its turn shows
+		}
 		about := fmt.Sprintf("%d waiting", q.QueueDepth)
 		if q.Originator.ClientID != "" {
 			about = "from " + q.Originator.ClientID + ", " + about

@@ -44,6 +44,8 @@ type Renderer struct {
 
 	asks     []*Ask
 	answered map[string]bool
+	// self is this client's id in the session.
+	self string
 }
 
 // NewRenderer writes to w.
@@ -61,6 +63,9 @@ func (r *Renderer) Err() error { return r.err }
 
 // Running is whether a turn runs, as far as the updates tell.
 func (r *Renderer) Running() bool { return r.running }
+
+// SetClientID names this client, whose own prompts are not news.
+func (r *Renderer) SetClientID(id string) { r.self = id }
 
 // SetRunning records what an attach answer's busy says.
 func (r *Renderer) SetRunning(busy bool) {

@@ -61,6 +61,7 @@ func (c *Client) Open(ctx context.Context, o AttachOptions) (Attached, error) {
 		return a, fmt.Errorf("attach %s: %w", o.SessionID, err)
 	}
 	c.r.SetRunning(a.Meta.Hydra.Busy)
+	c.r.SetClientID(a.ClientID)
 	return a, nil
 }
 
@@ -147,4 +148,20 @@ func (c *Client) Prompt(ctx context.Context, text string) (string, error) {
 	}
 	c.r.TurnEnded(out.StopReason)
 	return out.StopReason, c.r.Err()
+}
+
+// PromptTurn is `troupe session prompt`'s streaming: it opens the
+// conversation, attaches to the session replaying nothing, and renders
+// one prompt's turn to its end (see Prompt). The connection is closed
+// when it returns.
+func PromptTurn(ctx context.Context, cfg ClientConfig, sessionID, text string) (string, error) {
+	c := NewClient(cfg)
+	defer c.Close()
+	if err := c.Initialize(ctx); err != nil {
+		return "", err
+	}
+	if _, err := c.Open(ctx, AttachOptions{SessionID: sessionID, HistoryPolicy: "none"}); err != nil {
+		return "", err
+	}
+	return c.Prompt(ctx, text)
 }
