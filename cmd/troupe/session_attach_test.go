@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -330,4 +331,18 @@ func TestSessionPromptTurnRenders(t *testing.T) {
 		"  ✓ edit notes.txt N.Ns\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
 		"Fixed: notes.txt now says hello.\n── end_turn\n"
 	testkit.Equal(t, normaliseView(out.String(), nil), want)
+}
+
+// A session stopped under attach (killed: cold) ends the view, saying
+// how to follow it again.
+func TestSessionAttachEndsWhenSessionStops(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	sid := d.create(t, t.TempDir())
+	v := startAttach(t, d, false, nil, sid, "--readonly")
+	v.waitFor(t, "read-only")
+	d.call(t, "POST", "/v1/sessions/"+sid+"/kill", nil, http.StatusAccepted, nil)
+	testkit.Equal(t, v.exit(t), 0)
+	if out := v.out.String(); !strings.HasSuffix(out, "the session was stopped (cold); attach again to follow it\n") {
+		t.Fatalf("attach output: %q", out)
+	}
 }

@@ -152,7 +152,12 @@ func (r *Renderer) permissionResolved(u *update) {
 		}
 		r.asks = append(r.asks[:i:i], r.asks[i+1:]...)
 		msg := "answered by another client: " + u.Outcome
-		if u.ResolvedBy != "" && u.ResolvedBy != "daemon" {
+		switch {
+		case u.Outcome == "cancelled":
+			msg = "withdrawn: the turn was cancelled"
+		case u.ResolvedBy == "mode":
+			msg = "settled by the approval mode: " + u.Outcome
+		case u.ResolvedBy != "" && u.ResolvedBy != "daemon":
 			msg = "answered by " + u.ResolvedBy + ": " + u.Outcome
 		}
 		if i == 0 {

@@ -50,7 +50,7 @@ func (r *Renderer) Notification(method string, params json.RawMessage) {
 		}
 	case "hydra-acp/session/closed":
 		r.stopWaiting()
-		r.running = false
-		r.Note("the session stopped (cold); a prompt from any client starts it again")
+		r.running, r.closed = false, true
+		r.Note("the session was stopped (cold); attach again to follow it")
 	}
 }

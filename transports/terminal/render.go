@@ -46,6 +46,8 @@ type Renderer struct {
 	answered map[string]bool
 	// self is this client's id in the session.
 	self string
+	// closed: the session stopped, and this attachment with it.
+	closed bool
 }
 
 // NewRenderer writes to w.
@@ -63,6 +65,10 @@ func (r *Renderer) Err() error { return r.err }
 
 // Running is whether a turn runs, as far as the updates tell.
 func (r *Renderer) Running() bool { return r.running }
+
+// Closed is whether the daemon said the session stopped: an attachment
+// sees nothing more until it attaches again.
+func (r *Renderer) Closed() bool { return r.closed }
 
 // SetClientID names this client, whose own prompts are not news.
 func (r *Renderer) SetClientID(id string) { r.self = id }

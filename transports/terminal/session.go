@@ -66,10 +66,10 @@ func (c *Client) Open(ctx context.Context, o AttachOptions) (Attached, error) {
 }
 
 // Watch shows the session live until the person detaches (Ctrl-C
-// twice, or once while nothing runs), the daemon closes the connection or
-// ctx ends. A detach is no error.
+// twice, or once while nothing runs), the session is stopped, the daemon
+// closes the connection or ctx ends. A detach or a stop is no error.
 func (c *Client) Watch(ctx context.Context) error {
-	for !c.detached {
+	for !c.detached && !c.r.Closed() {
 		if err := c.step(ctx); err != nil {
 			return err
 		}
@@ -87,7 +87,9 @@ func (c *Client) Attach(ctx context.Context, o AttachOptions) error {
 	if err := c.Watch(ctx); err != nil {
 		return err
 	}
-	c.r.Note("detached")
+	if c.detached {
+		c.r.Note("detached")
+	}
 	return c.r.Err()
 }
 
