@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/gorilla/websocket"
 	"github.com/troupehq/troupe/runtime/boot"
@@ -55,6 +56,9 @@ func runSessionAttach(ctx context.Context, url, token string, args []string, std
 	ints := make(chan os.Signal, 1)
 	signal.Notify(ints, os.Interrupt)
 	defer signal.Stop(ints)
+	// Ended by a signal, the view still gives the terminal its modes back.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 
 	c := terminal.NewClient(terminal.ClientConfig{Conn: ws, Keys: keys, Out: stdout, Interrupts: ints,
 		Options: terminal.Options{Colour: boot.Colour(stdout), Live: isTerminal(stdout)},
@@ -71,6 +75,8 @@ func runSessionAttach(ctx context.Context, url, token string, args []string, std
 		return 0
 	case errors.As(err, &rpc) && rpc.Code == terminal.CodeSessionNotFound:
 		fmt.Fprintf(stderr, "troupe: session %s not found; list them with `troupe session list`\n", pos[0])
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "troupe: stopped by a signal")
 	case errors.Is(err, terminal.ErrClosed):
 		fmt.Fprintf(stderr, "troupe: %v; is it still running? `troupe daemon status`\n", err)
 	default:

@@ -33,10 +33,14 @@ func openKeys(stdin io.Reader, stderr io.Writer) (io.Reader, func()) {
 	keys := io.Reader(f)
 	if dup, err := unix.Dup(fd); err == nil {
 		if unix.SetNonblock(dup, true) == nil {
-			keys = os.NewFile(uintptr(dup), "stdin")
+			kf := os.NewFile(uintptr(dup), "stdin")
+			keys = kf
 			// O_NONBLOCK belongs to the open file, which the shell shares:
 			// it must be blocking again when troupe leaves.
-			undo = append(undo, func() { _ = unix.SetNonblock(fd, false) })
+			undo = append(undo, func() {
+				_ = unix.SetNonblock(fd, false)
+				_ = kf.Close()
+			})
 		} else {
 			_ = unix.Close(dup)
 		}
