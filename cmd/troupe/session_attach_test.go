@@ -346,3 +346,22 @@ func TestSessionAttachEndsWhenSessionStops(t *testing.T) {
 		t.Fatalf("attach output: %q", out)
 	}
 }
+
+// --from-start replays the conversation before the live view: the
+// prompt, the thinking, the tool call with its diff, the answer.
+func TestSessionAttachFromStart(t *testing.T) {
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Thinking("Easy."), llmserver.Text("Hello "), llmserver.Text("there.")))
+	d := startDaemon(t, t.TempDir(), env, model...)
+	sid := d.create(t, t.TempDir())
+	other := d.dialACP(t, "editor")
+	other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	other.waitAnswer(other.prompt(sid, "say hello"))
+
+	v := startAttach(t, d, false, nil, sid, "--from-start", "--readonly")
+	v.waitFor(t, "attached to")
+	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
+	testkit.Equal(t, v.exit(t), 0)
+	want := "› say hello\nEasy.\nHello there.\n── end_turn\n" +
+		"attached to SESSION (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
+	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}), want)
+}
