@@ -193,3 +193,22 @@ func TestRenderSpinner(t *testing.T) {
 		t.Fatalf("spinner off a terminal: %q", out.String())
 	}
 }
+
+// A call that ends while a request is shown gets its line and diff
+// together above the request, which is shown again below them.
+func TestRenderToolEndsUnderAsk(t *testing.T) {
+	var out bytes.Buffer
+	r := NewRenderer(&out, Options{})
+	a, err := ParseAsk(json.RawMessage(`7`), json.RawMessage(`{"sessionId":"s","toolCall":{"toolCallId":"c2","title":"bash","rawInput":{"command":"ls"}},"options":[{"optionId":"allow_once","name":"Allow once","kind":"allow_once"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Ask(a)
+	r.Update(json.RawMessage(`{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"edit","kind":"edit","status":"completed","rawInput":{"path":"a.txt"},"content":[{"type":"content","content":{"type":"text","text":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"}}]},"_meta":{"hydra-acp":{"recordedAt":2500}}}`))
+	want := "? allow bash ls?  [y] Allow once \n" +
+		"  ✓ edit a.txt 0.0s\n    --- a/a.txt\n    +++ b/a.txt\n    @@ -1 +1 @@\n    -x\n    +y\n" +
+		"? allow bash ls?  [y] Allow once "
+	if out.String() != want {
+		t.Fatalf("got:\n%q\nwant:\n%q", out.String(), want)
+	}
+}

@@ -62,8 +62,9 @@ func (r *Renderer) tool(u *update, at int64) {
 		r.write("\r\x1b[2K")
 		r.lineStart = true // the open line was erased: its place is free
 	}
-	r.line(r.toolLine(t, at))
-	r.toolDetail(t)
+	// One write: a permission prompt shown again after a line must not
+	// come between a call's line and its diff.
+	r.line(r.toolLine(t, at) + r.toolDetail(t))
 	if r.running {
 		r.startWaiting() // the model reads the result next
 	}
@@ -101,20 +102,22 @@ func (r *Renderer) toolLine(t *toolView, at int64) string {
 }
 
 // toolDetail follows an ended call's line: an edit's diff, coloured, or
-// the first line of a failure.
-func (r *Renderer) toolDetail(t *toolView) {
+// the first line of a failure; each of its lines starts with a newline.
+func (r *Renderer) toolDetail(t *toolView) string {
 	switch {
 	case t.status == "completed" && t.kind == "edit" && isDiff(t.output):
-		r.diff(t.output)
+		return r.diff(t.output)
 	case t.status == "failed" && t.output != "":
-		r.write("    " + r.st.wrap(sgrRed, oneLine(firstLine(t.output), 200)) + "\n")
+		return "\n    " + r.st.wrap(sgrRed, oneLine(firstLine(t.output), 200))
 	}
+	return ""
 }
 
 func isDiff(s string) bool { return strings.HasPrefix(s, "--- ") || strings.Contains(s, "\n@@ ") }
 
-// diff writes a unified diff indented, its lines coloured as git does.
-func (r *Renderer) diff(d string) {
+// diff is a unified diff indented, its lines coloured as git does.
+func (r *Renderer) diff(d string) string {
+	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
 		var seq string
 		switch {
@@ -130,8 +133,9 @@ func (r *Renderer) diff(d string) {
 		if seq != "" {
 			l = r.st.wrap(seq, l)
 		}
-		r.write("    " + l + "\n")
+		b.WriteString("\n    " + l)
 	}
+	return b.String()
 }
 
 func firstLine(s string) string {
