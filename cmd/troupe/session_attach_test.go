@@ -347,8 +347,8 @@ func TestSessionAttachEndsWhenSessionStops(t *testing.T) {
 	}
 }
 
-// --from-start replays the conversation before the live view: the
-// prompt, the thinking, the tool call with its diff, the answer.
+// --from-start replays the conversation before the live view (the
+// prompt, the thinking, the answer); --new-only replays nothing.
 func TestSessionAttachFromStart(t *testing.T) {
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Thinking("Easy."), llmserver.Text("Hello "), llmserver.Text("there.")))
 	d := startDaemon(t, t.TempDir(), env, model...)
@@ -364,4 +364,12 @@ func TestSessionAttachFromStart(t *testing.T) {
 	want := "› say hello\nEasy.\nHello there.\n── end_turn\n" +
 		"attached to SESSION (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}), want)
+
+	// --new-only replays nothing.
+	v = startAttach(t, d, false, nil, sid, "--new-only")
+	v.waitFor(t, "attached to")
+	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
+	testkit.Equal(t, v.exit(t), 0)
+	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}),
+		"attached to SESSION (live, 2 clients); Ctrl-C cancels the running turn, twice detaches\ndetached\n")
 }

@@ -160,22 +160,21 @@ type toolContent struct {
 }
 
 type update struct {
-	SessionUpdate  string          `json:"sessionUpdate"`
-	Content        json.RawMessage `json:"content"`
-	ToolCallID     string          `json:"toolCallId"`
-	Title          string          `json:"title"`
-	Kind           string          `json:"kind"`
-	Status         string          `json:"status"`
-	RawInput       json.RawMessage `json:"rawInput"`
-	Prompt         []contentBlock  `json:"prompt"`
-	SentBy         string          `json:"sentBy"`
-	StopReason     string          `json:"stopReason"`
-	Outcome        string          `json:"outcome"`
-	ResolvedBy     string          `json:"resolvedBy"`
-	CurrentModeID  string          `json:"currentModeId"`
-	Phase          string          `json:"phase"`
-	Error          string          `json:"error"`
-	ChosenOptionID string          `json:"chosenOptionId"`
+	SessionUpdate string          `json:"sessionUpdate"`
+	Content       json.RawMessage `json:"content"`
+	ToolCallID    string          `json:"toolCallId"`
+	Title         string          `json:"title"`
+	Kind          string          `json:"kind"`
+	Status        string          `json:"status"`
+	RawInput      json.RawMessage `json:"rawInput"`
+	Prompt        []contentBlock  `json:"prompt"`
+	SentBy        string          `json:"sentBy"`
+	StopReason    string          `json:"stopReason"`
+	Outcome       string          `json:"outcome"`
+	ResolvedBy    string          `json:"resolvedBy"`
+	CurrentModeID string          `json:"currentModeId"`
+	Phase         string          `json:"phase"`
+	Error         string          `json:"error"`
 }
 
 type updateParams struct {
