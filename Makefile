@@ -31,6 +31,7 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./transports/terminal/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
 
 # N concurrent scripted sessions in one process, each N in its own process so

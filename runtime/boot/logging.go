@@ -39,7 +39,7 @@ func NewLogger(o LogOptions) (*slog.Logger, error) {
 	}
 	switch o.Format {
 	case "", "text":
-		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly, NoColor: !colour(w)})), nil
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly, NoColor: !Colour(w)})), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), nil
 	default:
@@ -47,10 +47,11 @@ func NewLogger(o LogOptions) (*slog.Logger, error) {
 	}
 }
 
-// colour is whether text logs to w may carry ANSI colours: only on a
-// terminal, and not when NO_COLOR is set to anything (no-color.org), since
-// escapes in a file or a host's captured stderr are noise.
-func colour(w io.Writer) bool {
+// Colour is whether output to w (text logs, the terminal view of
+// `troupe session attach`) may carry ANSI colours: only on a terminal, and
+// not when NO_COLOR is set to anything (no-color.org), since escapes in a
+// file or a host's captured stderr are noise.
+func Colour(w io.Writer) bool {
 	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}

@@ -1,0 +1,50 @@
+package terminal
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Conn is one ACP connection, a JSON-RPC message per WebSocket text
+// frame; *websocket.Conn (gorilla) is one.
+type Conn interface {
+	ReadMessage() (messageType int, p []byte, err error)
+	WriteMessage(messageType int, data []byte) error
+	Close() error
+}
+
+// textMessage is a WebSocket text frame (RFC 6455's opcode 1).
+const textMessage = 1
+
+// RPCError is an error answer from the daemon.
+type RPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+
+// The codes a client reads.
+const (
+	CodeMethodNotFound  = -32601
+	CodeInvalidParams   = -32602
+	CodeSessionNotFound = -32001
+)
+
+type frame struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+type outFrame struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}

@@ -1,0 +1,302 @@
+package terminal
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+)
+
+// Options say what the output may hold.
+type Options struct {
+	// Colour allows ANSI colours and styles.
+	Colour bool
+	// Live is a terminal: a spinner while the model has not answered, and
+	// a tool call's line rewritten in place when it ends.
+	Live bool
+	// Now is the spinner's clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Renderer turns one session's updates into terminal output. It is not
+// safe for concurrent use: one loop feeds it.
+type Renderer struct {
+	w    io.Writer
+	st   style
+	live bool
+	now  func() time.Time
+	err  error
+
+	// block is the streamed block being written: text, thought or user;
+	// styled when it opened a style to close.
+	block     string
+	styled    bool
+	lineStart bool
+	tools     map[string]*toolView
+	// openTool is the call whose line was left open to be rewritten.
+	openTool string
+
+	running      bool
+	waiting      bool
+	waitSince    time.Time
+	spinnerShown bool
+	frame        int
+
+	asks     []*Ask
+	answered map[string]bool
+	// self is this client's id in the session.
+	self string
+	// closed: the session stopped, and this attachment with it.
+	closed bool
+}
+
+// NewRenderer writes to w.
+func NewRenderer(w io.Writer, o Options) *Renderer {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Renderer{w: w, st: style{colour: o.Colour}, live: o.Live, now: now, lineStart: true,
+		tools: map[string]*toolView{}, answered: map[string]bool{}}
+}
+
+// Err is the first write error, if any.
+func (r *Renderer) Err() error { return r.err }
+
+// Running is whether a turn runs, as far as the updates tell.
+func (r *Renderer) Running() bool { return r.running }
+
+// Closed is whether the daemon said the session stopped: an attachment
+// sees nothing more until it attaches again.
+func (r *Renderer) Closed() bool { return r.closed }
+
+// SetClientID names this client, whose own prompts are not news.
+func (r *Renderer) SetClientID(id string) { r.self = id }
+
+// SetRunning records what an attach answer's busy says.
+func (r *Renderer) SetRunning(busy bool) {
+	r.running = busy
+	if busy {
+		r.startWaiting()
+	}
+}
+
+func (r *Renderer) write(s string) {
+	if s == "" || r.err != nil {
+		return
+	}
+	r.clearSpinner()
+	if _, err := io.WriteString(r.w, s); err != nil {
+		r.err = err
+		return
+	}
+	r.lineStart = strings.HasSuffix(s, "\n")
+}
+
+// line writes s as a line of its own; a permission prompt it cut is
+// shown again below it.
+func (r *Renderer) line(s string) {
+	r.endBlock()
+	r.closeTool()
+	if !r.lineStart {
+		r.write("\n")
+	}
+	r.write(s + "\n")
+	if r.asking() {
+		r.showAsk()
+	}
+}
+
+// Note writes a line of the client's own (attached, detaching, …), dimmed.
+func (r *Renderer) Note(s string) { r.line(r.st.wrap(sgrDim, s)) }
+
+// Error writes an error line.
+func (r *Renderer) Error(s string) { r.line(r.st.wrap(sgrRed, s)) }
+
+// endBlock closes the streamed block: its style, and its line.
+func (r *Renderer) endBlock() {
+	if r.block == "" {
+		return
+	}
+	r.block = ""
+	if r.styled {
+		r.write(r.st.off())
+	}
+	if !r.lineStart {
+		r.write("\n")
+	}
+}
+
+// openBlock starts a streamed block of kind unless one is open.
+func (r *Renderer) openBlock(kind, seq, prefix string) {
+	if r.block == kind {
+		return
+	}
+	r.endBlock()
+	r.closeTool()
+	if !r.lineStart {
+		r.write("\n")
+	}
+	r.block, r.styled = kind, seq != ""
+	r.write(r.st.on(seq) + prefix)
+}
+
+type stampMeta struct {
+	Hydra struct {
+		MessageID  string `json:"messageId"`
+		RecordedAt int64  `json:"recordedAt"`
+	} `json:"hydra-acp"`
+}
+
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+	URI  string `json:"uri"`
+}
+
+type toolContent struct {
+	Type    string        `json:"type"`
+	Content *contentBlock `json:"content"`
+}
+
+type update struct {
+	SessionUpdate string          `json:"sessionUpdate"`
+	Content       json.RawMessage `json:"content"`
+	ToolCallID    string          `json:"toolCallId"`
+	Title         string          `json:"title"`
+	Kind          string          `json:"kind"`
+	Status        string          `json:"status"`
+	RawInput      json.RawMessage `json:"rawInput"`
+	Prompt        []contentBlock  `json:"prompt"`
+	SentBy        string          `json:"sentBy"`
+	StopReason    string          `json:"stopReason"`
+	Outcome       string          `json:"outcome"`
+	ResolvedBy    string          `json:"resolvedBy"`
+	CurrentModeID string          `json:"currentModeId"`
+	Phase         string          `json:"phase"`
+	Error         string          `json:"error"`
+}
+
+type updateParams struct {
+	SessionID string    `json:"sessionId"`
+	Update    update    `json:"update"`
+	Meta      stampMeta `json:"_meta"`
+}
+
+// Update shows one session/update notification's params. An update it
+// cannot read or does not show changes nothing.
+func (r *Renderer) Update(params json.RawMessage) {
+	var p updateParams
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	u := &p.Update
+	at := p.Meta.Hydra.RecordedAt
+	switch u.SessionUpdate {
+	case "agent_message_chunk":
+		r.chunk("text", "", "", u.Content)
+	case "agent_thought_chunk":
+		r.chunk("thought", sgrDim, "", u.Content)
+	case "user_message_chunk":
+		r.chunk("user", sgrBold, "› ", u.Content)
+	case "prompt_received":
+		r.promptReceived(u)
+	case "tool_call", "tool_call_update":
+		r.tool(u, at)
+	case "permission_resolved":
+		r.permissionResolved(u)
+	case "turn_complete":
+		r.TurnEnded(u.StopReason)
+	case "current_mode_update":
+		r.Note("mode: " + u.CurrentModeID)
+	case "session_info_update":
+		if u.Title != "" {
+			r.Note("title: " + u.Title)
+		}
+	case "hydra_compaction":
+		r.compaction(u)
+	}
+}
+
+func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
+	var b contentBlock
+	if json.Unmarshal(raw, &b) != nil {
+		return
+	}
+	text := b.Text
+	if b.Type != "text" && b.Type != "" {
+		text = "[" + b.Type + " " + b.URI + "]"
+	}
+	if kind != "user" {
+		r.stopWaiting()
+	}
+	r.openBlock(kind, seq, prefix)
+	r.write(text)
+}
+
+// PromptSent: this client's own prompt went out, so a turn will run.
+func (r *Renderer) PromptSent() {
+	r.running = true
+	r.startWaiting()
+}
+
+func (r *Renderer) promptReceived(u *update) {
+	from := ""
+	if u.SentBy != "" {
+		from = " " + r.st.wrap(sgrDim, "(from "+u.SentBy+")")
+	}
+	r.line(r.st.wrap(sgrBold, "› "+promptText(u.Prompt)) + from)
+	r.running = true
+	r.startWaiting()
+}
+
+// TurnEnded closes a turn with its stop reason.
+func (r *Renderer) TurnEnded(stopReason string) {
+	r.stopWaiting()
+	r.running = false
+	if stopReason == "" {
+		stopReason = "ended"
+	}
+	r.line(r.st.wrap(sgrDim, "── "+stopReason))
+}
+
+func (r *Renderer) compaction(u *update) {
+	switch u.Phase {
+	case "started":
+		r.Note("compacting the conversation…")
+	case "swapped":
+		r.Note("conversation compacted")
+	case "failed":
+		r.Error("compaction failed: " + u.Error)
+	}
+}
+
+func (r *Renderer) startWaiting() {
+	if !r.waiting {
+		r.waiting, r.waitSince = true, r.now()
+	}
+}
+
+func (r *Renderer) stopWaiting() { r.waiting = false }
+
+// promptText is a prompt's text on one line.
+func promptText(bs []contentBlock) string {
+	var parts []string
+	for _, b := range bs {
+		if b.Type == "text" || b.Type == "" {
+			parts = append(parts, b.Text)
+			continue
+		}
+		parts = append(parts, "["+b.Type+" "+b.URI+"]")
+	}
+	return oneLine(strings.Join(parts, " "), 200)
+}
+
+// oneLine is s with its line breaks as spaces, cut to max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if rs := []rune(s); len(rs) > max {
+		return string(rs[:max-1]) + "…"
+	}
+	return s
+}
