@@ -128,6 +128,10 @@ func runSession(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
+	if asksHelp(rest) {
+		// The verb prints its flags before it would use a client.
+		return verb.run(ctx, nil, rest, stdin, stdout, stderr)
+	}
 	c, err := daemonclient.Discover(ctx, daemonclient.Options{Home: home, URL: cf.url, Token: cf.token})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe session %s: %s\n", verb.name, describe(err, nil))
@@ -231,4 +235,14 @@ func interruptContext() (context.Context, func()) {
 		signal.Stop(sigs)
 		cancel()
 	}
+}
+
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

@@ -85,6 +85,10 @@ func TestSessionCLIErrorPaths(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "want a session id") {
 		t.Fatalf("transcript without an id: exit %d, %q", r.code, r.stderr)
 	}
+	r = cli(t, nil, "", "session", "prompt", "--help", "--home", noDaemon)
+	if r.code != 0 || !strings.Contains(r.stderr, "-queue") {
+		t.Fatalf("prompt --help needs no daemon: exit %d, %q", r.code, r.stderr)
+	}
 	r = cli(t, nil, "", "session", "attach", "x", "--home", home)
 	if r.code != 2 || !strings.Contains(r.stderr, `unknown verb "attach"`) {
 		t.Fatalf("attach (not in this slice): exit %d, %q", r.code, r.stderr)

@@ -107,11 +107,10 @@ type promptStream struct {
 type promptUpdate struct {
 	Update struct {
 		SessionUpdate string `json:"sessionUpdate"`
-		Content       struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		Title  string `json:"title"`
-		Status string `json:"status"`
+		// A chunk's is one block, a tool call's a list: decoded by kind.
+		Content json.RawMessage `json:"content"`
+		Title   string          `json:"title"`
+		Status  string          `json:"status"`
 	} `json:"update"`
 }
 
@@ -124,7 +123,13 @@ func (p *promptStream) frame(f daemonclient.Frame) error {
 		}
 		switch u.Update.SessionUpdate {
 		case "agent_message_chunk":
-			if t := u.Update.Content.Text; t != "" {
+			var block struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(u.Update.Content, &block); err != nil {
+				return fmt.Errorf("decode a chunk: %w", err)
+			}
+			if t := block.Text; t != "" {
 				_, _ = io.WriteString(p.stdout, t)
 				p.open = !strings.HasSuffix(t, "\n")
 			}
