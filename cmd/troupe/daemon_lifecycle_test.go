@@ -90,3 +90,28 @@ func TestDaemonOnePerHome(t *testing.T) {
 		t.Fatalf("start of a daemon that cannot listen: %q", r.stderr)
 	}
 }
+
+// Two starts at once on one home: one daemon runs, both commands succeed
+// and name it.
+func TestDaemonConcurrentStarts(t *testing.T) {
+	adoptOrphans(t)
+	home := t.TempDir()
+	env := []string{"TROUPE_HOME=" + home}
+	bin := testkit.BuildTroupe(t)
+	outs := make(chan cliResult, 2)
+	for range 2 {
+		go func() { outs <- cliNoFatal(bin, env, "daemon", "start", "--listen", "127.0.0.1:0") }()
+	}
+	a, b := <-outs, <-outs
+	pid := daemonPID(t, home)
+	reapOnCleanup(t, pid)
+	for _, r := range []cliResult{a, b} {
+		if r.code != 0 || !strings.Contains(r.stdout, "(pid "+itoa(pid)+")") {
+			t.Fatalf("concurrent start: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(a.stdout, "already") == strings.Contains(b.stdout, "already") {
+		t.Fatalf("want one start and one already running: %q, %q", a.stdout, b.stdout)
+	}
+	cli(t, env, "", "daemon", "stop").ok(t, "daemon stop")
+}

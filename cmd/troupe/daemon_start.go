@@ -136,6 +136,14 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_, _ = cmd.Process.Wait()
 		}
+		// A start at the same time may have won the home: ours found its
+		// pid file locked and left; wait for the winner instead.
+		if other, held, _ := pidfile.Read(filepath.Join(home, daemonPIDFile)); errors.Is(err, errExited) && held && other != pid && other != 0 {
+			if url, err := awaitDaemon(ctx, home, other, f.wait); err == nil {
+				fmt.Fprintf(stdout, "troupe daemon: already running on %s (pid %d)\n", url, other)
+				return 0
+			}
+		}
 		return fail(1, "%v; its log %s says:\n%s", err, logPath, logTail(logPath, before))
 	}
 	// Not waited for: it lives on after this command, reparented.

@@ -26,9 +26,26 @@ type cliResult struct {
 // CI has none), to its end.
 func cli(t *testing.T, env []string, stdin string, args ...string) cliResult {
 	t.Helper()
+	r, err := runCLI(testkit.BuildTroupe(t), env, stdin, args...)
+	testkit.NoError(t, err)
+	return r
+}
+
+// cliNoFatal is cli for other goroutines than the test's: a failure to
+// run is exit -1 with the error as stderr.
+func cliNoFatal(bin string, env []string, args ...string) cliResult {
+	r, err := runCLI(bin, env, "", args...)
+	if err != nil {
+		return cliResult{code: -1, stderr: err.Error()}
+	}
+	return r
+}
+
+// runCLI runs bin to its end.
+func runCLI(bin string, env []string, stdin string, args ...string) (cliResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, testkit.BuildTroupe(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -37,10 +54,9 @@ func cli(t *testing.T, env []string, stdin string, args ...string) cliResult {
 	r := cliResult{stdout: out.String(), stderr: errb.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
-	} else {
-		testkit.NoError(t, err)
+		return r, nil
 	}
-	return r
+	return r, err
 }
 
 // ok checks the run exited 0 and returns its stdout.

@@ -20,9 +20,8 @@ import (
 type ACP struct {
 	ws   *websocket.Conn
 	stop func() bool
+	wmu  sync.Mutex // guards next and writes: a Send may come from another goroutine while a Call reads
 	next int
-
-	wmu sync.Mutex // Answer may be called while a Call reads
 }
 
 // Frame is one JSON-RPC message from the daemon.
@@ -92,8 +91,10 @@ func (a *ACP) Close() error {
 // Send sends a request and returns its id, for callers that read the
 // answer among other frames themselves.
 func (a *ACP) Send(method string, params any) (int, error) {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
 	a.next++
-	return a.next, a.write(map[string]any{"jsonrpc": "2.0", "id": a.next, "method": method, "params": params})
+	return a.next, a.writeLocked(map[string]any{"jsonrpc": "2.0", "id": a.next, "method": method, "params": params})
 }
 
 // Answer replies to a request of the daemon (session/request_permission).
@@ -104,6 +105,10 @@ func (a *ACP) Answer(id json.RawMessage, result any) error {
 func (a *ACP) write(v any) error {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
+	return a.writeLocked(v)
+}
+
+func (a *ACP) writeLocked(v any) error {
 	if err := a.ws.WriteJSON(v); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
