@@ -132,3 +132,24 @@ func TestSessionCLIVerbs(t *testing.T) {
 		t.Fatal("list does not show the killed session cold")
 	}
 }
+
+// A plain prompt cannot ask for a permission: it says who can, the
+// session lists as awaiting input, and a cancel from another shell ends
+// the turn (exit 130).
+func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
+	home := t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
+		llmserver.Steps(llmserver.Text("done")))
+	startDaemon(t, home, env, model...)
+	env = append(env, "TROUPE_HOME="+home)
+	id := strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
+	p := testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, "run echo")
+	testkit.Eventually(t, 30*time.Second, "the note on the permission", func() bool {
+		return strings.Contains(p.Stderr(), "a tool call waits for permission: answer it with `troupe session attach "+id+"`")
+	})
+	row := strings.Fields(strings.Split(cli(t, env, "", "session", "list").ok(t, "list"), "\n")[1])
+	testkit.Equal(t, row[0], id)
+	testkit.Equal(t, strings.Join(row[2:6], " "), "live yes yes 1") // status, busy, awaiting input, clients
+	cli(t, env, "", "session", "cancel", id).ok(t, "cancel")
+	testkit.Equal(t, p.Wait(t, 30*time.Second), 130)
+}
