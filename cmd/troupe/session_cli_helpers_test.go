@@ -24,7 +24,7 @@ type cliResult struct {
 
 // cli runs `troupe args...` with env added and stdin (never a terminal:
 // CI has none), to its end.
-func cli(t *testing.T, env []string, stdin string, args ...string) cliResult {
+func cli(t testing.TB, env []string, stdin string, args ...string) cliResult {
 	t.Helper()
 	r, err := runCLI(testkit.BuildTroupe(t), env, stdin, args...)
 	testkit.NoError(t, err)
@@ -60,7 +60,7 @@ func runCLI(bin string, env []string, stdin string, args ...string) (cliResult, 
 }
 
 // ok checks the run exited 0 and returns its stdout.
-func (r cliResult) ok(t *testing.T, what string) string {
+func (r cliResult) ok(t testing.TB, what string) string {
 	t.Helper()
 	if r.code != 0 {
 		t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", what, r.code, r.stdout, r.stderr)
@@ -74,7 +74,7 @@ var subreaperOnce sync.Once
 // a daemon `troupe daemon start` detached (its parent gone) is reparented
 // here rather than to the machine's init, so the test can reap it and
 // read its exit status.
-func adoptOrphans(t *testing.T) {
+func adoptOrphans(t testing.TB) {
 	subreaperOnce.Do(func() {
 		const prSetChildSubreaper = 36
 		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
@@ -84,7 +84,7 @@ func adoptOrphans(t *testing.T) {
 }
 
 // daemonPID reads the pid file of home's daemon.
-func daemonPID(t *testing.T, home string) int {
+func daemonPID(t testing.TB, home string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "daemon.pid"))
 	testkit.NoError(t, err)
@@ -95,7 +95,7 @@ func daemonPID(t *testing.T, home string) int {
 
 // reapOnCleanup kills and reaps the detached daemon pid when the test
 // ends, passed or failed, if it still runs.
-func reapOnCleanup(t *testing.T, pid int) {
+func reapOnCleanup(t testing.TB, pid int) {
 	t.Cleanup(func() {
 		if procAlive(pid) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
