@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/troupehq/troupe/testkit"
 )
@@ -114,4 +115,20 @@ func TestDaemonConcurrentStarts(t *testing.T) {
 		t.Fatalf("want one start and one already running: %q, %q", a.stdout, b.stdout)
 	}
 	cli(t, env, "", "daemon", "stop").ok(t, "daemon stop")
+}
+
+// daemon start --foreground is the daemon in the terminal: it serves,
+// holds the pid file, and stops on SIGTERM.
+func TestDaemonStartForeground(t *testing.T) {
+	home := t.TempDir()
+	p := testkit.Start(t, testkit.BuildTroupe(t), nil, "daemon", "start", "--foreground", "--home", home, "--listen", "127.0.0.1:0")
+	testkit.Eventually(t, 20*time.Second, "the daemon answering", func() bool {
+		r := cli(t, nil, "", "daemon", "status", "--home", home)
+		return r.code == 0 && strings.Contains(r.stdout, "pid       "+itoa(p.Cmd.Process.Pid))
+	})
+	p.Signal(syscall.SIGTERM)
+	testkit.Equal(t, p.Wait(t, 30*time.Second), 0)
+	if _, err := os.Stat(filepath.Join(home, "daemon.pid")); !os.IsNotExist(err) {
+		t.Fatalf("pid file left: %v", err)
+	}
 }

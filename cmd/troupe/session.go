@@ -37,14 +37,18 @@ func (c *clientFlags) register(fs *flag.FlagSet) {
 }
 
 // splitClientFlags takes --home, --url and --token out of args, wherever
-// they are, leaving the verb's own flags and arguments.
+// they are before a "--", leaving the verb's own flags and arguments.
 func splitClientFlags(args []string) (clientFlags, []string, error) {
 	var cf clientFlags
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--" {
+			// What follows is the verb's, flags or not (a prompt's text).
+			return cf, append(rest, args[i:]...), nil
+		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+		if !strings.HasPrefix(a, "-") || a == "-" {
 			rest = append(rest, a)
 			continue
 		}
@@ -189,10 +193,18 @@ func newVerbFlags(name string, stderr io.Writer) *verbFlags {
 // parse returns the positional arguments, or an exit code when they are
 // not between min and max (max < 0: any).
 func (v *verbFlags) parse(args []string, min, max int, names string) ([]string, int, bool) {
+	var after []string // after "--": arguments, whatever they look like
+	for i, a := range args {
+		if a == "--" {
+			args, after = args[:i], args[i+1:]
+			break
+		}
+	}
 	pos, err := parse(v.fs, args)
 	if err != nil {
 		return nil, exitCode(err), false
 	}
+	pos = append(pos, after...)
 	if len(pos) < min || (max >= 0 && len(pos) > max) {
 		fmt.Fprintf(v.stderr, "troupe session %s: want %s\n", v.name, names)
 		return nil, 2, false

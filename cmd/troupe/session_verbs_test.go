@@ -32,7 +32,8 @@ func TestSessionCLIVerbs(t *testing.T) {
 	}
 	id := strings.TrimSpace(run("", "new", "--cwd", work))
 
-	r := cli(t, env, "", "session", "prompt", id, "write f.txt")
+	// After "--" the words are the prompt's, flag-like or not.
+	r := cli(t, env, "", "session", "prompt", id, "--", "write", "f.txt", "--url", "-x")
 	testkit.Equal(t, r.ok(t, "prompt"), "wrote it\n")
 	if !strings.Contains(r.stderr, "[tool]") || !strings.Contains(r.stderr, "[tool completed]") {
 		t.Fatalf("prompt's stderr does not show the tool call: %q", r.stderr)
@@ -45,6 +46,9 @@ func TestSessionCLIVerbs(t *testing.T) {
 	}
 	if !strings.Contains(run("", "search", "wrote"), id) {
 		t.Fatal("search does not find the reply")
+	}
+	if !strings.Contains(run("", "search", "--", "write f.txt --url -x"), id) {
+		t.Fatal("the prompt's words after -- were not sent as they are")
 	}
 	testkit.Equal(t, run("", "title", id, "the", "writer"), "")
 	if !strings.Contains(run("", "list"), "the writer") {
