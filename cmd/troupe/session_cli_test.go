@@ -67,6 +67,10 @@ func TestSessionCLIDaemonStartPromptStopStartTranscript(t *testing.T) {
 		}
 	}
 
+	var st daemonStatus
+	testkit.NoError(t, json.Unmarshal([]byte(cli(t, env, "", "daemon", "status", "--json").ok(t, "status --json")), &st))
+	testkit.Equal(t, st.Running && st.PID == pid && st.Live == 1 && st.Cold == 0 && st.Version != "" && !st.StartedAt.IsZero(), true)
+
 	stopped := cli(t, env, "", "daemon", "stop").ok(t, "daemon stop")
 	testkit.Equal(t, stopped, "troupe daemon: stopped (pid "+itoa(pid)+")\n")
 	// Reaped here (this test adopted it): a clean, ordered exit.

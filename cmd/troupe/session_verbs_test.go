@@ -50,6 +50,19 @@ func TestSessionCLIVerbs(t *testing.T) {
 	if !strings.Contains(run("", "search", "--", "write f.txt --url -x"), id) {
 		t.Fatal("the prompt's words after -- were not sent as they are")
 	}
+	var diffs []fileDiff
+	testkit.NoError(t, json.Unmarshal([]byte(run("", "diff", id, "--json", "--fold")), &diffs))
+	testkit.Equal(t, len(diffs), 1)
+	testkit.Equal(t, diffs[0].Path, filepath.Join(work, "f.txt"))
+	if !strings.Contains(run("", "search", "--json", "wrote"), `"sessionId":"`+id+`"`) {
+		t.Fatal("search --json does not name the session")
+	}
+	if !strings.Contains(run("", "list", "--cwd", work), id) || strings.Contains(run("", "list", "--cwd", t.TempDir()), id) {
+		t.Fatal("list --cwd does not filter by directory")
+	}
+	if !strings.Contains(run("", "export", id), `"sessionId":"`+id+`"`) {
+		t.Fatal("export to stdout is not the bundle")
+	}
 	testkit.Equal(t, run("", "title", id, "the", "writer"), "")
 	if !strings.Contains(run("", "list"), "the writer") {
 		t.Fatal("list does not show the new title")
