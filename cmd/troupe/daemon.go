@@ -22,8 +22,8 @@ import (
 
 func init() {
 	register(command{
-		name: "daemon", args: "[start|stop|status|restart] [--listen ADDR] [--tls-cert F --tls-key F]",
-		summary: "serve sessions over HTTP: the REST API at /v1 and ACP over WebSocket at /acp (hydra protocol); start runs it in the background",
+		name: "daemon", args: "[start|stop|status|restart] [--listen ADDR]",
+		summary: "serve sessions over HTTP: REST at /v1, ACP over WebSocket at /acp (hydra); start: in the background",
 		run:     runDaemon,
 	})
 }

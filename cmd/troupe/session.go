@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name: "session", args: "VERB [ID] [--url URL --token T]",
-		summary: "use the daemon's sessions from a shell: list, new, prompt, cancel, queue, fork, export, import, transcript, diff, search, kill, rm, title",
+		summary: "use the daemon's sessions from a shell: list, new, prompt, … (troupe session help)",
 		run:     runSession,
 	})
 }
