@@ -81,6 +81,12 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 	p := &promptStream{id: id, stdout: stdout, stderr: stderr}
 	res, err := a.Await(conn, pid, p.frame)
 	p.endLine()
+	var closed *daemonclient.ClosedError
+	if errors.As(err, &closed) {
+		// The prompt is in the session's durable queue: it is not lost.
+		fmt.Fprintf(stderr, "troupe session prompt: %v; the turn goes on when the daemon runs again: see `troupe session transcript %s`\n", err, id)
+		return promptError
+	}
 	if err != nil {
 		return failed(stderr, "prompt", c, err)
 	}

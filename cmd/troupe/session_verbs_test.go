@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -169,4 +170,24 @@ func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
 	testkit.Equal(t, strings.Join(row[2:6], " "), "live yes yes 1") // status, busy, awaiting input, clients
 	cli(t, env, "", "session", "cancel", id).ok(t, "cancel")
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 130)
+}
+
+// The daemon stopping under a prompt: one line saying so and where the
+// turn goes on, exit 1.
+func TestSessionCLIPromptDaemonStops(t *testing.T) {
+	home := t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("slow "), llmserver.Delay(20*time.Second), llmserver.Text("never")))
+	d := startDaemon(t, home, env, model...)
+	env = append(env, "TROUPE_HOME="+home)
+	id := strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
+	p := testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, "take your time")
+	testkit.Eventually(t, 30*time.Second, "the turn running", func() bool {
+		return strings.Contains(cli(t, env, "", "session", "list", "--json").ok(t, "list"), `"busy": true`)
+	})
+	d.proc.Signal(syscall.SIGTERM)
+	testkit.Equal(t, p.Wait(t, 30*time.Second), 1)
+	msg := p.Stderr()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "the daemon closed the connection") || !strings.Contains(msg, "troupe session transcript "+id) {
+		t.Fatalf("prompt's stderr when the daemon stopped: %q", msg)
+	}
 }

@@ -122,7 +122,7 @@ func (a *ACP) Read(ctx context.Context) (Frame, error) {
 		if ctx.Err() != nil {
 			return Frame{}, ctx.Err()
 		}
-		return Frame{}, fmt.Errorf("read: %w", err)
+		return Frame{}, &ClosedError{Err: err}
 	}
 	var f Frame
 	if err := json.Unmarshal(b, &f); err != nil {
@@ -167,6 +167,16 @@ func (a *ACP) Await(ctx context.Context, id int, each func(Frame) error) (json.R
 		}
 	}
 }
+
+// ClosedError is the connection ending under a reader: the daemon
+// stopped, or the network failed.
+type ClosedError struct{ Err error }
+
+func (e *ClosedError) Error() string {
+	return "the daemon closed the connection (" + e.Err.Error() + ")"
+}
+
+func (e *ClosedError) Unwrap() error { return e.Err }
 
 // IsSessionNotFound reports an ACP answer that the session is unknown.
 func IsSessionNotFound(err error) bool {
