@@ -73,7 +73,10 @@ var subreaperOnce sync.Once
 // adoptOrphans makes this test process the subreaper of its descendants:
 // a daemon `troupe daemon start` detached (its parent gone) is reparented
 // here rather than to the machine's init, so the test can reap it and
-// read its exit status.
+// read its exit status. It holds for the rest of the test binary: other
+// orphans (a killed command's grandchildren) stay zombies here until it
+// exits, which the package's liveness checks (alive, procAlive, gone)
+// count as exited, as they must for an init that does not reap either.
 func adoptOrphans(t testing.TB) {
 	subreaperOnce.Do(func() {
 		const prSetChildSubreaper = 36
