@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -13,6 +15,8 @@ import (
 	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/logfile"
+	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/daemon"
 	"github.com/troupehq/troupe/transports/rest"
@@ -20,8 +24,8 @@ import (
 
 func init() {
 	register(command{
-		name: "daemon", args: "[--listen ADDR] [--tls-cert F --tls-key F]",
-		summary: "serve sessions over HTTP: the REST API at /v1 and ACP over WebSocket at /acp (hydra protocol)",
+		name: "daemon", args: "[start|stop|status|restart] [--listen ADDR]",
+		summary: "serve sessions over HTTP: REST at /v1, ACP over WebSocket at /acp (hydra); start: in the background",
 		run:     runDaemon,
 	})
 }
@@ -34,11 +38,10 @@ type daemonFlags struct {
 	origins         string
 	approval        string
 	cwd             string
+	logFile         string
 }
 
-func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
-	var f daemonFlags
-	fs := newFlagSet("daemon", stderr)
+func (f *daemonFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs)
 	f.models.register(fs)
 	fs.StringVar(&f.listen, "listen", daemon.DefaultListen, "address to listen on; other than loopback needs TLS")
@@ -47,6 +50,38 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	fs.StringVar(&f.origins, "allow-origin", "", "comma-separated browser origins let in besides the daemon's own")
 	enumVar(fs, &f.approval, "approval-mode", "default", approvalModes, "approval mode of new sessions")
 	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
+	fs.StringVar(&f.logFile, "log-file", "", "write logs, stdout and stderr to this file, rotated by size (daemon start uses $TROUPE_HOME/daemon.log)")
+}
+
+// runDaemon is `troupe daemon`: a verb (start, stop, status, restart)
+// manages a background daemon; without one the daemon runs in the
+// foreground.
+func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "start":
+			return runDaemonStart(args[1:], stdout, stderr)
+		case "stop":
+			return runDaemonStop(args[1:], stdout, stderr)
+		case "status":
+			return runDaemonStatus(args[1:], stdout, stderr)
+		case "restart":
+			return runDaemonRestart(args[1:], stdout, stderr)
+		}
+	}
+	return runDaemonForeground(args, stderr)
+}
+
+// Rotation of --log-file.
+const (
+	daemonLogMax  = 10 << 20
+	daemonLogKeep = 3
+)
+
+func runDaemonForeground(args []string, stderr io.Writer) int {
+	var f daemonFlags
+	fs := newFlagSet("daemon", stderr)
+	f.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -56,9 +91,17 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		return code
 	}
 	if len(pos) > 0 {
-		return fail(2, fmt.Errorf("unexpected argument %q", pos[0]))
+		return fail(2, fmt.Errorf("unexpected argument %q (verbs: start, stop, status, restart)", pos[0]))
 	}
-	log, err := f.common.logger()
+	if f.logFile != "" {
+		lf, err := logfile.Open(f.logFile, logfile.Options{MaxBytes: daemonLogMax, Keep: daemonLogKeep, Redirect: true})
+		if err != nil {
+			return fail(1, err)
+		}
+		defer lf.Close()
+		stderr = lf
+	}
+	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
 	if err != nil {
 		return fail(2, err)
 	}
@@ -66,6 +109,19 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	// One daemon per home: the pid file's lock says which runs.
+	pidLock, err := pidfile.Acquire(filepath.Join(home, daemonPIDFile))
+	if held := (*pidfile.HeldError)(nil); errors.As(err, &held) {
+		return fail(1, fmt.Errorf("a daemon (pid %d) already runs on %s; see `troupe daemon status`", held.PID, home))
+	}
+	if err != nil {
+		return fail(1, err)
+	}
+	defer func() {
+		if err := pidLock.Release(); err != nil {
+			log.Warn("release pid file", "error", err)
+		}
+	}()
 	eng, err := engine.New(engine.Options{
 		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),

@@ -51,7 +51,6 @@ func init() {
 	register(command{name: "events", args: "SESSION [--from SEQ] [--follow]", summary: "print a session's events from the store as NDJSON", run: runEvents})
 	register(command{name: "run", args: "[flags] PROMPT", summary: "run one prompt to the end and print the transcript (--json: events)", run: runRun})
 	register(command{name: "append", args: "SESSION [--title T] [--cwd DIR] [--max-line N]", summary: "append canonical events read as NDJSON from stdin, acknowledging each once durable", run: runAppend})
-	register(command{name: "session", args: "attach ID [--readonly] [--from-start | --new-only]", summary: "the live view of a daemon session: answers permissions by key, Ctrl-C cancels the turn", run: runSessionLocal})
 	register(command{name: "version", summary: "print the version", run: runVersion})
 	register(command{name: "help", summary: "show this help", run: runHelp})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 	"golang.org/x/term"
 )
@@ -106,4 +107,13 @@ func dialACP(ctx context.Context, url, token string) (*websocket.Conn, error) {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runSessionAttachVerb is attach as a `troupe session` verb, on the
+// daemon the dispatcher found.
+func runSessionAttachVerb(ctx context.Context, c *daemonclient.Client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if c == nil { // --help: no daemon needed
+		return runSessionAttach(ctx, "", "", args, stdin, stdout, stderr)
+	}
+	return runSessionAttach(ctx, c.URL, c.Token, args, stdin, stdout, stderr)
 }

@@ -278,7 +278,7 @@ func TestSessionAttachErrors(t *testing.T) {
 		want string
 	}{
 		{"no daemon", []string{"s-x", "--home", t.TempDir()}, 1, "start one with `troupe daemon start`"},
-		{"nothing listening", []string{"s-x", "--url", "http://127.0.0.1:1", "--token", "t"}, 1, "no daemon answers at http://127.0.0.1:1"},
+		{"nothing listening", []string{"s-x", "--url", "http://127.0.0.1:1", "--token", "t"}, 1, "no troupe daemon answers at http://127.0.0.1:1: start one with `troupe daemon start`"},
 		{"wrong token", []string{"s-x", "--url", d.url, "--token", "wrong"}, 1, "refused the token; pass the one in $TROUPE_HOME/auth-token with --token"},
 		{"unknown session", []string{"s-nosuch", "--url", d.url, "--token", d.token}, 1, "session s-nosuch not found; list them with `troupe session list`"},
 		{"no id", []string{"--url", d.url, "--token", d.token}, 2, "want one session id"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -123,6 +124,10 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 	}
 }
 
+// health is the protocol's status and version; troupe adds its pid and
+// start time, so `troupe daemon status` and `stop` know which process
+// answers (no auth: the daemon listens on loopback or behind TLS).
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {
-	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": a.cfg.Version})
+	WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
+		"startedAt": a.started.UTC().Format(time.RFC3339Nano)})
 }

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/pidfile"
+	"github.com/troupehq/troupe/transports/daemonclient"
+)
+
+// defaultStopTimeout is how long stop waits for the ordered shutdown
+// before SIGKILL.
+const defaultStopTimeout = 30 * time.Second
+
+func runDaemonStop(args []string, stdout, stderr io.Writer) int {
+	var common commonFlags
+	var timeout time.Duration
+	fs := newFlagSet("daemon stop", stderr)
+	common.register(fs)
+	fs.DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "troupe daemon stop: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	home, err := boot.HomePath(common.home)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon stop: %v\n", err)
+		return 1
+	}
+	return stopDaemon(home, timeout, stdout, stderr)
+}
+
+// stopDaemon sends SIGTERM to the daemon holding home's pid file, waits
+// for it to be gone, and sends SIGKILL to its process group after
+// timeout. Not running is not an error: the daemon is stopped either way.
+func stopDaemon(home string, timeout time.Duration, stdout, stderr io.Writer) int {
+	path := filepath.Join(home, daemonPIDFile)
+	pid, held, err := pidfile.Read(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon stop: %v\n", err)
+		return 1
+	}
+	if !held {
+		if pid != 0 {
+			// Its daemon died without removing it (kill -9): nothing runs.
+			_ = os.Remove(path)
+			fmt.Fprintf(stdout, "troupe daemon: not running (removed the stale pid file of pid %d)\n", pid)
+			return 0
+		}
+		fmt.Fprintf(stdout, "troupe daemon: not running on %s\n", home)
+		return 0
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		fmt.Fprintf(stderr, "troupe daemon stop: signal pid %d: %v\n", pid, err)
+		return 1
+	}
+	if waitGone(pid, timeout) {
+		fmt.Fprintf(stdout, "troupe daemon: stopped (pid %d)\n", pid)
+		return 0
+	}
+	fmt.Fprintf(stderr, "troupe daemon stop: pid %d did not stop within %s (--timeout); sending SIGKILL\n", pid, timeout)
+	// The daemon leads its own group (daemon start); its children that
+	// share it go too.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if !waitGone(pid, 10*time.Second) {
+		fmt.Fprintf(stderr, "troupe daemon stop: pid %d survived SIGKILL\n", pid)
+		return 1
+	}
+	_ = os.Remove(path)
+	_ = os.Remove(filepath.Join(home, daemonclient.AddrFile))
+	fmt.Fprintf(stdout, "troupe daemon: killed (pid %d)\n", pid)
+	return 0
+}
+
+// waitGone polls until pid has exited or timeout passes.
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for !gone(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// gone reports pid has exited: no such process, or a zombie (exited, not
+// yet reaped by whichever process it was reparented to).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	rest := stat[strings.LastIndexByte(string(stat), ')')+1:]
+	f := strings.Fields(string(rest))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+func runDaemonRestart(args []string, stdout, stderr io.Writer) int {
+	var timeout time.Duration
+	f, code := parseStart("daemon restart", args, stderr, func(fs *flag.FlagSet) {
+		fs.DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
+	})
+	if f == nil {
+		return code
+	}
+	home, err := boot.HomePath(f.daemon.common.home)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon restart: %v\n", err)
+		return 1
+	}
+	if code := stopDaemon(home, timeout, stdout, stderr); code != 0 {
+		return code
+	}
+	return f.start(stdout, stderr)
+}
+
+// daemonStatus is what `troupe daemon status --json` prints.
+type daemonStatus struct {
+	Running   bool      `json:"running"`
+	URL       string    `json:"url,omitempty"`
+	PID       int       `json:"pid,omitempty"`
+	StartedAt time.Time `json:"startedAt,omitzero"`
+	Uptime    string    `json:"uptime,omitempty"`
+	Version   string    `json:"version,omitempty"`
+	Live      int       `json:"live"`
+	Cold      int       `json:"cold"`
+}
+
+func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
+	var cf clientFlags
+	var asJSON bool
+	fs := newFlagSet("daemon status", stderr)
+	cf.register(fs)
+	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "troupe daemon status: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	ctx := context.Background()
+	home, err := boot.HomePath(cf.home)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon status: %v\n", err)
+		return 1
+	}
+	c, err := daemonclient.Discover(ctx, daemonclient.Options{Home: home, URL: cf.url, Token: cf.token})
+	if err != nil {
+		if pid, held, _ := pidfile.Read(filepath.Join(home, daemonPIDFile)); held {
+			fmt.Fprintf(stderr, "troupe daemon status: a daemon (pid %d) runs on %s but does not answer; see %s\n",
+				pid, home, filepath.Join(home, daemonLogFile))
+			return 1
+		}
+		if asJSON {
+			_ = json.NewEncoder(stdout).Encode(daemonStatus{})
+		} else {
+			fmt.Fprintf(stdout, "troupe daemon: not running on %s (start it with `troupe daemon start`)\n", home)
+		}
+		return 3 // as LSB's status: not running
+	}
+	h, err := c.Health(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon status: %s\n", describe(err, c))
+		return 1
+	}
+	st := daemonStatus{Running: true, URL: c.URL, PID: h.PID, StartedAt: h.StartedAt, Version: h.Version,
+		Uptime: time.Since(h.StartedAt).Round(time.Second).String()}
+	list, err := listSessions(ctx, c)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon status: %s\n", describe(err, c))
+		return 1
+	}
+	for _, e := range list {
+		if e.Status == "live" {
+			st.Live++
+		} else {
+			st.Cold++
+		}
+	}
+	if asJSON {
+		_ = json.NewEncoder(stdout).Encode(st)
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "address\t%s\n", st.URL)
+	fmt.Fprintf(tw, "pid\t%d\n", st.PID)
+	fmt.Fprintf(tw, "uptime\t%s (since %s)\n", st.Uptime, st.StartedAt.Local().Format(time.DateTime))
+	fmt.Fprintf(tw, "version\t%s\n", st.Version)
+	fmt.Fprintf(tw, "sessions\t%d live, %d cold\n", st.Live, st.Cold)
+	_ = tw.Flush()
+	return 0
+}

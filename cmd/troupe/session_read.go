@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/troupehq/troupe/transports/daemonclient"
+)
+
+// copyBody writes a GET's body to w.
+func copyBody(ctx context.Context, c *daemonclient.Client, path string, w io.Writer) error {
+	res, err := c.Send(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if _, err := io.Copy(w, res.Body); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+func runSessionTranscript(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	v := newVerbFlags("transcript", stderr)
+	pos, code, ok := v.parse(args, 1, 1, "a session id")
+	if !ok {
+		return code
+	}
+	if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript", stdout); err != nil {
+		return failed(stderr, "transcript", c, err)
+	}
+	return 0
+}
+
+// fileDiff is one entry of GET /diff.
+type fileDiff struct {
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+	Hunks   []struct {
+		OldText string `json:"oldText"`
+		NewText string `json:"newText"`
+	} `json:"hunks"`
+}
+
+func runSessionDiff(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	v := newVerbFlags("diff", stderr)
+	fold := v.fs.Bool("fold", false, "collapse hunks that rewrite the same region")
+	paths := v.fs.String("paths", "", "only these files (comma-separated)")
+	asJSON := v.fs.Bool("json", false, "print the REST answer")
+	pos, code, ok := v.parse(args, 1, 1, "a session id")
+	if !ok {
+		return code
+	}
+	q := url.Values{}
+	if *fold {
+		q.Set("fold", "true")
+	}
+	if *paths != "" {
+		q.Set("paths", *paths)
+	}
+	path := "/v1/sessions/" + url.PathEscape(pos[0]) + "/diff"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	if *asJSON {
+		if err := copyBody(ctx, c, path, stdout); err != nil {
+			return failed(stderr, "diff", c, err)
+		}
+		return 0
+	}
+	var files []fileDiff
+	if err := c.Do(ctx, http.MethodGet, path, nil, &files); err != nil {
+		return failed(stderr, "diff", c, err)
+	}
+	for _, f := range files {
+		note := ""
+		if f.Created {
+			note = " (created)"
+		}
+		fmt.Fprintf(stdout, "=== %s%s\n", f.Path, note)
+		for _, h := range f.Hunks {
+			fmt.Fprintln(stdout, "@@")
+			writePrefixed(stdout, "-", h.OldText)
+			writePrefixed(stdout, "+", h.NewText)
+		}
+	}
+	return 0
+}
+
+func writePrefixed(w io.Writer, prefix, text string) {
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintf(w, "%s%s\n", prefix, l)
+	}
+}
+
+func runSessionSearch(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	v := newVerbFlags("search", stderr)
+	asJSON := v.fs.Bool("json", false, "print the REST answer")
+	pos, code, ok := v.parse(args, 1, -1, "the text to search for")
+	if !ok {
+		return code
+	}
+	var out struct {
+		Matches []struct {
+			SessionID string `json:"sessionId"`
+			MessageID string `json:"messageId"`
+			Snippet   string `json:"snippet"`
+		} `json:"matches"`
+	}
+	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": strings.Join(pos, " ")}, &out); err != nil {
+		return failed(stderr, "search", c, err)
+	}
+	if *asJSON {
+		_ = json.NewEncoder(stdout).Encode(out)
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, m := range out.Matches {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.SessionID, m.MessageID, clip(m.Snippet, 100))
+	}
+	_ = tw.Flush()
+	return 0
+}

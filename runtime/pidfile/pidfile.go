@@ -1,0 +1,103 @@
+// Package pidfile is the daemon's pid file: the pid written under an
+// exclusive flock the process holds while it lives. The lock, not the
+// pid, says whether the process runs: the kernel drops it when the
+// process dies however it dies, so a stale file (after kill -9) is told
+// from a live one without guessing from /proc, and a reused pid never
+// passes for the daemon.
+package pidfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// HeldError is Acquire finding another live process holding the file.
+type HeldError struct {
+	Path string
+	PID  int // 0 while the holder has not written it yet
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("another process (pid %d) holds %s", e.PID, e.Path)
+}
+
+// Lock is a held pid file.
+type Lock struct {
+	f    *os.File
+	path string
+}
+
+// Acquire takes path for this process and writes its pid there.
+func Acquire(path string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open pid file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		pid, _ := readPID(f)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &HeldError{Path: path, PID: pid}
+		}
+		return nil, fmt.Errorf("lock pid file: %w", err)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write pid file: %w", err)
+	}
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write pid file: %w", err)
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// Release removes the file, then lets the lock go.
+func (l *Lock) Release() error {
+	err := os.Remove(l.path)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("remove pid file: %w", err)
+	}
+	return nil
+}
+
+// Read returns the pid written in path and whether a live process holds
+// it; a missing file is pid 0, not held, and no error.
+func Read(path string) (pid int, held bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("read pid file: %w", err)
+	}
+	defer f.Close()
+	pid, _ = readPID(f)
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	switch {
+	case err == nil:
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return pid, false, nil
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return pid, true, nil
+	default:
+		return pid, false, fmt.Errorf("check pid file lock: %w", err)
+	}
+}
+
+func readPID(f *os.File) (int, error) {
+	b := make([]byte, 32)
+	n, err := f.ReadAt(b, 0)
+	if n == 0 {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b[:n])))
+}

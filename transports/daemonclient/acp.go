@@ -1,0 +1,185 @@
+package daemonclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/gorilla/websocket"
+)
+
+// ACP is one ACP connection to the daemon's /acp: JSON-RPC 2.0, one
+// message per text frame. Calls and reads happen in the caller's
+// goroutine; the context given to DialACP closes the connection when it
+// ends, which ends a blocked Read.
+type ACP struct {
+	ws   *websocket.Conn
+	stop func() bool
+	wmu  sync.Mutex // guards next and writes: a Send may come from another goroutine while a Call reads
+	next int
+}
+
+// Frame is one JSON-RPC message from the daemon.
+type Frame struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *RPCError       `json:"error,omitempty"`
+}
+
+// RPCError is a JSON-RPC error answer.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string { return e.Message }
+
+// ACP's session-not-found code as troupe answers it.
+const CodeSessionNotFound = -32001
+
+// DialACP opens /acp with the bearer token and the acp.v1 subprotocol,
+// and sends initialize with clientName. A refused upgrade is an *Error
+// with the HTTP status.
+func (c *Client) DialACP(ctx context.Context, clientName string) (*ACP, error) {
+	u := "ws" + strings.TrimPrefix(c.URL, "http") + "/acp"
+	h := http.Header{}
+	if c.Token != "" {
+		h.Set("Authorization", "Bearer "+c.Token)
+	}
+	dl := websocket.Dialer{Subprotocols: []string{"acp.v1"}}
+	ws, res, err := dl.DialContext(ctx, u, h)
+	if err != nil {
+		if res != nil {
+			defer res.Body.Close()
+			b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+			e := &Error{Method: http.MethodGet, Path: "/acp", Status: res.StatusCode, Body: b}
+			var eb struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(b, &eb) == nil {
+				e.Message = eb.Error
+			}
+			return nil, e
+		}
+		return nil, fmt.Errorf("connect to %s: %w", u, err)
+	}
+	a := &ACP{ws: ws}
+	a.stop = context.AfterFunc(ctx, func() { _ = ws.Close() })
+	init := map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": clientName},
+		"clientCapabilities": map[string]any{}}
+	if _, err := a.Call(ctx, "initialize", init, nil); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	return a, nil
+}
+
+// Close closes the connection.
+func (a *ACP) Close() error {
+	a.stop()
+	return a.ws.Close()
+}
+
+// Send sends a request and returns its id, for callers that read the
+// answer among other frames themselves.
+func (a *ACP) Send(method string, params any) (int, error) {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	a.next++
+	return a.next, a.writeLocked(map[string]any{"jsonrpc": "2.0", "id": a.next, "method": method, "params": params})
+}
+
+// Answer replies to a request of the daemon (session/request_permission).
+func (a *ACP) Answer(id json.RawMessage, result any) error {
+	return a.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (a *ACP) write(v any) error {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	return a.writeLocked(v)
+}
+
+func (a *ACP) writeLocked(v any) error {
+	if err := a.ws.WriteJSON(v); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
+}
+
+// Read returns the next frame.
+func (a *ACP) Read(ctx context.Context) (Frame, error) {
+	_, b, err := a.ws.ReadMessage()
+	if err != nil {
+		if ctx.Err() != nil {
+			return Frame{}, ctx.Err()
+		}
+		return Frame{}, &ClosedError{Err: err}
+	}
+	var f Frame
+	if err := json.Unmarshal(b, &f); err != nil {
+		return Frame{}, fmt.Errorf("decode frame: %w", err)
+	}
+	return f, nil
+}
+
+// Answers reports f is the answer to request id.
+func (f Frame) Answers(id int) bool {
+	return f.Method == "" && string(f.ID) == fmt.Sprint(id)
+}
+
+// Call sends a request and reads until its answer, handing every other
+// frame to each (when not nil). A JSON-RPC error answer is an *RPCError.
+func (a *ACP) Call(ctx context.Context, method string, params any, each func(Frame) error) (json.RawMessage, error) {
+	id, err := a.Send(method, params)
+	if err != nil {
+		return nil, err
+	}
+	return a.Await(ctx, id, each)
+}
+
+// Await reads until the answer to request id, handing every other frame
+// to each (when not nil).
+func (a *ACP) Await(ctx context.Context, id int, each func(Frame) error) (json.RawMessage, error) {
+	for {
+		f, err := a.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if f.Answers(id) {
+			if f.Error != nil {
+				return nil, f.Error
+			}
+			return f.Result, nil
+		}
+		if each != nil {
+			if err := each(f); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// ClosedError is the connection ending under a reader: the daemon
+// stopped, or the network failed.
+type ClosedError struct{ Err error }
+
+func (e *ClosedError) Error() string {
+	return "the daemon closed the connection (" + e.Err.Error() + ")"
+}
+
+func (e *ClosedError) Unwrap() error { return e.Err }
+
+// IsSessionNotFound reports an ACP answer that the session is unknown.
+func IsSessionNotFound(err error) bool {
+	var e *RPCError
+	return errors.As(err, &e) && e.Code == CodeSessionNotFound
+}

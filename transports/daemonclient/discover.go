@@ -1,0 +1,99 @@
+package daemonclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The files the daemon keeps in its home (transports/daemon's AddrFile and
+// TokenFile; a test keeps them equal without this package importing it).
+const (
+	AddrFile  = "daemon.addr"
+	TokenFile = "auth-token"
+)
+
+// Options say where the daemon is. URL and Token, when set, win over what
+// the home's files say.
+type Options struct {
+	Home  string // the data home; empty: $TROUPE_HOME, else ~/.troupe
+	URL   string // e.g. http://127.0.0.1:55514
+	Token string
+	// HTTP is the client requests go through; nil: a default one.
+	HTTP *http.Client
+}
+
+// NotRunningError says no daemon answered; its message names the fix.
+type NotRunningError struct {
+	Home string
+	URL  string // empty when the home names none
+	Err  error
+}
+
+func (e *NotRunningError) Error() string {
+	if e.URL == "" {
+		return fmt.Sprintf("no troupe daemon is running for %s: start one with `troupe daemon start`", e.Home)
+	}
+	return fmt.Sprintf("no troupe daemon answers at %s: start one with `troupe daemon start` (or pass the right --url)", e.URL)
+}
+
+func (e *NotRunningError) Unwrap() error { return e.Err }
+
+// healthWait bounds the health check of Discover.
+const healthWait = 5 * time.Second
+
+// Discover finds the daemon and checks it answers /v1/health.
+func Discover(ctx context.Context, opts Options) (*Client, error) {
+	home, err := homePath(opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{URL: strings.TrimRight(opts.URL, "/"), Token: opts.Token, Home: home, http: opts.HTTP}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	if c.URL == "" {
+		b, err := os.ReadFile(filepath.Join(home, AddrFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotRunningError{Home: home, Err: err}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the daemon's address: %w", err)
+		}
+		c.URL = strings.TrimSpace(string(b))
+	}
+	if c.Token == "" {
+		b, err := os.ReadFile(filepath.Join(home, TokenFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read the daemon's token: %w", err)
+		}
+		c.Token = strings.TrimSpace(string(b))
+	}
+	hctx, cancel := context.WithTimeout(ctx, healthWait)
+	defer cancel()
+	if _, err := c.Health(hctx); err != nil {
+		return nil, &NotRunningError{Home: home, URL: c.URL, Err: err}
+	}
+	return c, nil
+}
+
+// homePath is the data home as troupe picks it, without touching it.
+func homePath(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if env := os.Getenv("TROUPE_HOME"); env != "" {
+		return filepath.Abs(env)
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find data home: set TROUPE_HOME or pass --home: %w", err)
+	}
+	return filepath.Join(h, ".troupe"), nil
+}
