@@ -105,14 +105,20 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		},
 		Log: log,
 	})
+	mcpServer, err := daemonMCP(rt, eng, settings, cwd, log)
+	if err != nil {
+		_ = shutdown(rt)
+		return fail(1, err)
+	}
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, Log: log,
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
 	})
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
+	rt.OnShutdown(boot.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
