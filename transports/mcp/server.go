@@ -3,9 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -84,6 +87,11 @@ func (s *Server) Close() {
 // and counts it for Close.
 func (s *Server) bound(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "logging/setLevel" {
+			if err := checkLevel(req); err != nil {
+				return nil, err
+			}
+		}
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
@@ -118,4 +126,17 @@ func (s *Server) emit(ctx context.Context, req *sdk.CallToolRequest) func(string
 		n++
 		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: string(msg)})
 	}
+}
+
+// levels are the log levels of logging/setLevel (RFC 5424's).
+var levels = []sdk.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// checkLevel refuses a level the spec does not name with invalid params,
+// where the SDK would take any string.
+func checkLevel(req sdk.Request) error {
+	p, ok := req.GetParams().(*sdk.SetLoggingLevelParams)
+	if !ok || p == nil || slices.Contains(levels, p.Level) {
+		return nil
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid log level %q: one of %v", p.Level, levels)}
 }

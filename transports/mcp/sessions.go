@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +24,9 @@ type sessionEntry struct {
 	Cwd       string `json:"cwd"`
 	Status    string `json:"status"`
 	Model     string `json:"model,omitempty"`
-	UpdatedAt string `json:"updated_at"`
+	// LastSeq grows with every event: a client sees what changed. The
+	// list is in the order of the last update, newest first.
+	LastSeq int64 `json:"last_seq"`
 }
 
 type createArgs struct {
@@ -68,7 +69,7 @@ func (s *Server) list(ctx context.Context, _ *sdk.CallToolRequest, in listArgs) 
 	out := []sessionEntry{}
 	for _, m := range metas {
 		out = append(out, sessionEntry{SessionID: m.ID, Title: m.Title, Cwd: m.Cwd, Status: m.Status,
-			Model: m.Model, UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano)})
+			Model: m.Model, LastSeq: m.LastSeq})
 	}
 	return nil, map[string]any{"sessions": out}, nil
 }
