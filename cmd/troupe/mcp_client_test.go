@@ -37,11 +37,11 @@ type mcpMsg struct {
 type mcpPeer interface {
 	// call sends request id and returns its response and the
 	// notifications that came before it.
-	call(t *testing.T, id int, method string, params any) (mcpMsg, []mcpMsg)
-	notify(t *testing.T, method string, params any)
+	call(t testing.TB, id int, method string, params any) (mcpMsg, []mcpMsg)
+	notify(t testing.TB, method string, params any)
 }
 
-func request(t *testing.T, id int, method string, params any) []byte {
+func request(t testing.TB, id int, method string, params any) []byte {
 	t.Helper()
 	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
 	if params != nil {
@@ -52,7 +52,7 @@ func request(t *testing.T, id int, method string, params any) []byte {
 	return b
 }
 
-func notification(t *testing.T, method string, params any) []byte {
+func notification(t testing.TB, method string, params any) []byte {
 	t.Helper()
 	m := map[string]any{"jsonrpc": "2.0", "method": method}
 	if params != nil {
@@ -63,7 +63,7 @@ func notification(t *testing.T, method string, params any) []byte {
 	return b
 }
 
-func decodeMsg(t *testing.T, b []byte) mcpMsg {
+func decodeMsg(t testing.TB, b []byte) mcpMsg {
 	t.Helper()
 	var m mcpMsg
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -81,14 +81,14 @@ func decodeMsg(t *testing.T, b []byte) mcpMsg {
 // stdioPeer drives `troupe mcp` through its stdin and stdout.
 type stdioPeer struct{ p *testkit.Proc }
 
-func (s stdioPeer) send(t *testing.T, b []byte) {
+func (s stdioPeer) send(t testing.TB, b []byte) {
 	t.Helper()
 	if _, err := s.p.Stdin.Write(append(b, '\n')); err != nil {
 		t.Fatalf("write stdin: %v", err)
 	}
 }
 
-func (s stdioPeer) call(t *testing.T, id int, method string, params any) (mcpMsg, []mcpMsg) {
+func (s stdioPeer) call(t testing.TB, id int, method string, params any) (mcpMsg, []mcpMsg) {
 	t.Helper()
 	s.send(t, request(t, id, method, params))
 	var notes []mcpMsg
@@ -109,7 +109,7 @@ func (s stdioPeer) call(t *testing.T, id int, method string, params any) (mcpMsg
 	}
 }
 
-func (s stdioPeer) notify(t *testing.T, method string, params any) {
+func (s stdioPeer) notify(t testing.TB, method string, params any) {
 	t.Helper()
 	s.send(t, notification(t, method, params))
 }
@@ -122,7 +122,7 @@ type httpPeer struct {
 }
 
 // post sends one message with the headers the spec asks of a client.
-func (h *httpPeer) post(t *testing.T, body []byte, extra map[string]string) *http.Response {
+func (h *httpPeer) post(t testing.TB, body []byte, extra map[string]string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, h.url+"/mcp", bytes.NewReader(body))
 	testkit.NoError(t, err)
@@ -148,7 +148,7 @@ func (h *httpPeer) post(t *testing.T, body []byte, extra map[string]string) *htt
 	return res
 }
 
-func (h *httpPeer) call(t *testing.T, id int, method string, params any) (mcpMsg, []mcpMsg) {
+func (h *httpPeer) call(t testing.TB, id int, method string, params any) (mcpMsg, []mcpMsg) {
 	t.Helper()
 	res := h.post(t, request(t, id, method, params), nil)
 	if res.StatusCode != http.StatusOK {
@@ -179,7 +179,7 @@ func (h *httpPeer) call(t *testing.T, id int, method string, params any) (mcpMsg
 
 // readMessages reads a POST's answer: one JSON object, or an SSE stream
 // of messages (events with no data, such as a priming event, carry none).
-func readMessages(t *testing.T, res *http.Response) []mcpMsg {
+func readMessages(t testing.TB, res *http.Response) []mcpMsg {
 	t.Helper()
 	switch ct := res.Header.Get("Content-Type"); {
 	case strings.HasPrefix(ct, "application/json"):
@@ -215,7 +215,7 @@ func readMessages(t *testing.T, res *http.Response) []mcpMsg {
 	return out
 }
 
-func (h *httpPeer) notify(t *testing.T, method string, params any) {
+func (h *httpPeer) notify(t testing.TB, method string, params any) {
 	t.Helper()
 	res := h.post(t, notification(t, method, params), nil)
 	b, _ := io.ReadAll(res.Body)
@@ -231,7 +231,7 @@ func initParams(version string) map[string]any {
 
 // initialize runs the handshake asking for version and returns the
 // version the server answered.
-func initialize(t *testing.T, p mcpPeer, version string) string {
+func initialize(t testing.TB, p mcpPeer, version string) string {
 	t.Helper()
 	res, _ := p.call(t, 1, "initialize", initParams(version))
 	if res.Error != nil {
@@ -270,7 +270,7 @@ type toolResult struct {
 	IsError           bool            `json:"isError"`
 }
 
-func callTool(t *testing.T, p mcpPeer, id int, name string, args any, meta map[string]any) (toolResult, []mcpMsg) {
+func callTool(t testing.TB, p mcpPeer, id int, name string, args any, meta map[string]any) (toolResult, []mcpMsg) {
 	t.Helper()
 	params := map[string]any{"name": name, "arguments": args}
 	if meta != nil {
@@ -292,7 +292,7 @@ func callTool(t *testing.T, p mcpPeer, id int, name string, args any, meta map[s
 // logging/setLevel, tools/list, a session created, prompted with a
 // progress token (the reply the LLM streams is want), listed and read
 // back, and an unknown tool refused.
-func exerciseMCP(t *testing.T, p mcpPeer, cwd, want string) {
+func exerciseMCP(t testing.TB, p mcpPeer, cwd, want string) {
 	if res, _ := p.call(t, 2, "ping", nil); res.Error != nil || string(res.Result) != "{}" {
 		t.Fatalf("ping: %+v %s", res.Error, res.Result)
 	}
