@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -61,6 +62,12 @@ func (s *Server) prompt(ctx context.Context, req *sdk.CallToolRequest, in prompt
 		case errors.As(err, &closed):
 			return toolError("session %s stopped before the run ended: %s", in.SessionID, closed.Reason), nil, nil
 		case err != nil:
+			if s.ctx.Err() == nil {
+				// The client cancelled the call (notifications/cancelled):
+				// it wants no more of the run either. When the server
+				// stops instead, the run is left to the crash policy.
+				s.cancelRun(in.SessionID, w)
+			}
 			return toolError("waiting for the run of %s: %v", res.MessageID, err), nil, nil
 		}
 		w.apply(e)
@@ -74,18 +81,38 @@ func (s *Server) prompt(ctx context.Context, req *sdk.CallToolRequest, in prompt
 	return result, nil, nil
 }
 
+// cancelTimeout bounds the cancel of a run whose call was cancelled.
+const cancelTimeout = 10 * time.Second
+
+// cancelRun cancels the run w follows, or drops its prompt from the queue
+// when it has not started.
+func (s *Server) cancelRun(id string, w *runWatch) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+	defer cancel()
+	var err error
+	if w.started {
+		_, err = s.cfg.Sessions.Cancel(ctx, id, "cancelled by the MCP client")
+	} else {
+		_, err = s.cfg.Sessions.QueueCancel(ctx, id, w.id)
+	}
+	if err != nil {
+		s.cfg.Log.Warn("cancel a prompt's run", "session", id, "run", w.id, "error", err)
+	}
+}
+
 // runWatch folds one run's events into session.prompt's answer.
 type runWatch struct {
 	id       string // the run's id: the prompt's message id
 	out      promptResult
 	streamed int
 	progress func(message string) // nil: the caller asked for none
+	started  bool
 	done     bool
 }
 
 func (w *runWatch) apply(e event.Event) {
 	switch e.Kind {
-	case event.MessageDelta, event.MessageCompleted, event.RunEnded, event.PromptCancelled, event.ToolPermissionRequested:
+	case event.MessageDelta, event.MessageCompleted, event.RunStarted, event.RunEnded, event.PromptCancelled, event.ToolPermissionRequested:
 	default:
 		return
 	}
@@ -113,6 +140,8 @@ func (w *runWatch) apply(e event.Event) {
 		if v.MessageID == w.id {
 			w.out.StopReason, w.out.Error, w.done = "cancelled", "the prompt was cancelled before it ran", true
 		}
+	case *event.RunStartedPayload:
+		w.started = w.started || v.RunID == w.id
 	case *event.RunEndedPayload:
 		if v.RunID == w.id {
 			w.out.StopReason, w.out.Error, w.done = v.StopReason, v.Error, true
