@@ -90,6 +90,11 @@ func TestDaemonMCPStreamableHTTP(t *testing.T) {
 		t.Errorf("not a message: id %s", id)
 	}
 
+	// An unknown method is -32601, as over stdio.
+	if code, id := rpcError(t, p.post(t, request(t, 11, "no/such", nil), nil), http.StatusBadRequest); code != -32601 || id != "11" {
+		t.Errorf("unknown method: code %d id %s", code, id)
+	}
+
 	// GET opens the session's SSE stream for server-initiated messages.
 	get := func(session string) *http.Response {
 		req, err := http.NewRequest(http.MethodGet, d.url+"/mcp", nil)

@@ -22,6 +22,9 @@ const (
 	// codeSessionNotFound is the error of an unknown or ended
 	// Mcp-Session-Id (404), as the TypeScript SDK answers it.
 	codeSessionNotFound = -32001
+	// notHandled starts the SDK's plain-text answer to an unknown method
+	// (its jsonrpc2.ErrNotHandled), answered -32601 here as over stdio.
+	notHandled = "JSON RPC not handled"
 )
 
 // HTTPHandler serves Streamable HTTP (the daemon mounts it at /mcp behind
@@ -128,13 +131,16 @@ func (j *jsonErrors) finish() {
 		return
 	}
 	code := int64(jsonrpc.CodeInvalidRequest)
+	msg := strings.TrimSpace(j.message.String())
 	switch {
+	case strings.HasPrefix(msg, notHandled):
+		code, msg = jsonrpc.CodeMethodNotFound, "method not found"+strings.TrimPrefix(msg, notHandled)
 	case j.status == http.StatusNotFound:
 		code = codeSessionNotFound
 	case j.status >= 500:
 		code = jsonrpc.CodeInternalError
 	}
-	writeError(j.ResponseWriter, j.status, j.id, code, strings.TrimSpace(j.message.String()))
+	writeError(j.ResponseWriter, j.status, j.id, code, msg)
 }
 
 // Flush and Unwrap keep the SDK's SSE streams flowing through the wrapper.
