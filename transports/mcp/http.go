@@ -30,13 +30,17 @@ const (
 // HTTPHandler serves Streamable HTTP (the daemon mounts it at /mcp behind
 // its Origin check and bearer auth): the SDK's handler, stateful (an
 // Mcp-Session-Id per initialize; GET opens the session's SSE stream,
-// DELETE ends it; MCP-Protocol-Version checked), with two additions of
+// DELETE ends it; MCP-Protocol-Version checked; streams resumable with
+// Last-Event-ID), with two additions of
 // the spec's: a POST other than initialize without Mcp-Session-Id is 400,
 // and every error is a JSON-RPC error with the request's id, where the
 // SDK writes plain text.
 func (s *Server) HTTPHandler() http.Handler {
+	// The event store (in memory, bounded) lets a client whose stream
+	// dropped resume it with Last-Event-ID, and gives 2025-11-25 streams
+	// their priming event.
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{Logger: s.cfg.Log, SessionTimeout: idleSession})
+		&sdk.StreamableHTTPOptions{Logger: s.cfg.Log, SessionTimeout: idleSession, EventStore: sdk.NewMemoryEventStore(nil)})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id json.RawMessage
 		if r.Method == http.MethodPost {
