@@ -67,15 +67,26 @@ func TestDaemonMCPResumeStream(t *testing.T) {
 	}
 	res.Body.Close() // the connection drops
 
-	req, err := http.NewRequest(http.MethodGet, d.url+"/mcp", nil)
-	testkit.NoError(t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	req.Header.Set("Mcp-Session-Id", p.session)
-	req.Header.Set("MCP-Protocol-Version", p.version)
-	req.Header.Set("Last-Event-ID", last)
-	res, err = http.DefaultClient.Do(req)
-	testkit.NoError(t, err)
+	// Until the daemon notices the drop the stream still has its reader,
+	// and a resume is 409; a client retries, as after any failed connect.
+	resume := func() *http.Response {
+		req, err := http.NewRequest(http.MethodGet, d.url+"/mcp", nil)
+		testkit.NoError(t, err)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+d.token)
+		req.Header.Set("Mcp-Session-Id", p.session)
+		req.Header.Set("MCP-Protocol-Version", p.version)
+		req.Header.Set("Last-Event-ID", last)
+		res, err := http.DefaultClient.Do(req)
+		testkit.NoError(t, err)
+		return res
+	}
+	res = resume()
+	for deadline := time.Now().Add(10 * time.Second); res.StatusCode == http.StatusConflict && time.Now().Before(deadline); {
+		res.Body.Close()
+		time.Sleep(20 * time.Millisecond)
+		res = resume()
+	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("resume: status %d", res.StatusCode)
