@@ -291,7 +291,7 @@ func callTool(t testing.TB, p mcpPeer, id int, name string, args any, meta map[s
 // exerciseMCP is the spec client's scenario after the handshake: ping,
 // logging/setLevel, tools/list, a session created, prompted with a
 // progress token (the reply the LLM streams is want), listed and read
-// back, and an unknown tool refused.
+// back, a bridge tool, and an unknown tool refused.
 func exerciseMCP(t testing.TB, p mcpPeer, cwd, want string) {
 	if res, _ := p.call(t, 2, "ping", nil); res.Error != nil || string(res.Result) != "{}" {
 		t.Fatalf("ping: %+v %s", res.Error, res.Result)
@@ -363,6 +363,11 @@ func exerciseMCP(t testing.TB, p mcpPeer, cwd, want string) {
 	tr, _ := callTool(t, p, 8, "session.transcript", map[string]any{"session_id": sess.SessionID}, nil)
 	if !strings.Contains(tr.Content[0].Text, "## User\n\nhi") || !strings.Contains(tr.Content[0].Text, want) {
 		t.Errorf("transcript: %s", tr.Content[0].Text)
+	}
+
+	// A bridge tool answers as troupe stdio's does: its JSON as text.
+	if cfg, _ := callTool(t, p, 10, "config.list", map[string]any{}, nil); cfg.Content[0].Text != `{"configs":[]}` {
+		t.Errorf("config.list: %s", cfg.Content[0].Text)
 	}
 
 	res, _ = p.call(t, 9, "tools/call", map[string]any{"name": "no.such", "arguments": map[string]any{}})
