@@ -47,6 +47,8 @@ type Server struct {
 	// ctx ends the calls under way when the transport closes.
 	ctx    context.Context
 	cancel context.CancelFunc
+	mu     sync.Mutex // orders closed and calls.Add before Close's Wait
+	closed bool
 	calls  sync.WaitGroup
 }
 
@@ -73,15 +75,18 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// SDK is the underlying server, for a transport to connect.
-func (s *Server) SDK() *sdk.Server { return s.sdk }
-
 // Close ends the calls under way (a prompt waiting for its run stops
 // waiting; the run goes on in its session) and waits for their answers.
 func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.cancel()
 	s.calls.Wait()
 }
+
+// errStopping answers a call that arrives once Close began.
+var errStopping = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "troupe is stopping"}
 
 // bound ends a tool call with the server as well as with its own ctx,
 // and counts it for Close.
@@ -95,7 +100,13 @@ func (s *Server) bound(next sdk.MethodHandler) sdk.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, errStopping
+		}
 		s.calls.Add(1)
+		s.mu.Unlock()
 		defer s.calls.Done()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
