@@ -55,22 +55,8 @@ func (s *Server) prompt(ctx context.Context, req *sdk.CallToolRequest, in prompt
 			_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(w.streamed), Message: msg})
 		}
 	}
-	for !w.done {
-		e, err := st.Next(ctx)
-		var closed sessions.ErrClosed
-		switch {
-		case errors.As(err, &closed):
-			return toolError("session %s stopped before the run ended: %s", in.SessionID, closed.Reason), nil, nil
-		case err != nil:
-			if s.ctx.Err() == nil {
-				// The client cancelled the call (notifications/cancelled):
-				// it wants no more of the run either. When the server
-				// stops instead, the run is left to the crash policy.
-				s.cancelRun(in.SessionID, w)
-			}
-			return toolError("waiting for the run of %s: %v", res.MessageID, err), nil, nil
-		}
-		w.apply(e)
+	if fail := s.follow(ctx, st, w, in.SessionID); fail != nil {
+		return fail, nil, nil
 	}
 	out := w.out
 	result := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Text}}, StructuredContent: out}
@@ -79,6 +65,28 @@ func (s *Server) prompt(ctx context.Context, req *sdk.CallToolRequest, in prompt
 		result.Content = []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("the run ended with %s: %s", out.StopReason, out.Error)}}
 	}
 	return result, nil, nil
+}
+
+// follow reads st until w's run ends; a failure is the call's answer.
+func (s *Server) follow(ctx context.Context, st *sessions.Stream, w *runWatch, id string) *sdk.CallToolResult {
+	for !w.done {
+		e, err := st.Next(ctx)
+		var closed sessions.ErrClosed
+		switch {
+		case errors.As(err, &closed):
+			return toolError("session %s stopped before the run ended: %s", id, closed.Reason)
+		case err != nil:
+			if s.ctx.Err() == nil {
+				// The client cancelled the call (notifications/cancelled):
+				// it wants no more of the run either. When the server
+				// stops instead, the run is left to the crash policy.
+				s.cancelRun(id, w)
+			}
+			return toolError("waiting for the run of %s: %v", w.id, err)
+		}
+		w.apply(e)
+	}
+	return nil
 }
 
 // cancelTimeout bounds the cancel of a run whose call was cancelled.
