@@ -31,13 +31,18 @@ type lineConn struct {
 	pmu     sync.Mutex
 	pending map[string]bool
 	idle    chan struct{} // closed when pending empties, while EOF waits
+
+	bmu     sync.Mutex
+	initID  string            // the initialize call's id key, until answered
+	version string            // the negotiated protocol version
+	batches map[string]*batch // by the id keys of their requests
 }
 
 // newLineConn starts reading r. The reading goroutine ends at r's end or
 // error, which the command owning r brings about (stdin closes, or the
 // process exits).
 func newLineConn(r io.Reader, w io.Writer, maxLine int) *lineConn {
-	c := &lineConn{in: make(chan jsonrpc.Message), eof: make(chan struct{}), stop: make(chan struct{}), w: w, pending: map[string]bool{}}
+	c := &lineConn{in: make(chan jsonrpc.Message), eof: make(chan struct{}), stop: make(chan struct{}), w: w, pending: map[string]bool{}, batches: map[string]*batch{}}
 	go c.read(stdio.NewReader(r, maxLine))
 	return c
 }
@@ -56,41 +61,55 @@ func (c *lineConn) read(rd *stdio.Reader) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		m, ok := c.decode(line)
+		msgs, ok := c.decode(line)
 		if !ok {
 			continue
 		}
-		if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			c.pmu.Lock()
-			c.pending[idKey(req.ID)] = true
-			c.pmu.Unlock()
-		}
-		select {
-		case c.in <- m:
-		case <-c.stop:
-			return
+		for _, m := range msgs {
+			c.track(m)
+			select {
+			case c.in <- m:
+			case <-c.stop:
+				return
+			}
 		}
 	}
 }
 
-// decode reads one line as one JSON-RPC message, or answers the error it
-// gets instead: -32700 for what is not JSON, -32600 for JSON that is not a
-// message (a batch included), with the line's id when it has one.
-func (c *lineConn) decode(line []byte) (jsonrpc.Message, bool) {
+// track counts a call as pending until answered, and remembers the
+// initialize call's id to read the version from its answer.
+func (c *lineConn) track(m jsonrpc.Message) {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return
+	}
+	c.pmu.Lock()
+	c.pending[idKey(req.ID)] = true
+	c.pmu.Unlock()
+	if req.Method == "initialize" {
+		c.bmu.Lock()
+		c.initID = idKey(req.ID)
+		c.bmu.Unlock()
+	}
+}
+
+// decode reads one line as one JSON-RPC message (or a batch of them), or
+// answers the error it gets instead: -32700 for what is not JSON, -32600
+// for JSON that is not a message, with the line's id when it has one.
+func (c *lineConn) decode(line []byte) ([]jsonrpc.Message, bool) {
 	if !json.Valid(line) {
 		c.reply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 		return nil, false
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
-		c.reply(nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not supported; send one message a line")
-		return nil, false
+		return c.decodeBatch(line)
 	}
 	m, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		c.reply(lineID(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: %v", err))
 		return nil, false
 	}
-	return m, true
+	return []jsonrpc.Message{m}, true
 }
 
 // lineID is a line's id when it is a string or a number, else nil.
@@ -168,8 +187,17 @@ func (c *lineConn) Write(_ context.Context, m jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode mcp message: %w", err)
 	}
-	err = c.line(b)
-	if resp, ok := m.(*jsonrpc.Response); ok {
+	resp, isResp := m.(*jsonrpc.Response)
+	if isResp {
+		c.negotiated(resp)
+		if line, held := c.answered(resp.ID, b); held {
+			b = line // nil until the batch's last answer
+		}
+	}
+	if b != nil {
+		err = c.line(b)
+	}
+	if isResp {
 		c.pmu.Lock()
 		delete(c.pending, idKey(resp.ID))
 		if len(c.pending) == 0 && c.idle != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzLineDecode: a line either decodes to a message, writing nothing, or
+// FuzzLineDecode: a line either decodes to messages, writing nothing, or
 // gets exactly one JSON-RPC error line (-32700 or -32600) whose id is
 // null, a string or a number; never a panic, never silence.
 func FuzzLineDecode(f *testing.F) {
@@ -16,18 +16,24 @@ func FuzzLineDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"a","result":{}}`,
 		`{"jsonrpc":"2.0","id":2,`,
 		`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`,
+		`[]`, `[1]`,
 		`{"jsonrpc":"2.0","id":"four","method":7}`,
 		`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`,
 		`"just a string"`, `null`, `42`, `{}`,
 	} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
+	f.Fuzz(func(t *testing.T, line []byte, batches bool) {
 		var out bytes.Buffer
-		c := &lineConn{w: &out, pending: map[string]bool{}}
-		_, ok := c.decode(line)
+		c := &lineConn{w: &out, pending: map[string]bool{}, batches: map[string]*batch{}}
+		if batches {
+			c.version = batchVersion
+		}
+		msgs, ok := c.decode(line)
 		if ok {
-			if out.Len() != 0 {
+			if out.Len() != 0 || len(msgs) == 0 {
 				t.Fatalf("decoded %q and wrote %q", line, out.String())
 			}
 			return
