@@ -30,6 +30,7 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonCLI -benchtime 10x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench DaemonMCPPrompt -benchtime 50x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./transports/terminal/

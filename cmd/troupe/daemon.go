@@ -171,14 +171,16 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		},
 		Log: log,
 	})
+	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, log)
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, Log: log,
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
 	})
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
+	rt.OnShutdown(boot.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)

@@ -7,6 +7,7 @@
 // revocation, and a per-IP limit on failed logins. Authorize is the one
 // check every protected route uses, /acp included.
 //
-// It owns the /v1/auth/* routes and mounts the REST API (transports/rest)
-// and the ACP WebSocket handler it is given; it holds no session state.
+// It owns the /v1/auth/* routes and mounts the REST API (transports/rest),
+// the ACP WebSocket handler and the MCP handler (/mcp) it is given; it
+// holds no session state.
 package daemon

@@ -22,4 +22,8 @@
 // notifications/hugind.status|progress|log with params {id, data}, id the
 // call's JSON-RPC id (carried to the handler in the call's _meta). At EOF
 // the bridge answers every request and call under way before returning.
+//
+// Bridge.AddTools puts the same tools on any SDK server, with the events
+// sent as its caller chooses: troupe's MCP transport (transports/mcp)
+// serves them beside its session tools.
 package hugind

@@ -148,6 +148,24 @@ func withRequestID(params json.RawMessage, id any) json.RawMessage {
 // method, with its params' JSON Schema.
 func (b *Bridge) serveMCP(ctx context.Context, conn *mcpConn) (*mcp.ServerSession, error) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "troupe", Version: "1"}, nil)
+	b.AddTools(srv, func(_ context.Context, req *mcp.CallToolRequest) func(string, any) {
+		id := req.Params.Meta[requestIDKey]
+		return func(event string, data any) {
+			conn.out.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/hugind." + event,
+				"params": map[string]any{"id": id, "data": data}})
+		}
+	})
+	return srv.Connect(ctx, conn, nil)
+}
+
+// Emitter returns what sends the events (status, progress, log) of the
+// tools/call req to its client; it is called once per call.
+type Emitter func(ctx context.Context, req *mcp.CallToolRequest) func(event string, data any)
+
+// AddTools adds one tool per method to srv, with the JSON Schema of its
+// params; each call's events go to emit. The bridge's own MCP and troupe's
+// MCP transport (transports/mcp) share them.
+func (b *Bridge) AddTools(srv *mcp.Server, emit Emitter) {
 	names := make([]string, 0, len(methods))
 	for name := range methods {
 		names = append(names, name)
@@ -155,27 +173,22 @@ func (b *Bridge) serveMCP(ctx context.Context, conn *mcpConn) (*mcp.ServerSessio
 	sort.Strings(names)
 	for _, name := range names {
 		doc := toolDocs[name]
-		srv.AddTool(&mcp.Tool{Name: name, Description: doc.description, InputSchema: doc.schema}, b.tool(name, conn.out))
+		srv.AddTool(&mcp.Tool{Name: name, Description: doc.description, InputSchema: doc.schema}, b.tool(name, emit))
 	}
-	return srv.Connect(ctx, conn, nil)
 }
 
-// tool runs method name for tools/call: its events go out as
-// notifications/hugind.<event> with the call's id, its result as MCP text
-// content holding the JSON, its error as an error result with the code.
-func (b *Bridge) tool(name string, o *out) mcp.ToolHandler {
+// tool runs method name for tools/call: its events go to emit, its result
+// as MCP text content holding the JSON, its error as an error result with
+// the code.
+func (b *Bridge) tool(name string, emit Emitter) mcp.ToolHandler {
 	h := methods[name]
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		id := req.Params.Meta[requestIDKey]
-		emit := func(event string, data any) {
-			o.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/hugind." + event,
-				"params": map[string]any{"id": id, "data": data}})
-		}
 		args := req.Params.Arguments
 		if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 			args = json.RawMessage("{}")
 		}
-		resp := b.run(ctx, Request{ID: fmt.Sprint(id), Method: name, Params: args}, h, emit)
+		id := fmt.Sprint(req.Params.Meta[requestIDKey])
+		resp := b.run(ctx, Request{ID: id, Method: name, Params: args}, h, emit(ctx, req))
 		payload := resp.Result
 		if !resp.OK {
 			payload = resp.Error

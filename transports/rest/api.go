@@ -77,7 +77,8 @@ func (a *API) Close(ctx context.Context) error {
 
 // Register adds the API's routes to mux. Routes the protocol defines but
 // troupe does not serve yet (transformers, extensions, registry, stdin,
-// agent install and sync, /mcp) are not registered, so they answer 404.
+// agent install and sync, /mcp/*) are not registered, so they answer 404;
+// /mcp is the MCP server transports/daemon mounts.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("GET /v1/config", a.config)

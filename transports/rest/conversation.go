@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -10,11 +11,15 @@ import (
 // order: a fork's inherited history, then its own log. It 404s through
 // sessionError like any read.
 func (a *API) conversation(ctx context.Context, id string, fn func(event.Event) error) error {
-	m, err := a.cfg.Sessions.Meta(ctx, id)
+	return conversation(ctx, a.cfg.Sessions, id, fn)
+}
+
+func conversation(ctx context.Context, s *sessions.Client, id string, fn func(event.Event) error) error {
+	m, err := s.Meta(ctx, id)
 	if err != nil {
 		return err
 	}
-	inherited, err := a.cfg.Sessions.Inherited(ctx, m)
+	inherited, err := s.Inherited(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -23,5 +28,5 @@ func (a *API) conversation(ctx context.Context, id string, fn func(event.Event) 
 			return err
 		}
 	}
-	return a.cfg.Sessions.Load(ctx, id, 1, fn)
+	return s.Load(ctx, id, 1, fn)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -18,10 +19,23 @@ func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	m, err := a.cfg.Sessions.Meta(ctx, id)
+	md, err := Transcript(ctx, a.cfg.Sessions, id)
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(md))
+}
+
+// Transcript renders session id's conversation (a fork's inherited
+// history first) as markdown; sessions.ErrNotFound when it has no log.
+// The MCP transport's session.transcript tool shows the same.
+func Transcript(ctx context.Context, s *sessions.Client, id string) (string, error) {
+	m, err := s.Meta(ctx, id)
+	if err != nil {
+		return "", err
 	}
 	var md strings.Builder
 	title := m.Title
@@ -30,13 +44,10 @@ func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 	}
 	fmt.Fprintf(&md, "# %s\n\n_session %s · %s_\n", title, id, m.Cwd)
 	t := &transcriber{md: &md, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}}
-	if err := a.conversation(ctx, id, t.add); err != nil {
-		a.sessionError(w, id, err)
-		return
+	if err := conversation(ctx, s, id, t.add); err != nil {
+		return "", err
 	}
-	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte(md.String()))
+	return md.String(), nil
 }
 
 type transcriber struct {

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/transports/hugind"
+	"github.com/troupehq/troupe/transports/mcp"
+)
+
+// daemonMCP is the MCP server the daemon serves at /mcp: the session
+// tools on the daemon's sessions, and the bridge's llama-server tools on
+// the daemon's servers supervisor sup, the one its sessions use.
+func daemonMCP(rt *boot.Runtime, eng *engine.Engine, sup *actor.PID, settings event.Settings, cwd string, log *slog.Logger) *mcp.Server {
+	return mcp.New(mcp.Config{
+		Sessions: rt.Sessions, Models: eng.Models(), Settings: settings, DefaultCwd: cwd, Transport: "http",
+		Version: currentVersion(), Log: log,
+		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log},
+	})
+}

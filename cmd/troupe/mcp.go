@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/troupehq/troupe/actors/servers"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/transports/hugind"
+	"github.com/troupehq/troupe/transports/mcp"
+	"github.com/troupehq/troupe/transports/stdio"
+)
+
+func init() {
+	register(command{
+		name: "mcp", args: "[flags]",
+		summary: "be an MCP server on stdin/stdout: session, config, model and llama-server tools",
+		run:     runMCP,
+	})
+}
+
+type mcpFlags struct {
+	common   commonFlags
+	models   modelFlags
+	approval string
+	cwd      string
+	maxLine  int
+}
+
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var f mcpFlags
+	fs := newFlagSet("mcp", stderr)
+	f.common.register(fs)
+	f.models.register(fs)
+	enumVar(fs, &f.approval, "approval-mode", event.ApprovalDefault, approvalModes, "approval mode of new sessions; calls needing approval are denied (MCP cannot ask)")
+	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
+	fs.IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted message in bytes")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "troupe mcp: %v\n", err)
+		return code
+	}
+	if len(pos) > 0 {
+		return fail(2, fmt.Errorf("unexpected argument %q", pos[0]))
+	}
+	log, err := f.common.logger()
+	if err != nil {
+		return fail(2, err)
+	}
+	home, err := boot.ResolveHome(f.common.home)
+	if err != nil {
+		return fail(1, err)
+	}
+	eng, err := engine.New(engine.Options{
+		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns,
+		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
+	})
+	if err != nil {
+		return fail(2, err)
+	}
+	cwd := f.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe mcp"})
+	if err != nil {
+		return fail(1, err)
+	}
+	// Like troupe stdio's, its servers outlive a crash and are adopted.
+	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	if err != nil {
+		return fail(1, errors.Join(err, shutdown(rt)))
+	}
+	eng.SetLocalServers(rt.LocalServers(sup))
+	if err := eng.Check(); err != nil {
+		// The config, model and server tools work without one; prompts
+		// fail until a model resolves.
+		log.Warn("no model resolves; prompts will fail", "error", err)
+	}
+	settings, err := acpSessionSettings(eng, f.models, f.approval)
+	if err != nil {
+		settings.Provider, settings.Model = nil, nil
+	}
+	srv := mcp.New(mcp.Config{
+		Sessions: rt.Sessions, Models: eng.Models(), Settings: settings, DefaultCwd: cwd, Transport: "stdio",
+		Version: currentVersion(), Log: log,
+		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log},
+	})
+	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	defer stop()
+	err = srv.ServeStdio(ctx, stdin, stdout, f.maxLine)
+	srv.Close()
+	code := 0
+	if ctx.Err() != nil {
+		code = 130
+	}
+	if err = errors.Join(err, shutdown(rt)); err != nil {
+		return fail(1, err)
+	}
+	return code
+}
