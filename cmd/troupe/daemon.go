@@ -97,8 +97,14 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		// prompts fail until one resolves.
 		settings.Provider, settings.Model = nil, nil
 	}
+	agentMCP, err := newAgentMCP(home)
+	if err != nil {
+		_ = shutdown(rt)
+		return fail(1, err)
+	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub},
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
+			InjectMCP: agentMCP.inject()},
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)
 			return err
@@ -107,13 +113,15 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	})
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, Log: log,
+		ACP: acpHandler, Log: log, Handlers: agentMCP.handlers(rt.Sessions, currentVersion(), log),
 	})
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
+	agentMCP.base = srv.URL()
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
+	rt.OnShutdown(boot.StageInput, agentMCP.close)
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()

@@ -18,6 +18,7 @@ type hydraMeta struct {
 	Title       string `json:"title"`
 	Model       string `json:"model"`
 	Interactive *bool  `json:"interactive"`
+	MCPStdin    bool   `json:"mcpStdin"`
 	// session/attach's own
 	Readonly   bool    `json:"readonly"`
 	ReplayMode string  `json:"replayMode"`
@@ -57,10 +58,15 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	}
 	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}
-	if len(p.MCPServers) > 0 && !isNull(p.MCPServers) && string(p.MCPServers) != "[]" {
-		created.MCPServers = p.MCPServers
-	}
 	sid := sessions.NewID()
+	servers, err := withInjected(p.MCPServers, c.cfg.InjectMCP, sid, p.Meta.Hydra.MCPStdin)
+	if err != nil {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		return
+	}
+	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
+		created.MCPServers = servers
+	}
 	c.async(ctx).Create(sid, created, func(err error) {
 		if err != nil {
 			c.answerErr(ctx, id, sid, err)

@@ -32,7 +32,10 @@ type Options struct {
 	API            *rest.API
 	// ACP serves /acp (the ACP WebSocket); nil leaves the route absent.
 	ACP http.Handler
-	Log *slog.Logger
+	// Handlers are more routes by ServeMux pattern (the stdin ring's,
+	// the agent-facing MCP servers').
+	Handlers map[string]http.Handler
+	Log      *slog.Logger
 }
 
 // DefaultListen is the protocol's default address.
@@ -119,6 +122,9 @@ func (s *Server) routes(opts Options) http.Handler {
 	opts.API.Register(mux)
 	if opts.ACP != nil {
 		mux.Handle("/acp", opts.ACP)
+	}
+	for pattern, h := range opts.Handlers {
+		mux.Handle(pattern, h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		rest.Error(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"slices"
+
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/agentmcp"
+	"github.com/troupehq/troupe/transports/daemon"
+	"github.com/troupehq/troupe/transports/stdinring"
+)
+
+// agentMCP is the daemon's stdin rings and agent-facing MCP servers.
+type agentMCP struct {
+	rings  *stdinring.Registry
+	tokens agentmcp.Tokens
+	// base is the daemon's URL, known once it listens and before it
+	// serves: the descriptors injected into new sessions point at it.
+	base string
+}
+
+func newAgentMCP(home string) (*agentMCP, error) {
+	key, err := daemon.ServiceToken(home)
+	if err != nil {
+		return nil, err
+	}
+	return &agentMCP{rings: stdinring.NewRegistry(filepath.Join(home, "stdin"), 0), tokens: agentmcp.NewTokens(key)}, nil
+}
+
+// handlers are the routes: the stdin ring's producer side and the two
+// MCP servers.
+func (m *agentMCP) handlers(ss *sessions.Client, version string, log *slog.Logger) map[string]http.Handler {
+	mux := http.NewServeMux()
+	(&stdinring.Routes{Rings: m.rings, Live: func(ctx context.Context, id string) (bool, error) {
+		live, err := ss.Live(ctx)
+		return slices.Contains(live, id), err
+	}}).Register(mux)
+	load := func(ctx context.Context, id string, fn func(event.Event) error) error {
+		meta, err := ss.Meta(ctx, id)
+		if err != nil {
+			return err
+		}
+		inherited, err := ss.Inherited(ctx, meta)
+		if err != nil {
+			return err
+		}
+		for _, e := range inherited {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return ss.Load(ctx, id, 1, fn)
+	}
+	return map[string]http.Handler{
+		"POST /v1/sessions/{id}/stdin/open": mux,
+		"POST /v1/sessions/{id}/stdin":      mux,
+		"/mcp/" + agentmcp.StdinServer:      agentmcp.Stdin(m.tokens, m.rings, version, log),
+		"/mcp/" + agentmcp.RecallServer:     agentmcp.Recall(m.tokens, load, version, log),
+	}
+}
+
+// inject is acp.InjectMCP: recall for every session, stdin when asked.
+func (m *agentMCP) inject() acp.InjectMCP {
+	return func(id string, stdin bool) []any {
+		out := []any{m.tokens.Descriptor(m.base, agentmcp.RecallServer, id)}
+		if stdin {
+			out = append(out, m.tokens.Descriptor(m.base, agentmcp.StdinServer, id))
+		}
+		return out
+	}
+}
+
+func (m *agentMCP) close(context.Context) error { return m.rings.Close() }
