@@ -27,6 +27,8 @@ type State struct {
 	Queued         int // prompts waiting (steer and follow-up included)
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// Attention is the flag set of the last attention.changed.
+	Attention []event.AttentionFlag
 }
 
 // Apply folds one event in. The payload was validated before the event was
@@ -71,6 +73,8 @@ func (s *State) apply(e event.Event, p any) {
 		}
 	case *event.PromptDeliveredPayload:
 		s.Queued--
+	case *event.AttentionPayload:
+		s.Attention = p.All(e.RecordedAt.UnixMilli())
 	}
 	if p, ok := p.(*event.RunStartedPayload); ok && p.RunID != "" {
 		s.Queued--

@@ -83,7 +83,13 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe daemon"})
+	agentMCP, err := newAgentMCP(home)
+	if err != nil {
+		return fail(1, err)
+	}
+	sessionEngine := eng.Session()
+	sessionEngine.MCPServers = agentMCP.rebase
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon"})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -96,11 +102,6 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		// Checked above: sessions are created without a model and their
 		// prompts fail until one resolves.
 		settings.Provider, settings.Model = nil, nil
-	}
-	agentMCP, err := newAgentMCP(home)
-	if err != nil {
-		_ = shutdown(rt)
-		return fail(1, err)
 	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
@@ -119,7 +120,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
-	agentMCP.base = srv.URL()
+	agentMCP.setBase(srv.URL())
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
 	rt.OnShutdown(boot.StageInput, agentMCP.close)
 	rt.OnShutdown(boot.StageInput, api.Close)

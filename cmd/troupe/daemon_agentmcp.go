@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	sessionmcp "github.com/troupehq/troupe/actors/session/mcp"
 	"log/slog"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -19,9 +21,18 @@ import (
 type agentMCP struct {
 	rings  *stdinring.Registry
 	tokens agentmcp.Tokens
-	// base is the daemon's URL, known once it listens and before it
-	// serves: the descriptors injected into new sessions point at it.
-	base string
+	// base is the daemon's URL, known once it listens: the descriptors
+	// injected into sessions point at it.
+	base atomic.Pointer[string]
+}
+
+func (m *agentMCP) setBase(url string) { m.base.Store(&url) }
+
+func (m *agentMCP) url() string {
+	if p := m.base.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 func newAgentMCP(home string) (*agentMCP, error) {
@@ -67,12 +78,32 @@ func (m *agentMCP) handlers(ss *sessions.Client, version string, log *slog.Logge
 // inject is acp.InjectMCP: recall for every session, stdin when asked.
 func (m *agentMCP) inject() acp.InjectMCP {
 	return func(id string, stdin bool) []any {
-		out := []any{m.tokens.Descriptor(m.base, agentmcp.RecallServer, id)}
+		out := []any{m.tokens.Descriptor(m.url(), agentmcp.RecallServer, id)}
 		if stdin {
-			out = append(out, m.tokens.Descriptor(m.base, agentmcp.StdinServer, id))
+			out = append(out, m.tokens.Descriptor(m.url(), agentmcp.StdinServer, id))
 		}
 		return out
 	}
 }
 
 func (m *agentMCP) close(context.Context) error { return m.rings.Close() }
+
+// rebase is session.Engine.MCPServers: the daemon's own entries of a
+// session are pointed at this daemon's address and token, so a session
+// created before a restart on another port or token still reaches them.
+func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessionmcp.ServerConfig {
+	base := m.url()
+	if base == "" {
+		return servers
+	}
+	out := make([]sessionmcp.ServerConfig, len(servers))
+	for i, s := range servers {
+		if s.Transport() == sessionmcp.TransportHTTP && (s.Name == agentmcp.StdinServer || s.Name == agentmcp.RecallServer) {
+			d := m.tokens.Descriptor(base, s.Name, id)
+			s.URL = d.URL
+			s.Headers = []sessionmcp.HTTPHeader{{Name: d.Headers[0].Name, Value: d.Headers[0].Value}}
+		}
+		out[i] = s
+	}
+	return out
+}

@@ -225,7 +225,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
 				"busy": false, "awaitingInput": c.cfg.Hub.AwaitingInput(m.ID), "agentId": agentID}
 			if a := c.att[m.ID]; a != nil {
-				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, len(awaitingCalls(a.view)) > 0
+				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
 			}
 			if m.Model != "" {
 				h["currentModel"] = m.Model
@@ -256,7 +256,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		status = "cold" // watched from the store, not started
 	}
 	m := map[string]any{
-		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
+		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": mode(v.Settings),
 	}
