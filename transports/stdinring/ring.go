@@ -138,7 +138,10 @@ func (r *Ring) Read(cursor, max int64) (Chunk, error) {
 		ch.Data = r.copyOut(ch.Cursor, min(max, r.end-ch.Cursor))
 	}
 	if more := ch.Cursor+int64(len(ch.Data)) < r.end; more {
-		ch.Data = trimRune(ch.Data)
+		// A read too short for one character still moves on.
+		if t := trimRune(ch.Data); len(t) > 0 {
+			ch.Data = t
+		}
 	}
 	ch.Next = ch.Cursor + int64(len(ch.Data))
 	ch.EOF = r.eof && ch.Next == r.end
