@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -104,6 +105,20 @@ func TestDaemonCatStreamTenMegabytes(t *testing.T) {
 	}
 	if msg := callTool(t, s, "grep", map[string]any{"pattern": "("}, nil); !strings.Contains(msg, "invalid pattern") {
 		t.Fatalf("bad pattern: %q", msg)
+	}
+
+	// cat's session is piped: hidden from the list unless asked for.
+	var list struct {
+		Sessions []struct {
+			SessionID   string
+			Interactive *bool
+		}
+	}
+	d.call(t, "GET", "/v1/sessions", nil, http.StatusOK, &list)
+	testkit.Equal(t, len(list.Sessions), 0)
+	d.call(t, "GET", "/v1/sessions?includeNonInteractive=1", nil, http.StatusOK, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Interactive == nil || *list.Sessions[0].Interactive {
+		t.Fatalf("includeNonInteractive: %+v", list)
 	}
 
 	var w struct {

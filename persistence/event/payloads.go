@@ -84,6 +84,9 @@ type CreatedPayload struct {
 	OriginClient    string          `json:"origin_client,omitempty"`
 	OriginTransport string          `json:"origin_transport,omitempty"`
 	MCPServers      json.RawMessage `json:"mcp_servers,omitempty"`
+	// Interactive is the hydra tristate: absent undecided, false for a
+	// piped session (troupe cat).
+	Interactive *bool `json:"interactive,omitempty"`
 	// LineageID names the conversation across exports and imports: an
 	// imported session keeps its bundle's; empty means the session's own id.
 	LineageID string `json:"lineage_id,omitempty"`

@@ -57,7 +57,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		settings.Model = &m
 	}
 	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
-		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}
+		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name, Interactive: p.Meta.Hydra.Interactive}
 	sid := sessions.NewID()
 	servers, err := withInjected(p.MCPServers, c.cfg.InjectMCP, sid, p.Meta.Hydra.MCPStdin)
 	if err != nil {
@@ -229,6 +229,9 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			}
 			if m.Model != "" {
 				h["currentModel"] = m.Model
+			}
+			if m.Interactive != nil {
+				h["interactive"] = *m.Interactive
 			}
 			out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
 				UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
