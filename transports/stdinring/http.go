@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/troupehq/troupe/transports/rest"
@@ -19,6 +20,9 @@ type Live func(ctx context.Context, id string) (bool, error)
 type Routes struct {
 	Rings *Registry
 	Live  Live
+	// Sessions lists the live sessions, for sweeping rings when the
+	// budget runs out; nil never sweeps.
+	Sessions func(ctx context.Context) ([]string, error)
 }
 
 // Register adds POST /v1/sessions/{id}/stdin/open and POST /v1/sessions/{id}/stdin.
@@ -44,6 +48,9 @@ func (h *Routes) open(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ring, err := h.Rings.Open(id, o)
+	if errors.Is(err, ErrBudget) && h.sweep(r.Context()) > 0 {
+		ring, err = h.Rings.Open(id, o)
+	}
 	switch {
 	case errors.Is(err, ErrAlreadyOpen), errors.Is(err, ErrBudget):
 		rest.Error(w, http.StatusConflict, "session "+id+": "+err.Error())
@@ -89,6 +96,21 @@ func (h *Routes) append(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rest.WriteJSON(w, http.StatusOK, map[string]int64{"writeCursor": end})
+}
+
+// sweep frees the rings of sessions no longer live: rings are not
+// dropped when their session stops, only when their memory is wanted.
+func (h *Routes) sweep(ctx context.Context) int {
+	if h.Sessions == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	live, err := h.Sessions(ctx)
+	if err != nil {
+		return 0
+	}
+	return h.Rings.Sweep(func(id string) bool { return slices.Contains(live, id) })
 }
 
 // requireLive answers 404 unless session id is live.

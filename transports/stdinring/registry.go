@@ -132,6 +132,23 @@ func (g *Registry) Drop(id string) error {
 	return r.close()
 }
 
+// Sweep drops the rings of the sessions keep refuses (those no longer
+// live) and reports how many went.
+func (g *Registry) Sweep(keep func(id string) bool) int {
+	g.mu.Lock()
+	var gone []string
+	for id := range g.rings {
+		if !keep(id) {
+			gone = append(gone, id)
+		}
+	}
+	g.mu.Unlock()
+	for _, id := range gone {
+		_ = g.Drop(id)
+	}
+	return len(gone)
+}
+
 // Close drops every ring.
 func (g *Registry) Close() error {
 	g.mu.Lock()

@@ -156,4 +156,11 @@ func TestRegistryBoundsRings(t *testing.T) {
 	if r, _ := g.Open("c", Options{CapacityBytes: 1 << 40}); r != nil {
 		t.Fatal("a ring past MaxCapacity and the budget was opened")
 	}
+	// b's session is gone: a sweep frees its memory for c.
+	if n := g.Sweep(func(id string) bool { return id != "b" }); n != 1 {
+		t.Fatalf("swept %d", n)
+	}
+	if _, err := g.Open("c", Options{CapacityBytes: 100}); err != nil {
+		t.Fatalf("after the sweep: %v", err)
+	}
 }
