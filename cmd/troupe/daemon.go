@@ -31,6 +31,7 @@ type daemonFlags struct {
 	origins         string
 	approval        string
 	cwd             string
+	mcpRecall       bool
 }
 
 func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
@@ -44,6 +45,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	fs.StringVar(&f.origins, "allow-origin", "", "comma-separated browser origins let in besides the daemon's own")
 	enumVar(fs, &f.approval, "approval-mode", "default", approvalModes, "approval mode of new sessions")
 	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
+	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitCode(err)
@@ -83,7 +85,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	agentMCP, err := newAgentMCP(home)
+	agentMCP, err := newAgentMCP(home, f.mcpRecall)
 	if err != nil {
 		return fail(1, err)
 	}

@@ -21,6 +21,7 @@ import (
 type agentMCP struct {
 	rings  *stdinring.Registry
 	tokens agentmcp.Tokens
+	recall bool // inject hydra-acp-recall into every new session
 	// base is the daemon's URL, known once it listens: the descriptors
 	// injected into sessions point at it.
 	base atomic.Pointer[string]
@@ -35,12 +36,12 @@ func (m *agentMCP) url() string {
 	return ""
 }
 
-func newAgentMCP(home string) (*agentMCP, error) {
+func newAgentMCP(home string, recall bool) (*agentMCP, error) {
 	key, err := daemon.ServiceToken(home)
 	if err != nil {
 		return nil, err
 	}
-	return &agentMCP{rings: stdinring.NewRegistry(filepath.Join(home, "stdin"), 0), tokens: agentmcp.NewTokens(key)}, nil
+	return &agentMCP{rings: stdinring.NewRegistry(filepath.Join(home, "stdin"), 0), tokens: agentmcp.NewTokens(key), recall: recall}, nil
 }
 
 // handlers are the routes: the stdin ring's producer side and the two
@@ -75,10 +76,15 @@ func (m *agentMCP) handlers(ss *sessions.Client, version string, log *slog.Logge
 	}
 }
 
-// inject is acp.InjectMCP: recall for every session, stdin when asked.
+// inject is acp.InjectMCP: recall when the daemon was told to (each
+// session then connects to it as it starts, which costs: see README),
+// stdin when session/new asks.
 func (m *agentMCP) inject() acp.InjectMCP {
 	return func(id string, stdin bool) []any {
-		out := []any{m.tokens.Descriptor(m.url(), agentmcp.RecallServer, id)}
+		var out []any
+		if m.recall {
+			out = append(out, m.tokens.Descriptor(m.url(), agentmcp.RecallServer, id))
+		}
 		if stdin {
 			out = append(out, m.tokens.Descriptor(m.url(), agentmcp.StdinServer, id))
 		}

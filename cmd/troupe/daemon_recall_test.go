@@ -24,7 +24,7 @@ type recallEntries struct {
 func TestDaemonRecallServesPreCompactionHistory(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	env, model := llmEnv(t)
-	d := startDaemon(t, home, env, model...)
+	d := startDaemon(t, home, env, append(model, "--mcp-recall")...)
 	c := d.dialACP(t, "tui")
 	sid, _ := c.newSession(work)
 	s := dialAgentMCP(t, d, sid, "hydra-acp-recall")

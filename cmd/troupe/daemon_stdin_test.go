@@ -40,6 +40,9 @@ func TestDaemonCatStreamTenMegabytes(t *testing.T) {
 		t.Fatalf("the scripted info call's result did not reach the model: %.2000s", second)
 	}
 
+	if servers := mcpServers(t, d, id); len(servers) != 1 {
+		t.Fatalf("without --mcp-recall only stdin is injected: %+v", servers)
+	}
 	s := dialAgentMCP(t, d, id, "hydra-acp-stdin")
 	var info stdinInfo
 	testkit.Equal(t, callTool(t, s, "info", nil, &info), "")
