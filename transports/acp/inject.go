@@ -6,8 +6,8 @@ import (
 )
 
 // InjectMCP returns the daemon's own MCP servers for a new session, as
-// mcpServers entries: recall always, the stdin ring when session/new asked
-// for it (_meta["hydra-acp"].mcpStdin). Nil injects nothing.
+// mcpServers entries; stdin says session/new asked for the stdin ring
+// (_meta["hydra-acp"].mcpStdin). Nil injects nothing.
 type InjectMCP func(sessionID string, stdin bool) []any
 
 // withInjected is the client's mcpServers plus the injected ones; a
