@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(command{
-		name: "cat", args: "[--stream] [--mode memory|file] [--capacity BYTES] [--title T] [instructions…]",
+		name: "cat", args: "[--stream] [--mode memory|file] [--capacity BYTES] [--title T] [instructions...]",
 		summary: "pipe stdin into a new non-interactive session of the running daemon and print the agent's answer",
 		run:     runCat,
 	})
