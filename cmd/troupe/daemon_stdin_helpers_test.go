@@ -27,7 +27,7 @@ func stdinInput(n int) []byte {
 
 // pipeCat pipes in through `troupe cat` and returns its exit code, stdout,
 // and the session it created.
-func pipeCat(t *testing.T, home string, in []byte, args ...string) (int, string, string) {
+func pipeCat(t testing.TB, home string, in []byte, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(testkit.BuildTroupe(t), append([]string{"cat", "--home", home}, args...)...)
 	cmd.Stdin = bytes.NewReader(in)
