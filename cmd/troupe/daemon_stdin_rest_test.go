@@ -17,10 +17,16 @@ func TestDaemonStdinRingFileModeAndLongPoll(t *testing.T) {
 	env, model := llmEnv(t)
 	d := startDaemon(t, home, env, model...)
 	c := d.dialACP(t, "cat")
-	var created struct{ SessionID string }
+	var created struct {
+		SessionID string
+		Meta      struct {
+			Hydra struct{ MCPStdin bool } `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
 	c.waitAnswer(c.call("session/new", map[string]any{"cwd": work, "mcpServers": []any{},
 		"_meta": map[string]any{"hydra-acp": map[string]any{"mcpStdin": true, "interactive": false}}})).decode(t, &created)
 	sid := created.SessionID
+	testkit.Equal(t, created.Meta.Hydra.MCPStdin, true)
 	s := dialAgentMCP(t, d, sid, "hydra-acp-stdin")
 
 	if msg := callTool(t, s, "info", nil, nil); !strings.Contains(msg, "no stdin stream open") {

@@ -76,7 +76,11 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 			policy:  policyNone,
 			refused: func(e *RPCError) { c.fail(ctx, id, e) },
 			answer: func(a *attachment, _ int, _ string) {
-				c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": sid}))
+				res := c.specResult(a, map[string]any{"sessionId": sid})
+				if p.Meta.Hydra.MCPStdin && c.cfg.InjectMCP != nil {
+					res["_meta"].(map[string]any)["hydra-acp"].(map[string]any)["mcpStdin"] = true
+				}
+				c.reply(ctx, id, res)
 			},
 		})
 	})
