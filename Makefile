@@ -35,6 +35,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./transports/terminal/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
+	$(GO) test -run '^$$' -bench RingWriteRead -benchtime 2s ./transports/stdinring/
+	$(GO) test -run '^$$' -bench CatStream -benchtime 3x ./cmd/troupe/
 
 # N concurrent scripted sessions in one process, each N in its own process so
 # each peak memory is its own (testkit/scale; SCALE_N overrides the list).

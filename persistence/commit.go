@@ -242,7 +242,7 @@ func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now i
 	}
 	_, err = tx.StmtContext(ctx, s.stmts.upsertMeta).ExecContext(ctx,
 		m.ID, m.Title, m.Cwd, status, m.StatusReason, m.Provider, m.Model, string(usage),
-		m.ParentID, m.ForkedFromSeq, now, now)
+		m.ParentID, m.ForkedFromSeq, m.Interactive, now, now)
 	if err != nil {
 		return fmt.Errorf("commit batch: upsert session %s: %w", m.ID, err)
 	}

@@ -30,16 +30,18 @@ type SessionMeta struct {
 	Usage         event.Usage `json:"usage"`
 	ParentID      string      `json:"parent_id,omitempty"`
 	ForkedFromSeq int64       `json:"forked_from_seq,omitempty"`
-	LastSeq       int64       `json:"last_seq"`
-	CreatedAt     time.Time   `json:"created_at"`
-	UpdatedAt     time.Time   `json:"updated_at"`
+	// Interactive is nil while undecided; false for a piped session.
+	Interactive *bool     `json:"interactive,omitempty"`
+	LastSeq     int64     `json:"last_seq"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // A commit writes no session row for its events (that UPDATE was a third
 // of a one-event commit), so a snapshot's last seq and last update come
 // from the session's newest event: one index seek each.
 const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
-	parent_id, forked_from_seq,
+	parent_id, forked_from_seq, interactive,
 	coalesce((SELECT max(seq) FROM events WHERE session_id = sessions.id), 0),
 	created_at,
 	max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
@@ -49,10 +51,14 @@ func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 	var m SessionMeta
 	var usage string
 	var created, updated int64
+	var interactive sql.NullBool
 	err := row.Scan(&m.ID, &m.Title, &m.Cwd, &m.Status, &m.StatusReason, &m.Provider, &m.Model,
-		&usage, &m.ParentID, &m.ForkedFromSeq, &m.LastSeq, &created, &updated)
+		&usage, &m.ParentID, &m.ForkedFromSeq, &interactive, &m.LastSeq, &created, &updated)
 	if err != nil {
 		return SessionMeta{}, err
+	}
+	if interactive.Valid {
+		m.Interactive = &interactive.Bool
 	}
 	if err := json.Unmarshal([]byte(usage), &m.Usage); err != nil {
 		return SessionMeta{}, fmt.Errorf("session %s usage: %w", m.ID, err)

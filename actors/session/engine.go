@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/troupehq/troupe/actors/session/mcp"
 
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
@@ -33,6 +34,10 @@ type Engine struct {
 	SpillDir string
 	// NewID makes message and run ids.
 	NewID func(prefix string) string
+	// MCPServers, when set, adjusts the session's MCP servers before they
+	// are started: the daemon points the entries it injected at where it
+	// listens now, which may not be where it listened when it injected them.
+	MCPServers func(sessionID string, servers []mcp.ServerConfig) []mcp.ServerConfig
 }
 
 // InterruptedOutput is what the model is told of a tool call cut off by a

@@ -30,6 +30,9 @@ func (s *session) startMCP(ctx actor.Context) {
 		s.log.Error("mcp servers not started", "error", err)
 		return
 	}
+	if s.cfg.Engine.MCPServers != nil {
+		servers = s.cfg.Engine.MCPServers(s.cfg.ID, servers)
+	}
 	for _, cfg := range servers {
 		pid := ctx.Spawn(mcp.Props(cfg, s.f.st.Cwd))
 		s.mcp.pids = append(s.mcp.pids, pid)

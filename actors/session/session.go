@@ -339,6 +339,8 @@ func (s *session) handle(ctx actor.Context, sender *actor.PID, req Request) {
 		}
 	case *GetState:
 		s.reply(ctx, sender, &StateReply{State: s.f.st})
+	case *SetAttention:
+		s.setAttention(ctx, sender, m)
 	}
 }
 
@@ -379,6 +381,8 @@ func (s *session) refuse(ctx actor.Context, sender *actor.PID, req Request, err 
 		reply = &queue.Result{Reason: "not_found"}
 	case *CancelRun:
 		reply = &CancelRunReply{} // nothing runs here
+	case *SetAttention:
+		reply = &AttentionReply{Err: err}
 	}
 	if reply != nil {
 		s.reply(ctx, sender, reply)
@@ -543,8 +547,12 @@ func drop[T any](xs []T, n int) []T {
 func (s *session) commitFailed(ctx actor.Context, err error) {
 	s.log.Error("commit failed; recovering from the store", "error", err)
 	for _, w := range s.waiters {
-		if w.reply == nil {
-			s.reply(ctx, w.to, &Appended{Err: fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)})
+		werr := fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)
+		switch w.reply.(type) {
+		case nil:
+			s.reply(ctx, w.to, &Appended{Err: werr})
+		case *AttentionReply:
+			s.reply(ctx, w.to, &AttentionReply{Err: werr})
 		}
 	}
 	s.waiters = nil

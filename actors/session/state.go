@@ -27,6 +27,9 @@ type State struct {
 	Queued         int // prompts waiting (steer and follow-up included)
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	Interactive    *bool
+	// Attention is the flag set of the last attention.changed.
+	Attention []event.AttentionFlag
 }
 
 // Apply folds one event in. The payload was validated before the event was
@@ -49,6 +52,7 @@ func (s *State) apply(e event.Event, p any) {
 		s.CreatedAt = e.RecordedAt
 		s.Cwd, s.Title, s.AdditionalDirs, s.MCPServers = p.Cwd, p.Title, p.AdditionalDirs, p.MCPServers
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
+		s.Interactive = p.Interactive
 		s.Settings = s.Settings.Merge(p.Settings)
 	case *event.Settings:
 		s.Settings = s.Settings.Merge(*p)
@@ -71,6 +75,8 @@ func (s *State) apply(e event.Event, p any) {
 		}
 	case *event.PromptDeliveredPayload:
 		s.Queued--
+	case *event.AttentionPayload:
+		s.Attention = p.All(e.RecordedAt.UnixMilli())
 	}
 	if p, ok := p.(*event.RunStartedPayload); ok && p.RunID != "" {
 		s.Queued--
@@ -97,6 +103,6 @@ func (s *State) Meta(status string) persistence.SessionMeta {
 	return persistence.SessionMeta{
 		ID: s.ID, Title: s.Title, Cwd: s.Cwd, Status: status,
 		Provider: deref(s.Settings.Provider), Model: deref(s.Settings.Model),
-		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq,
+		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq, Interactive: s.Interactive,
 	}
 }

@@ -39,6 +39,7 @@ type daemonFlags struct {
 	approval        string
 	cwd             string
 	logFile         string
+	mcpRecall       bool
 }
 
 func (f *daemonFlags) register(fs *flag.FlagSet) {
@@ -51,6 +52,7 @@ func (f *daemonFlags) register(fs *flag.FlagSet) {
 	enumVar(fs, &f.approval, "approval-mode", "default", approvalModes, "approval mode of new sessions")
 	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs, stdout and stderr to this file, rotated by size (daemon start uses $TROUPE_HOME/daemon.log)")
+	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
 }
 
 // runDaemon is `troupe daemon`: a verb (start, stop, status, restart)
@@ -137,7 +139,13 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe daemon"})
+	agentMCP, err := newAgentMCP(home, f.mcpRecall)
+	if err != nil {
+		return fail(1, err)
+	}
+	sessionEngine := eng.Session()
+	sessionEngine.MCPServers = agentMCP.rebase
+	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon"})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -164,7 +172,8 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		settings.Provider, settings.Model = nil, nil
 	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub},
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
+			InjectMCP: agentMCP.inject()},
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)
 			return err
@@ -174,14 +183,16 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, log)
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log, Handlers: agentMCP.handlers(rt.Sessions, currentVersion(), log),
 	})
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
 	rt.OnShutdown(boot.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
+	agentMCP.setBase(srv.URL())
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
+	rt.OnShutdown(boot.StageInput, agentMCP.close)
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()

@@ -55,7 +55,8 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 		{"DELETE", "/v1/sessions/nope", nil, http.StatusNotFound},
 		{"GET", "/v1/sessions/nope/history", nil, http.StatusNotFound},
 		{"GET", "/v1/transformers", nil, http.StatusNotFound},
-		{"POST", "/mcp/hydra-acp-stdin", nil, http.StatusNotFound},
+		{"POST", "/mcp/hydra-acp-stdin", nil, http.StatusUnauthorized}, // a capability token, not the service token
+		{"POST", "/mcp/no-such-server", nil, http.StatusNotFound},
 	} {
 		wantError(t, d.do(t, bad.method, bad.path, bad.body), bad.status)
 	}

@@ -84,6 +84,9 @@ type CreatedPayload struct {
 	OriginClient    string          `json:"origin_client,omitempty"`
 	OriginTransport string          `json:"origin_transport,omitempty"`
 	MCPServers      json.RawMessage `json:"mcp_servers,omitempty"`
+	// Interactive is the hydra tristate: absent undecided, false for a
+	// piped session (troupe cat).
+	Interactive *bool `json:"interactive,omitempty"`
 	// LineageID names the conversation across exports and imports: an
 	// imported session keeps its bundle's; empty means the session's own id.
 	LineageID string `json:"lineage_id,omitempty"`
@@ -319,7 +322,29 @@ type HistoryImportedPayload struct {
 	Messages []HistoryMessage `json:"messages"`
 }
 
-// AttentionPayload is the full flag set.
+// AttentionPayload is the full flag set but the permission requests
+// (folded from their own events). Flags are reasons raised by the daemon
+// itself, as first recorded; Set carries flags with their source and
+// payload (hydra-acp/attention/set).
 type AttentionPayload struct {
-	Flags []string `json:"flags"`
+	Flags []string        `json:"flags"`
+	Set   []AttentionFlag `json:"set,omitempty"`
+}
+
+// AttentionFlag is one raised flag, keyed by (Source, Reason).
+type AttentionFlag struct {
+	Source   string          `json:"source"`
+	Reason   string          `json:"reason"`
+	RaisedAt int64           `json:"raised_at"` // epoch ms
+	Payload  json.RawMessage `json:"payload,omitempty"`
+}
+
+// All is the set with the daemon's plain reasons as flags of source
+// "daemon", raised at.
+func (p *AttentionPayload) All(at int64) []AttentionFlag {
+	out := make([]AttentionFlag, 0, len(p.Flags)+len(p.Set))
+	for _, r := range p.Flags {
+		out = append(out, AttentionFlag{Source: "daemon", Reason: r, RaisedAt: at})
+	}
+	return append(out, p.Set...)
 }

@@ -61,6 +61,8 @@ type attachment struct {
 	awaiting bool // the awaitingInput last sent
 	// raised are when each permission request was made (epoch ms).
 	raised map[string]int64
+	// flags are the raised attention flags but the permission requests.
+	flags []event.AttentionFlag
 	// held are answers waiting for the view to reach a seq.
 	held   []heldAnswer
 	dripQ  []replayed

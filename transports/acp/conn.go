@@ -29,6 +29,9 @@ type Config struct {
 	// written; past it the connection stops taking live events and catches
 	// up from the store once the client has read (0: DefaultOutboundLimit).
 	OutboundLimit int
+	// InjectMCP adds the daemon's agent-facing MCP servers to each new
+	// session's mcpServers; nil (stdio) adds none.
+	InjectMCP InjectMCP
 }
 
 // DefaultOutboundLimit is Config.OutboundLimit's default.

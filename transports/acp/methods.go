@@ -33,6 +33,8 @@ var methods = map[string]handler{
 	"hydra-acp/prompt/update":   (*conn).promptUpdate,
 	"hydra-acp/prompt/amend":    (*conn).promptAmend,
 	"hydra-acp/agents/list":     (*conn).agentsList,
+	"hydra-acp/attention/set":   (*conn).attentionSet,
+	"hydra-acp/attention/clear": (*conn).attentionClear,
 	"hydra-acp/session/fork":    (*conn).sessionFork,
 }
 

@@ -135,10 +135,10 @@ func optionKind(opts []event.PermissionOption, id string) (string, bool) {
 }
 
 type attentionFlag struct {
-	Source   string         `json:"source"`
-	Reason   string         `json:"reason"`
-	RaisedAt int64          `json:"raisedAt"`
-	Payload  map[string]any `json:"payload"`
+	Source   string `json:"source"`
+	Reason   string `json:"reason"`
+	RaisedAt int64  `json:"raisedAt"`
+	Payload  any    `json:"payload"`
 }
 
 type attentionParams struct {
@@ -159,19 +159,36 @@ func awaitingCalls(v *projection.View) []*projection.ToolCall {
 	return out
 }
 
-// attention sends hydra-acp/session/attention_updated when the set of
-// permission flags changed since this client was last told.
+// attention sends hydra-acp/session/attention_updated when the flags
+// (raised ones and open permission requests) may have changed since this
+// client was last told: whenever any is raised, or the last went.
 func (a *attachment) attention(c *conn, ctx actor.Context) {
 	calls := awaitingCalls(a.view)
-	if len(calls) == 0 && !a.awaiting {
+	awaiting := len(calls) > 0 || len(a.flags) > 0
+	if !awaiting && !a.awaiting {
 		return
 	}
-	a.awaiting = len(calls) > 0
+	a.awaiting = awaiting
 	c.cfg.Hub.setAwaiting(a.id, a.clientID, a.awaiting)
-	flags := make([]attentionFlag, 0, len(calls))
+	flags := make([]attentionFlag, 0, len(a.flags)+len(calls))
+	for _, f := range a.flags {
+		flags = append(flags, flagOf(f))
+	}
 	for _, call := range calls {
 		flags = append(flags, attentionFlag{Source: "daemon", Reason: "permission", RaisedAt: a.raised[call.ID],
 			Payload: map[string]any{"toolCallId": call.ID, "title": call.Name}})
 	}
 	c.notify(ctx, "hydra-acp/session/attention_updated", attentionParams{SessionID: a.id, Flags: flags})
 }
+
+// flagOf shows a raised flag; an absent payload shows as {}.
+func flagOf(f event.AttentionFlag) attentionFlag {
+	var payload any = map[string]any{}
+	if len(f.Payload) > 0 {
+		payload = f.Payload
+	}
+	return attentionFlag{Source: f.Source, Reason: f.Reason, RaisedAt: f.RaisedAt, Payload: payload}
+}
+
+// awaitingInput: any flag raised or permission request open.
+func (a *attachment) awaitingInput() bool { return len(a.flags) > 0 || len(awaitingCalls(a.view)) > 0 }

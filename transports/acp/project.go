@@ -91,6 +91,13 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
 		emit(compaction(e, p))
+	case *event.AttentionPayload:
+		if e.SessionID == a.id {
+			a.flags = p.All(e.RecordedAt.UnixMilli())
+			if live {
+				a.attention(c, ctx)
+			}
+		}
 	}
 }
 

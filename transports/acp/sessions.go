@@ -18,6 +18,7 @@ type hydraMeta struct {
 	Title       string `json:"title"`
 	Model       string `json:"model"`
 	Interactive *bool  `json:"interactive"`
+	MCPStdin    bool   `json:"mcpStdin"`
 	// session/attach's own
 	Readonly   bool    `json:"readonly"`
 	ReplayMode string  `json:"replayMode"`
@@ -56,11 +57,16 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		settings.Model = &m
 	}
 	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
-		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}
-	if len(p.MCPServers) > 0 && !isNull(p.MCPServers) && string(p.MCPServers) != "[]" {
-		created.MCPServers = p.MCPServers
-	}
+		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name, Interactive: p.Meta.Hydra.Interactive}
 	sid := sessions.NewID()
+	servers, err := withInjected(p.MCPServers, c.cfg.InjectMCP, sid, p.Meta.Hydra.MCPStdin)
+	if err != nil {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		return
+	}
+	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
+		created.MCPServers = servers
+	}
 	c.async(ctx).Create(sid, created, func(err error) {
 		if err != nil {
 			c.answerErr(ctx, id, sid, err)
@@ -70,7 +76,11 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 			policy:  policyNone,
 			refused: func(e *RPCError) { c.fail(ctx, id, e) },
 			answer: func(a *attachment, _ int, _ string) {
-				c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": sid}))
+				res := c.specResult(a, map[string]any{"sessionId": sid})
+				if p.Meta.Hydra.MCPStdin && c.cfg.InjectMCP != nil {
+					res["_meta"].(map[string]any)["hydra-acp"].(map[string]any)["mcpStdin"] = true
+				}
+				c.reply(ctx, id, res)
 			},
 		})
 	})
@@ -219,10 +229,13 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
 				"busy": false, "awaitingInput": c.cfg.Hub.AwaitingInput(m.ID), "agentId": agentID}
 			if a := c.att[m.ID]; a != nil {
-				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, len(awaitingCalls(a.view)) > 0
+				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
 			}
 			if m.Model != "" {
 				h["currentModel"] = m.Model
+			}
+			if m.Interactive != nil {
+				h["interactive"] = *m.Interactive
 			}
 			out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
 				UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
@@ -250,7 +263,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		status = "cold" // watched from the store, not started
 	}
 	m := map[string]any{
-		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": len(awaitingCalls(v)) > 0,
+		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": mode(v.Settings),
 	}

@@ -35,7 +35,10 @@ type Options struct {
 	// MCP serves /mcp (MCP over Streamable HTTP), that path alone; nil
 	// leaves it absent.
 	MCP http.Handler
-	Log *slog.Logger
+	// Handlers are more routes by ServeMux pattern (the stdin ring's,
+	// the agent-facing MCP servers').
+	Handlers map[string]http.Handler
+	Log      *slog.Logger
 }
 
 // DefaultListen is the protocol's default address.
@@ -125,6 +128,9 @@ func (s *Server) routes(opts Options) http.Handler {
 	}
 	if opts.MCP != nil {
 		mux.Handle("/mcp", opts.MCP)
+	}
+	for pattern, h := range opts.Handlers {
+		mux.Handle(pattern, h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		rest.Error(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)

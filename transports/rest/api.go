@@ -100,6 +100,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/sessions/{id}/diff", a.diff)
 	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
 	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
+	mux.HandleFunc("POST /v1/sessions/{id}/attention/clear", a.attentionClear)
 }
 
 // requestTimeout bounds one request to a session.

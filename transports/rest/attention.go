@@ -13,11 +13,11 @@ const attentionSource = "daemon"
 
 // flag is one attention flag as the protocol shows it.
 type flag struct {
-	SessionID string         `json:"sessionId,omitempty"`
-	Source    string         `json:"source"`
-	Reason    string         `json:"reason"`
-	RaisedAt  int64          `json:"raisedAt"`
-	Payload   map[string]any `json:"payload"`
+	SessionID string `json:"sessionId,omitempty"`
+	Source    string `json:"source"`
+	Reason    string `json:"reason"`
+	RaisedAt  int64  `json:"raisedAt"`
+	Payload   any    `json:"payload"`
 }
 
 // attention folds a session's log into its raised flags: the last
@@ -43,8 +43,12 @@ func (a *attention) add(e event.Event) error {
 	switch v := p.(type) {
 	case *event.AttentionPayload:
 		a.flags = a.flags[:0]
-		for _, r := range v.Flags {
-			a.flags = append(a.flags, flag{Source: attentionSource, Reason: r, RaisedAt: e.RecordedAt.UnixMilli(), Payload: map[string]any{}})
+		for _, f := range v.All(e.RecordedAt.UnixMilli()) {
+			var payload any = map[string]any{}
+			if len(f.Payload) > 0 {
+				payload = f.Payload
+			}
+			a.flags = append(a.flags, flag{Source: f.Source, Reason: f.Reason, RaisedAt: f.RaisedAt, Payload: payload})
 		}
 	case *event.PermissionRequestedPayload:
 		options := make([]map[string]string, 0, len(v.Options))

@@ -23,6 +23,7 @@ type entry struct {
 	CurrentModel        string    `json:"currentModel,omitempty"`
 	CurrentUsage        usage     `json:"currentUsage"`
 	ForkedFromSessionID string    `json:"forkedFromSessionId,omitempty"`
+	Interactive         *bool     `json:"interactive,omitempty"` // absent: undecided
 	CreatedAt           time.Time `json:"createdAt"`
 	UpdatedAt           time.Time `json:"updatedAt"`
 }
@@ -41,7 +42,7 @@ type usage struct {
 func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
-		ForkedFromSessionID: m.ParentID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		ForkedFromSessionID: m.ParentID, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
 	}
@@ -67,8 +68,10 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	// includeNonInteractive: every troupe session is interactive, so the
-	// flag changes nothing; it is accepted as the protocol defines it.
+	// Piped sessions (interactive: false, troupe cat) are listed only
+	// when asked for.
+	all := r.URL.Query().Get("includeNonInteractive")
+	withPiped := all == "1" || all == "true"
 	metas, err := a.cfg.Sessions.List(ctx, r.URL.Query().Get("cwd"))
 	if err != nil {
 		a.sessionError(w, "", err)
@@ -81,6 +84,9 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]entry, 0, len(metas))
 	for _, m := range metas {
+		if m.Interactive != nil && !*m.Interactive && !withPiped {
+			continue
+		}
 		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID)))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
