@@ -323,3 +323,13 @@ type HistoryImportedPayload struct {
 type AttentionPayload struct {
 	Flags []string `json:"flags"`
 }
+
+// MCPStatusPayload reports a change of one MCP server's state (see the
+// MCPStatus* values). Error says why a server is unavailable or was lost;
+// Tools is how many tools it offers once connected.
+type MCPStatusPayload struct {
+	Server string `json:"server"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	Tools  int    `json:"tools,omitempty"`
+}

@@ -83,19 +83,29 @@ func TestRestartReconnects(t *testing.T) {
 	}
 }
 
-func TestServerExitIsReported(t *testing.T) {
+// A stdio server that dies is started again (a new process) and the tools
+// handed out before reach the new one.
+func TestServerExitRestartsIt(t *testing.T) {
+	mcp.SetBackoff(t, 20*time.Millisecond, time.Second, time.Hour)
 	sys := newSystem(t)
 	pid := spawn(t, sys, mcp.Props(stdio(t, "test"), t.TempDir()))
 	byName := mustTools(t, sys, pid)
-	if err := syscall.Kill(serverPID(t, byName["test__pid"]), syscall.SIGKILL); err != nil {
+	first := serverPID(t, byName["test__pid"])
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 5*time.Second, "GetTools reports the lost connection", func() bool {
-		reply := getTools(t, sys, pid)
-		return reply.Err != nil && strings.Contains(reply.Err.Error(), "connection ended")
+	var second int
+	testkit.Eventually(t, 10*time.Second, "a new server process answers", func() bool {
+		r := run(t, byName["test__pid"], `{}`)
+		p, err := strconv.Atoi(r.Output)
+		second = p
+		return !r.IsError && err == nil && p != first
 	})
-	if r := run(t, byName["test__echo"], `{"text":"x"}`); !r.IsError {
-		t.Errorf("call to a dead server: %+v", r)
+	if gone(second) {
+		t.Fatalf("the restarted server %d is not running", second)
+	}
+	if r := run(t, byName["test__echo"], `{"text":"x"}`); r.IsError || r.Output != "echo:x" {
+		t.Errorf("call after the restart: %+v", r)
 	}
 }
 

@@ -76,10 +76,11 @@ func (t *tool) Description() string         { return t.desc }
 func (t *tool) Parameters() json.RawMessage { return t.params }
 func (t *tool) Category() tools.Category    { return tools.CategoryMCP }
 
-// Run calls the tool on the server. Everything that goes wrong on the
+// Run calls the tool on the server; the server's notifications/progress
+// for the call reach progress. Everything that goes wrong on the
 // server's side, including an unreachable or stopped server, is an error
 // result for the model; Run never returns a non-nil error.
-func (t *tool) Run(ctx context.Context, call tools.Call, _ func(string)) (tools.Result, error) {
+func (t *tool) Run(ctx context.Context, call tools.Call, progress func(string)) (tools.Result, error) {
 	args, err := arguments(call.Args)
 	if err != nil {
 		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
@@ -91,7 +92,7 @@ func (t *tool) Run(ctx context.Context, call tools.Call, _ func(string)) (tools.
 	if err != nil {
 		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
 	}
-	res, err := c.callTool(ctx, t.remote, args)
+	res, err := c.callTool(ctx, t.remote, args, progress)
 	if ctx.Err() != nil {
 		return cancelled(t.name), nil
 	}
