@@ -30,10 +30,10 @@ type memServer struct {
 	// finished call's are dropped.
 	seen chan struct{}
 
-	mu       sync.Mutex
-	pipes    []net.Conn
-	dials    int
-	refuse   bool
+	mu     sync.Mutex
+	pipes  []net.Conn
+	dials  int
+	refuse bool
 }
 
 func newMemServer(t *testing.T) *memServer {
