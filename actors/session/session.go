@@ -134,6 +134,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
 		s.onMCPTools(ctx, m)
+	case *mcp.Status:
+		s.onMCPStatus(ctx, m)
 	case *storewriter.StatusSet:
 		if m.Err != nil {
 			s.log.Warn("status not recorded", "error", m.Err)
