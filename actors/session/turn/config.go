@@ -42,7 +42,7 @@ type Config struct {
 	// whose set changes while a run goes on (the MCP servers', after
 	// tools/list_changed or a reconnect); they follow Tools.
 	ExtraTools func() []tools.Tool
-	Policy       Policy
+	Policy     Policy
 	// Conversation is the history so far, the run's prompt included; the
 	// turn extends its own copy.
 	Conversation *conversation.Conversation

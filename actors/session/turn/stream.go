@@ -2,8 +2,8 @@ package turn
 
 import (
 	"context"
-	"slices"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
