@@ -23,6 +23,7 @@ const closeWait = 2 * time.Second
 
 var (
 	errClosed         = errors.New("connection closed")
+	errNotSent        = errors.New("connection ended before the call was sent")
 	errConnectTimeout = errors.New("timed out")
 )
 
@@ -52,6 +53,7 @@ type conn struct {
 	session *sdk.ClientSession
 	child   *child // a started stdio server; nil for http and sse
 	closed  bool
+	dead    bool // the server ended the session; the actor may not know yet
 	// changedGen counts list_changed notifications, listedGen the ones a
 	// re-list has answered; listed is closed and replaced at each re-list.
 	changedGen, listedGen uint64
@@ -161,6 +163,13 @@ func (c *conn) close() {
 	c.endChild()
 }
 
+// isDead reports whether the server ended the session.
+func (c *conn) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
 func (c *conn) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -177,6 +186,9 @@ func (c *conn) watch(lost func(error)) {
 		return
 	}
 	err := cs.Wait()
+	c.mu.Lock()
+	c.dead = true
+	c.mu.Unlock()
 	if c.isClosed() {
 		return
 	}
@@ -193,8 +205,11 @@ func (c *conn) watch(lost func(error)) {
 // model's next request offers the new tools.
 func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, progress func(string)) (*sdk.CallToolResult, error) {
 	c.mu.Lock()
-	cs, closed := c.session, c.closed
+	cs, closed, dead := c.session, c.closed, c.dead
 	c.mu.Unlock()
+	if dead {
+		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errNotSent)
+	}
 	if cs == nil || closed {
 		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errClosed)
 	}

@@ -109,6 +109,26 @@ func TestServerExitRestartsIt(t *testing.T) {
 	}
 }
 
+// A server that crashes on a call (-crash-at) fails that call with an
+// error result, is started again, and answers the next one.
+func TestCrashOnCallRestartsIt(t *testing.T) {
+	mcp.SetBackoff(t, 20*time.Millisecond, time.Second, time.Hour)
+	sys := newSystem(t)
+	pid := spawn(t, sys, mcp.Props(stdio(t, "test", "-crash-at", "2"), t.TempDir()))
+	echo := mustTools(t, sys, pid)["test__echo"]
+	if r := run(t, echo, `{"text":"1"}`); r.Output != "echo:1" {
+		t.Fatalf("first call: %+v", r)
+	}
+	if r := run(t, echo, `{"text":"2"}`); !r.IsError {
+		t.Fatalf("the call the server crashed on: %+v", r)
+	}
+	// Whether or not the actor has noticed yet, this call is not sent to
+	// the dead server: it waits for the restart.
+	if r := run(t, echo, `{"text":"3"}`); r.IsError || r.Output != "echo:3" {
+		t.Fatalf("call after the crash: %+v", r)
+	}
+}
+
 // hanging is a stdio "server" that writes its pid to a file and never
 // answers, so the actor stays connecting.
 func hanging(t *testing.T, name string) (mcp.ServerConfig, func() int) {

@@ -172,6 +172,11 @@ func (s *server) request(ctx actor.Context, w waiter) {
 	if w.to == nil {
 		return // sent without a sender: nobody to answer
 	}
+	if c := s.conn; s.ready && s.err == nil && c != nil && c.isDead() {
+		// The server is gone and its connLost is on the way: restart now,
+		// so the request waits for the new connection.
+		s.lost(ctx, &connLost{conn: c, err: c.fail("connection ended", errClosed)})
+	}
 	if !s.ready {
 		s.waiting = append(s.waiting, w)
 		return

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -85,14 +86,23 @@ func (t *tool) Run(ctx context.Context, call tools.Call, progress func(string)) 
 	if err != nil {
 		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
 	}
-	c, err := t.conn(ctx)
-	if ctx.Err() != nil {
-		return cancelled(t.name), nil
+	var res *sdk.CallToolResult
+	// A connection that ended before the call was sent is asked for again
+	// once: the actor, told so, answers after its restart.
+	for range 2 {
+		var c *conn
+		c, err = t.conn(ctx)
+		if ctx.Err() != nil {
+			return cancelled(t.name), nil
+		}
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
+		}
+		res, err = c.callTool(ctx, t.remote, args, progress)
+		if !errors.Is(err, errNotSent) {
+			break
+		}
 	}
-	if err != nil {
-		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
-	}
-	res, err := c.callTool(ctx, t.remote, args, progress)
 	if ctx.Err() != nil {
 		return cancelled(t.name), nil
 	}
