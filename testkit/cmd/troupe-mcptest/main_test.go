@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
