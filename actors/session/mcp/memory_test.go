@@ -36,7 +36,7 @@ type memServer struct {
 	refuse bool
 }
 
-func newMemServer(t *testing.T) *memServer {
+func newMemServer(t testing.TB) *memServer {
 	m := &memServer{listed: make(chan struct{}, 16), seen: make(chan struct{})}
 	m.srv = sdk.NewServer(&sdk.Implementation{Name: "mem", Version: "1"}, nil)
 	m.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
@@ -137,7 +137,7 @@ type statuses struct {
 	pid *actor.PID
 }
 
-func newStatuses(t *testing.T, sys *actor.ActorSystem) *statuses {
+func newStatuses(t testing.TB, sys *actor.ActorSystem) *statuses {
 	s := &statuses{}
 	s.pid = sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		if st, ok := ctx.Message().(*mcp.Status); ok {
@@ -161,7 +161,7 @@ func (s *statuses) list() []string {
 }
 
 // memActor spawns the actor for m with a toolset and a status recorder.
-func memActor(t *testing.T, m *memServer) (*actor.ActorSystem, *actor.PID, *mcp.Toolset, *statuses) {
+func memActor(t testing.TB, m *memServer) (*actor.ActorSystem, *actor.PID, *mcp.Toolset, *statuses) {
 	sys := newSystem(t)
 	cfg := mcp.ServerConfig{Name: "mem", Type: mcp.TransportHTTP, URL: "http://in.memory/"}
 	set := mcp.NewToolset([]mcp.ServerConfig{cfg})
