@@ -225,6 +225,11 @@ func (s *server) connected(ctx actor.Context, m *connectDone) {
 		s.tell(ctx, &Status{Server: s.cfg.Name, Status: event.MCPStatusConnected, Tools: len(m.tools)})
 	}
 	s.answerWaiting(ctx)
+	if m.conn.changed() > 0 {
+		// The list changed while it was being listed: list it again, or
+		// calls would wait for a re-list that never comes.
+		s.toolsChanged(ctx, &toolsChanged{conn: m.conn})
+	}
 }
 
 // attemptFailed reports a server that never came up, once, clearly; later
