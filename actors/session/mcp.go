@@ -35,7 +35,7 @@ func (s *session) startMCP(ctx actor.Context) {
 	}
 	s.mcp.set = mcp.NewToolset(servers)
 	for _, cfg := range servers {
-		pid := ctx.Spawn(mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set)))
+		pid := ctx.Spawn(mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set), mcp.WithLastStatus(s.f.st.MCPStatus[cfg.Name])))
 		s.mcp.pids = append(s.mcp.pids, pid)
 		s.mcp.waiting++
 		ctx.Request(pid, &mcp.GetTools{})

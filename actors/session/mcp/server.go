@@ -27,6 +27,17 @@ func WithToolset(set *Toolset) Option { return func(s *server) { s.set = set } }
 // parent.
 func WithNotify(pid *actor.PID) Option { return func(s *server) { s.notify = pid } }
 
+// WithLastStatus tells the actor the server's last status in the session's
+// log (an event.MCPStatus* value, or ""), so a session started again does
+// not report an unavailable server a second time, and reports it when a
+// server last seen down comes up.
+func WithLastStatus(status string) Option {
+	return func(s *server) {
+		s.reported = status == event.MCPStatusUnavailable
+		s.down = status == event.MCPStatusUnavailable || status == event.MCPStatusLost
+	}
+}
+
 // Props returns the actor owning the connection to one MCP server. cwd is
 // the session's working directory, where a stdio server runs. The actor
 // connects on Started (and again after a restart) and answers GetTools.
@@ -236,11 +247,14 @@ func (s *server) connected(ctx actor.Context, m *connectDone) {
 // failures are only logged at debug level. Either way the actor tries
 // again after the next delay.
 func (s *server) attemptFailed(ctx actor.Context, c *conn, err error) {
-	if !s.everUp && !s.reported {
+	switch {
+	case !s.everUp && !s.reported:
 		s.reported, s.down = true, true
 		s.log.Warn("mcp server unavailable; the session goes on without its tools", "error", err)
 		s.tell(ctx, &Status{Server: s.cfg.Name, Status: event.MCPStatusUnavailable, Err: err})
-	} else {
+	case !s.everUp:
+		s.log.Debug("mcp server still unavailable", "error", err)
+	default:
 		s.log.Debug("mcp server connect failed", "error", err)
 	}
 	s.release(ctx, c)
