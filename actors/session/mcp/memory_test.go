@@ -18,10 +18,11 @@ import (
 	"github.com/troupehq/troupe/testkit"
 )
 
-// memServer is an in-process MCP server the actor reaches in memory: the
-// SDK's IOTransport over a net.Pipe, which is what its InMemoryTransport
-// is, keeping the pipe so a test can drop the connection as a crashed
-// server would (ServerSession.Close waits for requests in flight).
+// memServer is an in-process MCP server the actor reaches in memory,
+// through the SDK's InMemoryTransport; a droppable one uses what that
+// transport is made of (IOTransport over a net.Pipe) and keeps the pipe, so
+// a test can drop the connection as a crashed server would:
+// ServerSession.Close waits for the requests in flight, which may hang.
 type memServer struct {
 	srv    *sdk.Server
 	listed chan struct{} // a tools/list arrived
@@ -30,10 +31,11 @@ type memServer struct {
 	// finished call's are dropped.
 	seen chan struct{}
 
-	mu     sync.Mutex
-	pipes  []net.Conn
-	dials  int
-	refuse bool
+	mu        sync.Mutex
+	droppable bool
+	pipes     []net.Conn
+	dials     int
+	refuse    bool
 }
 
 func newMemServer(t testing.TB) *memServer {
@@ -101,6 +103,13 @@ func (m *memServer) dial() (sdk.Transport, error) {
 	m.dials++
 	if m.refuse {
 		return nil, errors.New("refused")
+	}
+	if !m.droppable {
+		st, ct := sdk.NewInMemoryTransports()
+		if _, err := m.srv.Connect(context.Background(), st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
 	}
 	sp, cp := net.Pipe()
 	if _, err := m.srv.Connect(context.Background(), &sdk.IOTransport{Reader: sp, Writer: sp}, nil); err != nil {
@@ -234,6 +243,7 @@ func TestToolListChangedUpdatesTheToolset(t *testing.T) {
 func TestDroppedConnectionReconnects(t *testing.T) {
 	mcp.SetBackoff(t, 20*time.Millisecond, time.Second, time.Hour)
 	m := newMemServer(t)
+	m.droppable = true
 	sys, pid, _, st := memActor(t, m)
 	echo := mustTools(t, sys, pid)["mem__echo"]
 	for i := 1; i <= 3; i++ {
