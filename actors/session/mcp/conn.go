@@ -226,6 +226,15 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 		params.SetProgressToken(token)
 	}
 	res, err := cs.CallTool(ctx, params)
+	if errors.Is(err, sdk.ErrSessionMissing) {
+		// An HTTP server that restarted refused the call unseen (404 for
+		// the old session): the connection is dead and the call may go to
+		// the next one.
+		c.mu.Lock()
+		c.dead = true
+		c.mu.Unlock()
+		return nil, fmt.Errorf("mcp server %q: call %s: %w (%v)", c.cfg.Name, name, errNotSent, err)
+	}
 	if err != nil {
 		if c.life.Err() != nil {
 			err = errClosed // the actor is stopping: say so, not "context canceled"
