@@ -1,6 +1,8 @@
 package session
 
 import (
+	"strconv"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/persistence/event"
@@ -34,8 +36,14 @@ func (s *session) startMCP(ctx actor.Context) {
 		return
 	}
 	s.mcp.set = mcp.NewToolset(servers)
-	for _, cfg := range servers {
-		pid := ctx.Spawn(mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set), mcp.WithLastStatus(s.f.st.MCPStatus[cfg.Name])))
+	for i, cfg := range servers {
+		props := mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set), mcp.WithLastStatus(s.f.st.MCPStatus[cfg.Name]))
+		pid, err := ctx.SpawnNamed(props, mcpChildPrefix+strconv.Itoa(i))
+		if err != nil {
+			// The name is still taken (a predecessor's child on its way
+			// out): it only costs the restart on a crash.
+			pid = ctx.Spawn(props)
+		}
 		s.mcp.pids = append(s.mcp.pids, pid)
 		s.mcp.waiting++
 		ctx.Request(pid, &mcp.GetTools{})
