@@ -149,6 +149,7 @@ func TestMCPServerKilledIsRestartedWithBackoff(t *testing.T) {
 	if len(delays) != 3 || delays[0] >= delays[1] || delays[1] >= delays[2] {
 		t.Fatalf("restart delays %v, want three, growing; stderr:\n%s", delays, a.p.Stderr())
 	}
+	t.Logf("restart delays %v; kill to the new process's start %v", delays, gaps)
 	for i := range gaps {
 		if gaps[i] < delays[i] {
 			t.Errorf("restart %d came %s after the kill, before its delay %s", i+1, gaps[i], delays[i])
