@@ -1,17 +1,21 @@
 package session
 
 import (
+	"strconv"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session/mcp"
-	"github.com/troupehq/troupe/runtime/tools"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // mcpState tracks the session's MCP server actors and the tools they offer.
 // A run starts only once every server has answered (with tools or an
-// error), so the model sees the same tools from its first step.
+// error), so the model sees the same tools from its first step; after
+// that, each server keeps its entry of set current (tools/list_changed, a
+// reconnect) and every step reads it.
 type mcpState struct {
 	pids    []*actor.PID
-	tools   []tools.Tool
+	set     *mcp.Toolset
 	waiting int
 	// deferred is a run asked to start (at step deferredStep) while servers
 	// were still answering.
@@ -20,7 +24,8 @@ type mcpState struct {
 }
 
 // startMCP spawns one actor per configured server and asks each for its
-// tools; replies come back as *mcp.ToolsReply.
+// tools; replies come back as *mcp.ToolsReply, and changes of a server's
+// state as *mcp.Status.
 func (s *session) startMCP(ctx actor.Context) {
 	if s.cfg.Engine == nil || len(s.mcp.pids) > 0 || len(s.f.st.MCPServers) == 0 || s.recovering {
 		return
@@ -33,28 +38,50 @@ func (s *session) startMCP(ctx actor.Context) {
 	if s.cfg.Engine.MCPServers != nil {
 		servers = s.cfg.Engine.MCPServers(s.cfg.ID, servers)
 	}
-	for _, cfg := range servers {
-		pid := ctx.Spawn(mcp.Props(cfg, s.f.st.Cwd))
+	s.mcp.set = mcp.NewToolset(servers)
+	for i, cfg := range servers {
+		props := mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set), mcp.WithLastStatus(s.f.st.MCPStatus[cfg.Name]))
+		pid, err := ctx.SpawnNamed(props, mcpChildPrefix+strconv.Itoa(i))
+		if err != nil {
+			// The name is still taken (a predecessor's child on its way
+			// out): it only costs the restart on a crash.
+			pid = ctx.Spawn(props)
+		}
 		s.mcp.pids = append(s.mcp.pids, pid)
 		s.mcp.waiting++
 		ctx.Request(pid, &mcp.GetTools{})
 	}
 }
 
-func (s *session) onMCPTools(ctx actor.Context, m *mcp.ToolsReply) {
+// onMCPTools counts the first answers; the server's actor has logged an
+// unavailable server and reports it with *mcp.Status, once.
+func (s *session) onMCPTools(ctx actor.Context, _ *mcp.ToolsReply) {
 	if s.mcp.waiting > 0 {
 		s.mcp.waiting--
-	}
-	if m.Err != nil {
-		s.log.Warn("mcp server unavailable; its tools are not offered", "server", m.Server, "error", m.Err)
-	} else {
-		s.mcp.tools = append(s.mcp.tools, m.Tools...)
 	}
 	if s.mcp.waiting == 0 && s.mcp.deferred != "" {
 		run, step := s.mcp.deferred, s.mcp.deferredStep
 		s.mcp.deferred = ""
 		s.spawnTurn(ctx, run, step)
 	}
+}
+
+// onMCPStatus records a server's change of state in the log, where every
+// client can see it: that it never came up, dropped, or is back.
+func (s *session) onMCPStatus(ctx actor.Context, m *mcp.Status) {
+	if s.stopping || !s.claimed || s.failed {
+		return
+	}
+	p := event.MCPStatusPayload{Server: m.Server, Status: m.Status, Tools: m.Tools}
+	if m.Err != nil {
+		p.Error = m.Err.Error()
+	}
+	d, err := event.NewDraft(event.MCPStatus, p)
+	if err != nil {
+		s.log.Error("mcp status not recorded", "error", err)
+		return
+	}
+	s.commit(ctx, []event.Draft{d}, nil, nil)
 }
 
 // startTurn spawns the run's turn now, or once the MCP servers answered.

@@ -55,3 +55,43 @@ func TestMCPServerToolReachesTheModel(t *testing.T) {
 		t.Fatalf("tools offered: %v", names)
 	}
 }
+
+// A server that never comes up is reported once in the session's log, not
+// again when the session is started anew (after a kill, passivation or a
+// restart of troupe) and runs another turn; both turns complete without it.
+func TestMCPServerUnavailableReportedOncePerLog(t *testing.T) {
+	p, err := llmserver.NewProvider(llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("one")),
+		llmserver.Steps(llmserver.Text("two")),
+	}}, llmserver.WithTest(t))
+	testkit.NoError(t, err)
+	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+	servers, _ := json.Marshal([]map[string]any{{"name": "gone", "command": filepath.Join(t.TempDir(), "missing"), "args": []string{}, "env": []any{}}})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "u", event.CreatedPayload{Cwd: t.TempDir(), MCPServers: servers}))
+	for i, text := range []string{"first", "second"} {
+		c := testkit.NewCollector(t, rt.System)
+		_, err = rt.Sessions.Subscribe(ctx, "u", 1, false, c.PID())
+		testkit.NoError(t, err)
+		run := testkit.Prompt(t, rt, "u", text)
+		testkit.Equal(t, testkit.WaitRunEnded(t, c, run, 30*time.Second).StopReason, event.StopEndTurn)
+		if i == 0 {
+			testkit.NoError(t, rt.Sessions.Kill(ctx, "u"))
+		}
+	}
+	var statuses []event.MCPStatusPayload
+	testkit.NoError(t, rt.Store.Load(ctx, "u", 0, func(e event.Event) error {
+		if e.Kind == event.MCPStatus {
+			var p event.MCPStatusPayload
+			testkit.NoError(t, json.Unmarshal(e.Payload, &p))
+			statuses = append(statuses, p)
+		}
+		return nil
+	}))
+	if len(statuses) != 1 || statuses[0].Server != "gone" || statuses[0].Status != event.MCPStatusUnavailable {
+		t.Fatalf("mcp.status events %+v, want one: gone unavailable", statuses)
+	}
+	st, err := rt.Sessions.State(ctx, "u")
+	testkit.NoError(t, err)
+	testkit.Equal(t, st.MCPStatus["gone"], event.MCPStatusUnavailable)
+}

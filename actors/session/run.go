@@ -296,7 +296,9 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 	if eng.Tools != nil {
 		cfg.Tools = eng.Tools(st)
 	}
-	cfg.Tools = append(cfg.Tools, s.mcp.tools...)
+	if s.mcp.set != nil {
+		cfg.ExtraTools = s.mcp.set.Tools
+	}
 	if eng.SystemPrompt != nil {
 		cfg.SystemPrompt = eng.SystemPrompt(st)
 	}

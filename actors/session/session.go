@@ -50,10 +50,9 @@ func Props(cfg Config, middleware ...actor.ReceiverMiddleware) *actor.Props {
 		actor.WithMailbox(actor.UnboundedLockfree()),
 		// A crashed child is stopped, not restarted: a restarted turn or queue
 		// would start from the state it was spawned with. childStopped
-		// rebuilds them from the current fold instead.
-		actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
-			return actor.StopDirective
-		})))
+		// rebuilds them from the current fold instead. MCP server actors are
+		// the exception (see childStrategy).
+		actor.WithSupervisor(newChildStrategy()))
 }
 
 // generations are process-wide so a restarted incarnation always outranks
@@ -134,6 +133,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
 		s.onMCPTools(ctx, m)
+	case *mcp.Status:
+		s.onMCPStatus(ctx, m)
 	case *storewriter.StatusSet:
 		if m.Err != nil {
 			s.log.Warn("status not recorded", "error", m.Err)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/troupehq/troupe/persistence"
@@ -30,6 +31,10 @@ type State struct {
 	Interactive    *bool
 	// Attention is the flag set of the last attention.changed.
 	Attention []event.AttentionFlag
+
+	// MCPStatus is each MCP server's last mcp.status. It is replaced, never
+	// changed in place, so a State handed out stays as it was.
+	MCPStatus map[string]string
 }
 
 // Apply folds one event in. The payload was validated before the event was
@@ -47,6 +52,13 @@ func (s *State) apply(e event.Event, p any) {
 	s.LastSeq = e.Seq
 	s.UpdatedAt = e.RecordedAt
 	switch p := p.(type) {
+	case *event.MCPStatusPayload:
+		m := maps.Clone(s.MCPStatus)
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[p.Server] = p.Status
+		s.MCPStatus = m
 	case *event.CreatedPayload:
 		s.Created = true
 		s.CreatedAt = e.RecordedAt

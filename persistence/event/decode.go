@@ -36,6 +36,7 @@ var payloadOf = map[Kind]func() any{
 	BashExecuted:            func() any { return &BashExecutedPayload{} },
 	HistoryImported:         func() any { return &HistoryImportedPayload{} },
 	AttentionChanged:        func() any { return &AttentionPayload{} },
+	MCPStatus:               func() any { return &MCPStatusPayload{} },
 }
 
 // DecodePayload unmarshals payload into the typed struct of kind (a pointer,

@@ -48,6 +48,11 @@ const (
 	// session produced (a host's earlier history, an imported session file).
 	HistoryImported  Kind = "history.imported"
 	AttentionChanged Kind = "attention.changed"
+
+	// MCPStatus: one of the session's MCP servers never came up, dropped
+	// and is being reconnected, or is back. Written once per change, not
+	// per turn or per attempt; the fold and the runs ignore it.
+	MCPStatus Kind = "mcp.status"
 )
 
 var known = map[Kind]bool{
@@ -60,6 +65,7 @@ var known = map[Kind]bool{
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
+	MCPStatus: true,
 }
 
 // Known reports whether k is a canonical kind.

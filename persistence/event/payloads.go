@@ -348,3 +348,13 @@ func (p *AttentionPayload) All(at int64) []AttentionFlag {
 	}
 	return append(out, p.Set...)
 }
+
+// MCPStatusPayload reports a change of one MCP server's state (see the
+// MCPStatus* values). Error says why a server is unavailable or was lost;
+// Tools is how many tools it offers once connected.
+type MCPStatusPayload struct {
+	Server string `json:"server"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	Tools  int    `json:"tools,omitempty"`
+}

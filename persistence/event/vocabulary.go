@@ -87,3 +87,10 @@ const (
 	ToolStyleNative = "native"
 	ToolStyleText   = "text"
 )
+
+// Statuses of mcp.status.
+const (
+	MCPStatusUnavailable = "unavailable" // never came up; retried quietly with backoff
+	MCPStatusLost        = "lost"        // dropped; being restarted with backoff
+	MCPStatusConnected   = "connected"   // up again after unavailable or lost
+)

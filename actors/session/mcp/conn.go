@@ -23,6 +23,7 @@ const closeWait = 2 * time.Second
 
 var (
 	errClosed         = errors.New("connection closed")
+	errNotSent        = errors.New("connection ended before the call was sent")
 	errConnectTimeout = errors.New("timed out")
 )
 
@@ -39,15 +40,29 @@ type conn struct {
 
 	proc *actor.PID // a stdio server's process actor; used by the actor only
 
+	// dial, when set, replaces the configured transport (tests use the
+	// SDK's in-memory one).
+	dial func() (sdk.Transport, error)
+	// onToolsChanged tells the actor about notifications/tools/list_changed;
+	// it runs on the SDK's goroutine, so it only sends a message.
+	onToolsChanged func()
+
+	progress progressCalls
+
 	mu      sync.Mutex
 	session *sdk.ClientSession
 	child   *child // a started stdio server; nil for http and sse
 	closed  bool
+	dead    bool // the server ended the session; the actor may not know yet
+	// changedGen counts list_changed notifications, listedGen the ones a
+	// re-list has answered; listed is closed and replaced at each re-list.
+	changedGen, listedGen uint64
+	listed                chan struct{}
 }
 
 func newConn(cfg ServerConfig, cwd string) *conn {
 	life, cancel := context.WithCancel(context.Background())
-	return &conn{cfg: cfg, cwd: cwd, life: life, cancel: cancel, stderr: &tail{}}
+	return &conn{cfg: cfg, cwd: cwd, life: life, cancel: cancel, stderr: &tail{}, listed: make(chan struct{})}
 }
 
 // open connects and lists the server's tools. When it fails nothing it
@@ -64,7 +79,12 @@ func (c *conn) open() ([]*sdk.Tool, error) {
 	defer deadline.Stop()
 	// The client session closes itself when the handshake fails; ending a
 	// stdio child then waits for it, so the tail holds its last words.
-	cs, err := newClient().Connect(ctx, c.transport(), nil)
+	t, err := c.transport()
+	if err != nil {
+		c.endChild()
+		return nil, c.fail("connect", err)
+	}
+	cs, err := c.newClient().Connect(ctx, t, nil)
 	if err != nil {
 		c.endChild()
 		return nil, c.fail("connect", withCause(ctx, err))
@@ -143,6 +163,13 @@ func (c *conn) close() {
 	c.endChild()
 }
 
+// isDead reports whether the server ended the session.
+func (c *conn) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
 func (c *conn) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -159,6 +186,9 @@ func (c *conn) watch(lost func(error)) {
 		return
 	}
 	err := cs.Wait()
+	c.mu.Lock()
+	c.dead = true
+	c.mu.Unlock()
 	if c.isClosed() {
 		return
 	}
@@ -168,12 +198,18 @@ func (c *conn) watch(lost func(error)) {
 	lost(c.fail("connection ended", err))
 }
 
-// callTool calls the server's tool by its own name. It is safe for
-// concurrent use; close cancels it.
-func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage) (*sdk.CallToolResult, error) {
+// callTool calls the server's tool by its own name; progress, when set,
+// gets the call's notifications/progress as cumulative text. It is safe for
+// concurrent use; close cancels it. When the server changed its tool list
+// during the call, the result waits (briefly) for the re-list, so the
+// model's next request offers the new tools.
+func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, progress func(string)) (*sdk.CallToolResult, error) {
 	c.mu.Lock()
-	cs, closed := c.session, c.closed
+	cs, closed, dead := c.session, c.closed, c.dead
 	c.mu.Unlock()
+	if dead {
+		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errNotSent)
+	}
 	if cs == nil || closed {
 		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errClosed)
 	}
@@ -184,7 +220,21 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage) 
 	if len(args) > 0 {
 		params.Arguments = args
 	}
+	if progress != nil {
+		token, done := c.progress.add(progress)
+		defer done()
+		params.SetProgressToken(token)
+	}
 	res, err := cs.CallTool(ctx, params)
+	if errors.Is(err, sdk.ErrSessionMissing) {
+		// An HTTP server that restarted refused the call unseen (404 for
+		// the old session): the connection is dead and the call may go to
+		// the next one.
+		c.mu.Lock()
+		c.dead = true
+		c.mu.Unlock()
+		return nil, fmt.Errorf("mcp server %q: call %s: %w (%v)", c.cfg.Name, name, errNotSent, err)
+	}
 	if err != nil {
 		if c.life.Err() != nil {
 			err = errClosed // the actor is stopping: say so, not "context canceled"
@@ -193,6 +243,7 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage) 
 		// of a healthy server is only noise here.
 		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, err)
 	}
+	c.waitListed(ctx)
 	return res, nil
 }
 

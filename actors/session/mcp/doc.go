@@ -15,9 +15,21 @@
 // closing run in goroutines; Receive never waits on the network except for
 // a short bounded wait while stopping.
 //
+// A server that drops (its program exits, its HTTP session ends) is not a
+// failure of the actor: it starts the program and connects again after a
+// delay that doubles while the drops continue (see backoff), and requests
+// wait for the new connection meanwhile. A server that never comes up is
+// reported once (a warning and a *Status to the parent) and retried
+// quietly. notifications/progress reach the call they name as cumulative
+// text; after notifications/tools/list_changed the actor lists the tools
+// again into the session's Toolset, and the call that caused the change
+// answers only once that is done, so the model's next request offers the
+// new tools.
+//
 // It must not touch the session's log, approval policy or tool registry:
-// the session asks for the tools with GetTools, registers them and decides
-// whether each call may run. A returned tool reaches the server through the
+// the session asks for the tools with GetTools, reads the Toolset at each
+// step, writes the *Status it is sent, and decides whether each call may
+// run. A returned tool reaches the server through the
 // actor that made it, so it keeps working across a restart of that actor
 // and reports an error result once the actor is gone.
 //

@@ -3,6 +3,8 @@ package mcp
 import (
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // SetConnectTimeout shortens the connect deadline for one test.
@@ -11,3 +13,19 @@ func SetConnectTimeout(t *testing.T, d time.Duration) {
 	connectTimeout = d
 	t.Cleanup(func() { connectTimeout = old })
 }
+
+// SetBackoff sets the reconnect delays for one test.
+func SetBackoff(t *testing.T, initial, maxDelay, stable time.Duration) {
+	oi, om, os := initialBackoff, maxBackoff, stableAfter
+	initialBackoff, maxBackoff, stableAfter = initial, maxDelay, stable
+	t.Cleanup(func() { initialBackoff, maxBackoff, stableAfter = oi, om, os })
+}
+
+// WithDial has the actor connect through dial instead of its
+// configuration's transport.
+func WithDial(dial func() (sdk.Transport, error)) Option {
+	return func(s *server) { s.dial = dial }
+}
+
+// Backoff is the delay before reconnect attempt n.
+func Backoff(n int) time.Duration { return backoff(n) }

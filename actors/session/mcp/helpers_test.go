@@ -59,7 +59,7 @@ func stdio(t *testing.T, name string, args ...string) mcp.ServerConfig {
 }
 
 // newSystem returns an actor system whose logs show only with -v.
-func newSystem(t *testing.T) *actor.ActorSystem {
+func newSystem(t testing.TB) *actor.ActorSystem {
 	t.Helper()
 	return actor.NewActorSystem(actor.WithLoggerFactory(func(s *actor.ActorSystem) *slog.Logger {
 		if testing.Verbose() {
@@ -70,7 +70,7 @@ func newSystem(t *testing.T) *actor.ActorSystem {
 }
 
 // spawn starts the actor for cfg and stops it when the test ends.
-func spawn(t *testing.T, sys *actor.ActorSystem, props *actor.Props) *actor.PID {
+func spawn(t testing.TB, sys *actor.ActorSystem, props *actor.Props) *actor.PID {
 	t.Helper()
 	pid := sys.Root.Spawn(props)
 	t.Cleanup(func() { _ = sys.Root.StopFuture(pid).Wait() })

@@ -83,19 +83,49 @@ func TestRestartReconnects(t *testing.T) {
 	}
 }
 
-func TestServerExitIsReported(t *testing.T) {
+// A stdio server that dies is started again (a new process) and the tools
+// handed out before reach the new one.
+func TestServerExitRestartsIt(t *testing.T) {
+	mcp.SetBackoff(t, 20*time.Millisecond, time.Second, time.Hour)
 	sys := newSystem(t)
 	pid := spawn(t, sys, mcp.Props(stdio(t, "test"), t.TempDir()))
 	byName := mustTools(t, sys, pid)
-	if err := syscall.Kill(serverPID(t, byName["test__pid"]), syscall.SIGKILL); err != nil {
+	first := serverPID(t, byName["test__pid"])
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 5*time.Second, "GetTools reports the lost connection", func() bool {
-		reply := getTools(t, sys, pid)
-		return reply.Err != nil && strings.Contains(reply.Err.Error(), "connection ended")
+	var second int
+	testkit.Eventually(t, 10*time.Second, "a new server process answers", func() bool {
+		r := run(t, byName["test__pid"], `{}`)
+		p, err := strconv.Atoi(r.Output)
+		second = p
+		return !r.IsError && err == nil && p != first
 	})
-	if r := run(t, byName["test__echo"], `{"text":"x"}`); !r.IsError {
-		t.Errorf("call to a dead server: %+v", r)
+	if gone(second) {
+		t.Fatalf("the restarted server %d is not running", second)
+	}
+	if r := run(t, byName["test__echo"], `{"text":"x"}`); r.IsError || r.Output != "echo:x" {
+		t.Errorf("call after the restart: %+v", r)
+	}
+}
+
+// A server that crashes on a call (-crash-at) fails that call with an
+// error result, is started again, and answers the next one.
+func TestCrashOnCallRestartsIt(t *testing.T) {
+	mcp.SetBackoff(t, 20*time.Millisecond, time.Second, time.Hour)
+	sys := newSystem(t)
+	pid := spawn(t, sys, mcp.Props(stdio(t, "test", "-crash-at", "2"), t.TempDir()))
+	echo := mustTools(t, sys, pid)["test__echo"]
+	if r := run(t, echo, `{"text":"1"}`); r.Output != "echo:1" {
+		t.Fatalf("first call: %+v", r)
+	}
+	if r := run(t, echo, `{"text":"2"}`); !r.IsError {
+		t.Fatalf("the call the server crashed on: %+v", r)
+	}
+	// Whether or not the actor has noticed yet, this call is not sent to
+	// the dead server: it waits for the restart.
+	if r := run(t, echo, `{"text":"3"}`); r.IsError || r.Output != "echo:3" {
+		t.Fatalf("call after the crash: %+v", r)
 	}
 }
 

@@ -42,3 +42,29 @@ type connLost struct {
 	conn *conn
 	err  error
 }
+
+// Status is sent to the actor's parent (or the PID given WithNotify) when
+// the server's state changes in a way the session reports once: it never
+// came up (event.MCPStatusUnavailable, sent once), its connection dropped
+// (event.MCPStatusLost), or it is up again (event.MCPStatusConnected).
+// Failed reconnect attempts send nothing.
+type Status struct {
+	Server string
+	Status string // an event.MCPStatus* value
+	Err    error  // why, for unavailable and lost
+	Tools  int    // how many tools it offers, for connected
+}
+
+// retry is the backoff timer firing; gen tells a stale timer apart.
+type retry struct{ gen int }
+
+// toolsChanged reports the server's notifications/tools/list_changed.
+type toolsChanged struct{ conn *conn }
+
+// toolsListed is a re-list's outcome, for the change generation gen.
+type toolsListed struct {
+	conn  *conn
+	gen   uint64
+	tools []tools.Tool
+	err   error
+}

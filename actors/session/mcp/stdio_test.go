@@ -23,7 +23,7 @@ func TestStdioListAndCall(t *testing.T) {
 	pid := spawn(t, sys, mcp.Props(cfg, cwd))
 
 	byName := mustTools(t, sys, pid)
-	want := []string{"test__add", "test__cwd", "test__echo", "test__env", "test__fail", "test__mixed", "test__pid", "test__sleep"}
+	want := []string{"test__add", "test__add_tool", "test__crash", "test__cwd", "test__echo", "test__env", "test__fail", "test__mixed", "test__pid", "test__progress", "test__sleep"}
 	if got := names(byName); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v (all pages)", got, want)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -76,22 +77,32 @@ func (t *tool) Description() string         { return t.desc }
 func (t *tool) Parameters() json.RawMessage { return t.params }
 func (t *tool) Category() tools.Category    { return tools.CategoryMCP }
 
-// Run calls the tool on the server. Everything that goes wrong on the
+// Run calls the tool on the server; the server's notifications/progress
+// for the call reach progress. Everything that goes wrong on the
 // server's side, including an unreachable or stopped server, is an error
 // result for the model; Run never returns a non-nil error.
-func (t *tool) Run(ctx context.Context, call tools.Call, _ func(string)) (tools.Result, error) {
+func (t *tool) Run(ctx context.Context, call tools.Call, progress func(string)) (tools.Result, error) {
 	args, err := arguments(call.Args)
 	if err != nil {
 		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
 	}
-	c, err := t.conn(ctx)
-	if ctx.Err() != nil {
-		return cancelled(t.name), nil
+	var res *sdk.CallToolResult
+	// A connection that ended before the call was sent is asked for again
+	// once: the actor, told so, answers after its restart.
+	for range 2 {
+		var c *conn
+		c, err = t.conn(ctx)
+		if ctx.Err() != nil {
+			return cancelled(t.name), nil
+		}
+		if err != nil {
+			return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
+		}
+		res, err = c.callTool(ctx, t.remote, args, progress)
+		if !errors.Is(err, errNotSent) {
+			break
+		}
 	}
-	if err != nil {
-		return errorResult(fmt.Sprintf("%s: %v", t.name, err)), nil
-	}
-	res, err := c.callTool(ctx, t.remote, args)
 	if ctx.Err() != nil {
 		return cancelled(t.name), nil
 	}

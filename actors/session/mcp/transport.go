@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -20,21 +21,34 @@ const (
 
 // transport builds the SDK transport for a validated configuration; a
 // stdio server's process has started.
-func (c *conn) transport() sdk.Transport {
+func (c *conn) transport() (sdk.Transport, error) {
+	if c.dial != nil {
+		return c.dial()
+	}
 	switch c.cfg.Transport() {
 	case TransportHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}
+		return &sdk.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}, nil
 	case TransportSSE:
-		return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}
+		return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}, nil
 	}
-	return c.getChild().transport()
+	return c.getChild().transport(), nil
 }
 
-func newClient() *sdk.Client {
+// newClient is this connection's client: its handlers feed the calls'
+// progress and the tool list changes back to the connection.
+func (c *conn) newClient() *sdk.Client {
 	// No capabilities: troupe offers no roots, sampling or elicitation, and
 	// the SDK would otherwise advertise roots.
 	return sdk.NewClient(&sdk.Implementation{Name: "troupe", Version: version()},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		&sdk.ClientOptions{
+			Capabilities: &sdk.ClientCapabilities{},
+			ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+				c.progress.notify(req.Params)
+			},
+			ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+				c.toolsChanged()
+			},
+		})
 }
 
 func version() string {

@@ -20,7 +20,7 @@ var permissionOptions = []event.PermissionOption{
 }
 
 func (t *turn) lookup(name string) tools.Tool {
-	for _, tl := range t.cfg.Tools {
+	for _, tl := range t.tools {
 		if strings.EqualFold(tl.Name(), name) {
 			return tl
 		}
@@ -73,7 +73,7 @@ func (t *turn) runNextCall(ctx actor.Context) {
 	case c.parseErr != "":
 		t.failCall(ctx, c, "Error: "+c.parseErr)
 	case c.tool == nil:
-		t.failCall(ctx, c, fmt.Sprintf("Error: unknown tool %q; available tools: %s", c.name, toolNames(t.cfg.Tools)))
+		t.failCall(ctx, c, fmt.Sprintf("Error: unknown tool %q; available tools: %s", c.name, toolNames(t.tools)))
 	case c.toolErr != "":
 		t.failCall(ctx, c, "Error: "+c.toolErr)
 	case c.approval == approvalPending:

@@ -38,7 +38,11 @@ type Config struct {
 
 	SystemPrompt string
 	Tools        []tools.Tool
-	Policy       Policy
+	// ExtraTools, when set, is read at the start of each step for tools
+	// whose set changes while a run goes on (the MCP servers', after
+	// tools/list_changed or a reconnect); they follow Tools.
+	ExtraTools func() []tools.Tool
+	Policy     Policy
 	// Conversation is the history so far, the run's prompt included; the
 	// turn extends its own copy.
 	Conversation *conversation.Conversation

@@ -3,6 +3,7 @@ package turn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,15 +19,15 @@ func (t *turn) request() llm.Request {
 	msgs := t.conv.Messages()
 	system := t.cfg.SystemPrompt
 	var defs []llm.ToolDef
-	if !t.finalRequested && len(t.cfg.Tools) > 0 {
+	if !t.finalRequested && len(t.tools) > 0 {
 		if t.cfg.ToolStyle == event.ToolStyleText {
-			tts := make([]tooltext.Tool, len(t.cfg.Tools))
-			for i, tl := range t.cfg.Tools {
+			tts := make([]tooltext.Tool, len(t.tools))
+			for i, tl := range t.tools {
 				tts[i] = tooltext.Tool{Name: tl.Name(), Description: tl.Description(), Parameters: tl.Parameters()}
 			}
 			system = tooltext.SystemPrompt(system, "", tts)
 		} else {
-			for _, tl := range t.cfg.Tools {
+			for _, tl := range t.tools {
 				defs = append(defs, llm.ToolDef{Name: tl.Name(), Description: tl.Description(), Parameters: tl.Parameters()})
 			}
 		}
@@ -48,6 +49,7 @@ func (t *turn) startStream(ctx actor.Context) {
 	t.phase = phaseStreaming
 	sctx, cancel := context.WithCancel(context.Background())
 	t.cancelStream = cancel
+	t.refreshTools()
 	req := t.request()
 	s := &streamer{
 		root: ctx.ActorSystem().Root, session: t.cfg.Session,
@@ -228,4 +230,13 @@ func joinNonEmpty(a, b string) string {
 		return a
 	}
 	return a + "\n\n" + b
+}
+
+// refreshTools takes the tools offered from now on: the configured ones
+// and ExtraTools as they are at this step's start.
+func (t *turn) refreshTools() {
+	t.tools = t.cfg.Tools
+	if t.cfg.ExtraTools != nil {
+		t.tools = append(slices.Clip(t.cfg.Tools), t.cfg.ExtraTools()...)
+	}
 }

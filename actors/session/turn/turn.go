@@ -58,6 +58,7 @@ const (
 
 type turn struct {
 	cfg   Config
+	tools []tools.Tool // this step's: cfg.Tools and ExtraTools as the step began
 	log   *slog.Logger
 	conv  *conversation.Conversation
 	phase phase
@@ -101,6 +102,7 @@ func (t *turn) Receive(ctx actor.Context) {
 		t.conv = t.cfg.Conversation.Clone()
 		t.step = t.cfg.StartStep
 		t.policy = t.cfg.Policy
+		t.refreshTools()
 		if t.policy.Allowed == nil {
 			t.policy.Allowed = map[string]bool{}
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +15,11 @@ import (
 // connect serves newServer(opts) in memory and returns a client session.
 func connect(t *testing.T, opts options) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, opts, nil)
+}
+
+func connectWith(t *testing.T, opts options, copts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
 	st, ct := mcp.NewInMemoryTransports()
@@ -21,7 +28,7 @@ func connect(t *testing.T, opts options) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +68,8 @@ func TestTools(t *testing.T) {
 		}
 		names = append(names, tool.Name)
 	}
-	if len(names) != 8 {
-		t.Errorf("tools %v, want 8 across pages", names)
+	if len(names) != 11 {
+		t.Errorf("tools %v, want 11 across pages", names)
 	}
 
 	if got := textOf(t, call(t, cs, "echo", map[string]any{"text": "hi"})); got != "echo:hi" {
@@ -112,5 +119,60 @@ func TestSleepCancelled(t *testing.T) {
 func TestRunRejectsArguments(t *testing.T) {
 	if err := run(context.Background(), []string{"extra"}, io.Discard); err == nil {
 		t.Fatal("run accepted a positional argument")
+	}
+}
+
+func TestProgressNotifies(t *testing.T) {
+	got := make(chan string, 10)
+	cs := connectWith(t, options{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			got <- fmt.Sprintf("%v %g/%g %s", req.Params.ProgressToken, req.Params.Progress, req.Params.Total, req.Params.Message)
+		},
+	})
+	params := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 2, "ms": 1}}
+	params.SetProgressToken("tok")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if textOf(t, res) != "done after 2 steps" {
+		t.Errorf("progress answered %q", textOf(t, res))
+	}
+	for _, want := range []string{"tok 1/2 step 1", "tok 2/2 step 2"} {
+		select {
+		case n := <-got:
+			if n != want {
+				t.Errorf("notification %q, want %q", n, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no notification %q", want)
+		}
+	}
+}
+
+func TestAddToolSendsListChanged(t *testing.T) {
+	changed := make(chan struct{}, 4)
+	cs := connectWith(t, options{}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	// add_tool answers once the client lists again, so list in parallel
+	// when told.
+	go func() {
+		<-changed
+		for range cs.Tools(context.Background(), nil) {
+		}
+	}()
+	if got := textOf(t, call(t, cs, "add_tool", map[string]any{"name": "fresh"})); got != "added fresh" {
+		t.Fatalf("add_tool: %q", got)
+	}
+	if got := textOf(t, call(t, cs, "fresh", nil)); got != "added:fresh" {
+		t.Fatalf("fresh: %q", got)
+	}
+}
+
+func TestRefuse(t *testing.T) {
+	err := run(context.Background(), []string{"-refuse"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "refusing to start") {
+		t.Fatalf("run -refuse: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 type options struct {
 	callsDir string
 	pageSize int
+	crashAt  int // the tool call that exits instead of answering; 0 never
 }
 
 // newServer builds the MCP server with every test tool registered.
@@ -22,6 +23,7 @@ func newServer(opts options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "troupe-mcptest", Version: "1"},
 		&mcp.ServerOptions{PageSize: opts.pageSize, Logger: slog.New(slog.DiscardHandler)})
 	m := marker{dir: opts.callsDir}
+	addCrashAt(s, opts.crashAt)
 
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text back, prefixed with echo:"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
@@ -74,6 +76,7 @@ func newServer(opts options) *mcp.Server {
 			m.mark("pid")
 			return text(strconv.Itoa(os.Getpid())), nil, nil
 		})
+	addDynamicTools(s, m)
 	return s
 }
 
