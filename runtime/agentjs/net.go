@@ -62,9 +62,11 @@ func (r *Runtime) installNet(vm *goja.Runtime) error {
 		return vm.ToValue(res.Body)
 	}
 	for name, fn := range map[string]any{
-		"fetch":     fetch,
-		"http_get":  func(u string) goja.Value { return r.then(vm, request(u, fetchOptions{}), body) },
-		"http_post": func(u, b string) goja.Value { return r.then(vm, request(u, fetchOptions{Method: "POST", Body: b}), body) },
+		"fetch":    fetch,
+		"http_get": func(u string) goja.Value { return r.then(vm, request(u, fetchOptions{}), body) },
+		"http_post": func(u, b string) goja.Value {
+			return r.then(vm, request(u, fetchOptions{Method: "POST", Body: b}), body)
+		},
 	} {
 		if err := vm.Set(name, fn); err != nil {
 			return err

@@ -1,0 +1,244 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/runtime/agentjs"
+	"github.com/troupehq/troupe/runtime/agentpkg"
+	"github.com/troupehq/troupe/runtime/llm"
+)
+
+// props makes the run's actor. A restarted actor (its first incarnation
+// panicked) does not run the agent again: it ends the run with an error,
+// so nothing the agent did runs twice.
+func props(opts Options, out *outbox, end chan<- done) *actor.Props {
+	var incarnations atomic.Int32
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &runner{opts: opts, out: out, end: end, first: incarnations.Add(1) == 1}
+	})
+}
+
+// runner is the run's actor.
+type runner struct {
+	opts  Options
+	out   *outbox
+	end   chan<- done
+	first bool
+
+	log    *slog.Logger
+	rt     *agentjs.Runtime
+	jobs   chan func() any
+	closed atomic.Bool // no more messages from the worker
+	cancel context.CancelFunc
+	ctx    context.Context
+	timer  *time.Timer
+	ended  bool
+	stop   error // why the run is being stopped (cancel, limit)
+	result done
+
+	printMu sync.Mutex
+	printed strings.Builder
+
+	loop *agentic
+}
+
+func (r *runner) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		r.log = actorlog.For(ctx, "agent", r.opts.Manifest.Name)
+		if !r.first {
+			r.finish(ctx, Result{}, errors.New("agent run crashed; not run again"))
+			return
+		}
+		r.start(ctx)
+	case *Cancel:
+		r.interrupt(ctx, fmt.Errorf("%w: %s", ErrCancelled, msg.Reason))
+	case timeUp:
+		r.interrupt(ctx, msg)
+	case loaded:
+		r.onLoaded(ctx, msg)
+	case replied:
+		r.loop.onReply(ctx, r, msg)
+	case toolRan:
+		r.loop.onTool(ctx, r, msg)
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+		r.close()
+	default:
+		actorlog.Unhandled(r.log, ctx)
+	}
+}
+
+// start builds the runtime and its worker, then loads the entry point.
+func (r *runner) start(ctx actor.Context) {
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	m := r.opts.Manifest
+	rt, err := agentjs.New(agentjs.Config{
+		Dir: r.opts.Dir, Cwd: r.opts.Cwd, Permissions: m.Permissions, Env: m.Env,
+		Print: r.print, Progress: r.progress, Input: r.opts.Input, AskLLM: r.askLLM,
+	})
+	if err != nil {
+		r.finish(ctx, Result{}, err)
+		return
+	}
+	r.rt = rt
+	r.jobs = make(chan func() any, 1)
+	self, system := ctx.Self(), ctx.ActorSystem()
+	go r.work(func(msg any) {
+		if !r.closed.Load() {
+			system.Root.Send(self, msg)
+		}
+	})
+	limit := r.opts.Limit
+	r.timer = time.AfterFunc(limit, func() { system.Root.Send(self, timeUp{limit: limit}) })
+	r.run(func() any {
+		s, err := rt.Load(m.Entry)
+		return loaded{setup: s, err: err}
+	})
+}
+
+// work is the worker: it runs the jobs one at a time, then closes the
+// runtime (killing what the agent still runs) and only then reports the
+// end, so a run's caller never sees it over while its commands live.
+func (r *runner) work(send func(any)) {
+	for job := range r.jobs {
+		send(job())
+	}
+	r.rt.Close()
+	r.end <- r.result
+}
+
+// run hands the worker its next job; the actor runs one at a time, so the
+// channel (capacity 1) never blocks.
+func (r *runner) run(job func() any) { r.jobs <- job }
+
+type loaded struct {
+	setup agentjs.Setup
+	err   error
+}
+
+func (r *runner) onLoaded(ctx actor.Context, msg loaded) {
+	if r.ended {
+		return
+	}
+	if msg.err != nil {
+		r.finish(ctx, Result{}, r.stopped(msg.err))
+		return
+	}
+	r.tracef("tools: %d", len(msg.setup.Tools))
+	if r.opts.Manifest.Mode == agentpkg.ModeScript {
+		r.printMu.Lock()
+		text := r.printed.String()
+		r.printMu.Unlock()
+		r.finish(ctx, Result{Status: "ok", Result: text}, nil)
+		return
+	}
+	r.loop = newAgentic(r, msg.setup)
+	r.loop.begin(ctx, r)
+}
+
+// stopped prefers the reason the run was stopped over the error it made.
+func (r *runner) stopped(err error) error {
+	if r.stop != nil {
+		return r.stop
+	}
+	return err
+}
+
+// interrupt stops the run for why: the VM and the model call are cut, the
+// job under way returns with an error, and the run ends with why.
+func (r *runner) interrupt(ctx actor.Context, why error) {
+	if r.ended || r.stop != nil {
+		return
+	}
+	r.stop = why
+	r.log.Info("agent run interrupted", "reason", why)
+	r.cancel()
+	r.rt.Interrupt(why.Error())
+	r.finish(ctx, Result{}, why)
+}
+
+// finish ends the run once: the worker finishes its job, closes the
+// runtime and reports.
+func (r *runner) finish(ctx actor.Context, res Result, err error) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	r.result = done{res: res, err: err}
+	if r.jobs == nil {
+		r.end <- r.result // nothing was started
+	}
+	r.close()
+	ctx.Stop(ctx.Self())
+}
+
+// close stops the timer and the worker; the worker reports the end.
+func (r *runner) close() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if r.cancel != nil {
+		r.cancel()
+	}
+	if r.jobs != nil && !r.closed.Swap(true) {
+		if !r.ended {
+			// Stopped from outside (shutdown): end the run as cancelled.
+			r.ended = true
+			r.result = done{err: ErrCancelled}
+			r.rt.Interrupt("stopped")
+		}
+		close(r.jobs)
+	}
+}
+
+// print is print()'s output: a log event, kept for script mode's result.
+func (r *runner) print(text string, newline bool) {
+	if newline {
+		text += "\n"
+	}
+	r.printMu.Lock()
+	r.printed.WriteString(text)
+	r.printMu.Unlock()
+	r.out.push(Event{Kind: KindLog, Data: Log{Message: strings.TrimSuffix(text, "\n")}})
+}
+
+// progress is eprint(): agent.progress in an agentic run, a stderr log
+// line in a script.
+func (r *runner) progress(line string) {
+	if r.opts.Manifest.Mode == agentpkg.ModeScript {
+		r.out.push(Event{Kind: KindLog, Data: Log{Message: line, Stream: "stderr"}})
+		return
+	}
+	r.out.push(Event{Kind: KindAgent, Data: ProgressEvent{Type: "agent.progress", Message: line}})
+}
+
+func (r *runner) agentEvent(data any) { r.out.push(Event{Kind: KindAgent, Data: data}) }
+
+func (r *runner) tracef(format string, args ...any) {
+	if r.opts.Trace {
+		r.out.push(Event{Kind: KindTrace, Data: fmt.Sprintf(format, args...)})
+	}
+}
+
+// askLLM is ask_llm(): one user message to the run's model.
+func (r *runner) askLLM(ctx context.Context, prompt string) (string, error) {
+	if r.opts.Provider == nil {
+		return "", errors.New("ask_llm: this run has no model")
+	}
+	resp, err := r.opts.Provider.Stream(ctx, llm.Request{Model: r.opts.Model, SessionID: r.opts.SessionID,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}}, nil)
+	if err != nil {
+		return "", fmt.Errorf("ask_llm: %w", err)
+	}
+	return resp.Message.Content, nil
+}
