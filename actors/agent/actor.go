@@ -62,7 +62,11 @@ func (r *runner) Receive(ctx actor.Context) {
 		}
 		r.start(ctx)
 	case *Cancel:
-		r.interrupt(ctx, fmt.Errorf("%w: %s", ErrCancelled, msg.Reason))
+		why := ErrCancelled
+		if msg.Reason != "" {
+			why = fmt.Errorf("%w: %s", ErrCancelled, msg.Reason)
+		}
+		r.interrupt(ctx, why)
 	case timeUp:
 		r.interrupt(ctx, msg)
 	case loaded:

@@ -72,7 +72,7 @@ func Run(ctx context.Context, root *actor.RootContext, opts Options) (Result, er
 	select {
 	case d = <-end:
 	case <-ctx.Done():
-		root.Send(pid, &Cancel{Reason: "cancelled"})
+		root.Send(pid, &Cancel{})
 		d = <-end
 	}
 	out.push(Event{Kind: KindStatus, Data: Status{Message: "agent.run.finish", Agent: opts.Manifest.Name}})

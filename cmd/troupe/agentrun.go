@@ -86,7 +86,7 @@ func runAgentOnce(ctx context.Context, host agent.Host, path string, args []stri
 		case e.Kind == agent.KindTrace:
 			fmt.Fprintf(stderr, "[trace %s] %s\n", opts.Manifest.Name, e.Data)
 		case f.json:
-			_ = enc.Encode(agentLine{Event: e.Kind, Data: e.Data})
+			_ = enc.Encode(agentEventLine{Event: e.Kind, Data: e.Data})
 		case e.Kind == agent.KindLog && e.Data.(agent.Log).Stream == "":
 			fmt.Fprintln(stdout, e.Data.(agent.Log).Message)
 		default:
@@ -113,9 +113,9 @@ func runAgentOnce(ctx context.Context, host agent.Host, path string, args []stri
 	}
 	if f.json {
 		if err != nil {
-			_ = enc.Encode(agentLine{Error: &agentError{Message: err.Error()}})
+			_ = enc.Encode(agentEnd{Error: &agentError{Message: err.Error()}})
 		} else {
-			_ = enc.Encode(agentLine{OK: true, Result: &res})
+			_ = enc.Encode(agentEnd{OK: true, Result: &res})
 		}
 		return code
 	}
@@ -143,11 +143,15 @@ func describeEvent(e agent.Event) string {
 	return string(b)
 }
 
-// agentLine is one --json line: an event, or the end.
-type agentLine struct {
-	Event  string        `json:"event,omitempty"`
-	Data   any           `json:"data,omitempty"`
-	OK     bool          `json:"ok,omitempty"`
+// agentEventLine is an event as a --json line.
+type agentEventLine struct {
+	Event string `json:"event"`
+	Data  any    `json:"data"`
+}
+
+// agentEnd is the last --json line.
+type agentEnd struct {
+	OK     bool          `json:"ok"`
 	Result *agent.Result `json:"result,omitempty"`
 	Error  *agentError   `json:"error,omitempty"`
 }

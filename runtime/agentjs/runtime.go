@@ -79,6 +79,10 @@ type Runtime struct {
 	memory    map[string]any
 	rejected  map[*goja.Promise]goja.Value
 
+	// The loop's own timer functions, kept before a script can replace
+	// them: async holds the loop open with one.
+	setTimeout, clearTimeout goja.Callable
+
 	mu          sync.Mutex
 	lastResults []ToolResult
 	stopped     bool
@@ -102,6 +106,8 @@ func New(cfg Config) (*Runtime, error) {
 		r.vm = vm
 		vm.SetFieldNameMapper(goja.UncapFieldNameMapper())
 		vm.GlobalObject().Delete("require")
+		r.setTimeout, _ = goja.AssertFunction(vm.Get("setTimeout"))
+		r.clearTimeout, _ = goja.AssertFunction(vm.Get("clearTimeout"))
 		vm.SetPromiseRejectionTracker(r.trackRejection)
 		installErr = r.install(vm)
 	})
@@ -232,13 +238,19 @@ func (r *Runtime) SetLastResults(res []ToolResult) {
 // loop waits for it.
 func (r *Runtime) async(vm *goja.Runtime, work func(ctx context.Context) (any, error)) goja.Value {
 	p, resolve, reject := vm.NewPromise()
-	hold := r.loop.SetTimeout(func(*goja.Runtime) {}, holdFor)
+	// A timer made as JS's setTimeout makes it counts at once, even from
+	// inside a timer callback; the loop's SetTimeout counts only once its
+	// queue is read, after Run may already have found nothing left.
+	hold, err := r.setTimeout(goja.Undefined(), vm.ToValue(func() {}), vm.ToValue(holdFor.Milliseconds()))
+	if err != nil {
+		panic(err)
+	}
 	r.ops.Add(1)
 	go func() {
 		defer r.ops.Done()
 		v, err := work(r.ctx)
 		r.loop.RunOnLoop(func(vm *goja.Runtime) {
-			r.loop.ClearTimeout(hold)
+			_, _ = r.clearTimeout(goja.Undefined(), hold)
 			if err != nil {
 				_ = reject(vm.NewGoError(err))
 				return
@@ -249,19 +261,40 @@ func (r *Runtime) async(vm *goja.Runtime, work func(ctx context.Context) (any, e
 	return vm.ToValue(p)
 }
 
-// throw raises a JavaScript Error with err's message.
+// throw raises a JavaScript Error with err's message: a plain Error, so
+// scripts see e.name "Error" and e.message as for any other.
 func throw(vm *goja.Runtime, err error) {
-	panic(vm.NewGoError(err))
+	ctor, ok := goja.AssertConstructor(vm.Get("Error"))
+	if !ok {
+		panic(vm.NewGoError(err))
+	}
+	obj, cerr := ctor(nil, vm.ToValue(err.Error()))
+	if cerr != nil {
+		panic(vm.NewGoError(err))
+	}
+	panic(obj)
 }
 
 // describe is an error from the VM as a line: an exception's value and
 // where it was thrown.
 func describe(err error) string {
 	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		return ex.Error()
+	if !errors.As(err, &ex) {
+		return err.Error()
 	}
-	return err.Error()
+	msg := valueMessage(ex.Value())
+	if o, ok := ex.Value().(*goja.Object); ok {
+		if name := o.Get("name"); name != nil && !goja.IsUndefined(name) {
+			msg = name.String() + ": " + msg
+		}
+	}
+	// Where in the script: the first frame that is not native code.
+	for _, f := range ex.Stack() {
+		if pos := f.Position(); f.SrcName() != "" && pos.Line > 0 {
+			return fmt.Sprintf("%s (%s:%d:%d)", msg, f.SrcName(), pos.Line, pos.Column)
+		}
+	}
+	return msg
 }
 
 // valueMessage is a thrown value as "Error: message" reads it.

@@ -21,7 +21,8 @@ register_tool({
     var args = JSON.parse(args_json);
     eprint(" → Searching for " + args.pattern);
     var out = await run_command("grep -rn " + args.pattern + " " + (args.path || "."));
-    return out.trim() || "no match";
+    // grep -r lists in directory order; sorted, the answer is stable.
+    return out.trim().split("\n").sort().join("\n") || "no match";
   }
 });
 

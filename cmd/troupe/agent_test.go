@@ -1,0 +1,43 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	kit "github.com/troupehq/troupe/testkit/transcript"
+)
+
+var updateAgents = flag.Bool("update-agents", false, "rewrite the want sections of testdata/agents/*.txtar")
+
+// TestAgentTranscripts drives `troupe agent ...` end to end: each
+// testdata/agents/*.txtar runs the real binary on the example agents of
+// testkit/agents (copied to $WORK/agents) against the scripted LLM
+// server. go test -run TestAgentTranscripts -update-agents rewrites them.
+func TestAgentTranscripts(t *testing.T) {
+	kit.Run(t, kit.Params{Dir: "testdata/agents", Update: *updateAgents, Setup: func(env *testscript.Env) error {
+		return copyAgents(filepath.Join(env.WorkDir, "agents"))
+	}})
+}
+
+// copyAgents copies testkit/agents to dst.
+func copyAgents(dst string) error {
+	src := filepath.Join("..", "..", "testkit", "agents")
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+}
