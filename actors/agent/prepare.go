@@ -43,10 +43,11 @@ func (h Host) Prepare(ctx context.Context, path string, args []string, cwd strin
 	if _, err := os.Stat(filepath.Join(dir, m.Entry)); err != nil {
 		return Options{}, fmt.Errorf("agent %s: entry %s: %w", m.Name, m.Entry, err)
 	}
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return Options{}, fmt.Errorf("working directory: %w", err)
-		}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return Options{}, fmt.Errorf("working directory: %w", err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return Options{}, fmt.Errorf("cwd %s is not a directory", cwd)
 	}
 	opts := Options{Dir: dir, Manifest: m, Args: args, Cwd: cwd, Model: m.Backend.Model}
 	if m.Mode == agentpkg.ModeAgentic || needsLLM(dir, m) {

@@ -94,7 +94,9 @@ type Cancel struct{ Reason string }
 
 type timeUp struct{ limit time.Duration }
 
-func (t timeUp) Error() string { return fmt.Sprintf("agent run exceeded its time limit of %s", t.limit) }
+func (t timeUp) Error() string {
+	return fmt.Sprintf("agent run exceeded its time limit of %s", t.limit)
+}
 
 // TraceEnabled reports whether TROUPE_TRACE=1 or HUGIND_TRACE=1 asks for
 // the trace on stderr.
