@@ -196,8 +196,8 @@ func TestStdioErrorsKeepItServing(t *testing.T) {
 		{`{"id":"a","params":{}}`, "a", "invalid_request"},
 		{`{"id":"b","method":"model.show","params":{"repo":7}}`, "b", "invalid_request"},
 		{`{"id":"c","method":"model.show","params":{}}`, "c", "invalid_request"},
-		{`{"id":"d","method":"agent.list","params":{}}`, "d", "internal_error: Unknown method"},
-		{`{"id":"e","method":"agent.run","params":{"path":"x"}}`, "e", "internal_error: Unknown method"},
+		{`{"id":"d","method":"agent.sync","params":{}}`, "d", "internal_error: Unknown method"},
+		{`{"id":"e","method":"agent.run","params":{"path":"x"}}`, "e", "internal_error: no such agent: x"},
 		{`{"id":"f","method":"model.show","params":{"repo":"no/such"}}`, "f", "internal_error"},
 		{`{"id":"g","method":"config.remove","params":{"name":"x"}}`, "g", "invalid_request"},
 	} {
