@@ -9,11 +9,12 @@ import (
 	"github.com/troupehq/troupe/runtime/agentjs"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/skills"
 	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
 // activateSkill is the built-in tool when skills exist.
-const activateSkill = "activate_skill"
+const activateSkill = skills.ToolName
 
 // agentic is the loop's state, owned by the actor.
 type agentic struct {

@@ -1,7 +1,12 @@
 package agentjs
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,5 +174,66 @@ func TestInterruptStopsAPendingCommand(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interrupt did not end the command")
+	}
+}
+
+func TestFetchAllowedHostAndAskLLM(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Echo", r.Method)
+		_, _ = fmt.Fprintf(w, `{"method":%q,"body":%q}`, r.Method, body)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	src := `
+register_tool({name: "get", execute: async function(a) { return await http_get(JSON.parse(a).url); }});
+register_tool({name: "post", execute: async function(a) { return await http_post(JSON.parse(a).url, "hi"); }});
+register_tool({name: "fetch", execute: async function(a) {
+  var r = await fetch(JSON.parse(a).url, {method: "PUT", body: "x"});
+  return r.status + " " + r.ok + " " + r.headers["x-echo"] + " " + r.json().body;
+}});
+register_tool({name: "ask", execute: async function() { return await ask_llm("capital of France?"); }});
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.js"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{Dir: dir, Cwd: dir, Permissions: agentpkg.Permissions{Network: agentpkg.Network{Hosts: []string{"127.0.0.1"}}},
+		AskLLM: func(_ context.Context, prompt string) (string, error) { return "asked: " + prompt, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Load("main.js"); err != nil {
+		t.Fatal(err)
+	}
+	args := `{"url":"` + srv.URL + `"}`
+	for _, c := range []struct{ name, want string }{
+		{"get", `{"method":"GET","body":""}`},
+		{"post", `{"method":"POST","body":"hi"}`},
+		{"fetch", "200 true PUT x"},
+		{"ask", "asked: capital of France?"},
+	} {
+		got, err := r.Call(c.name, args)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestMemoryAndToolResults(t *testing.T) {
+	r, _, err, _ := load(t, `
+memory.set("k", {n: [1, 2]});
+register_tools_json('[{"name": "described", "description": "No execute."}]');
+register_tool({name: "recall", execute: function() { return memory.get("k").n.length + " " + get_tool_results(); }});
+`, agentpkg.Permissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetLastResults([]ToolResult{{Name: "described", Result: "Error: tool described has no execute"}})
+	if got, _ := r.Call("recall", "{}"); got != `2 [{"name":"described","result":"Error: tool described has no execute"}]` {
+		t.Errorf("recall: %q", got)
+	}
+	if got, _ := r.Call("described", "{}"); got != "Error: tool described has no execute" {
+		t.Errorf("described: %q", got)
 	}
 }

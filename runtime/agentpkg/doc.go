@@ -12,7 +12,8 @@
 //	mode: agentic              # agentic (default) | script
 //	max_turns: 10              # default 10; set_max_turns() in JS wins
 //	backend:
-//	  url: http://127.0.0.1:8080/v1   # or config: NAME (a llama-server config)
+//	  url: http://127.0.0.1:8080/v1   # ${VAR} expanded; or config: NAME (a llama-server config);
+//	                                  # neither: $OPENAI_BASE_URL
 //	  model: qwen
 //	  session: stateless       # stateless (default) | fresh | resume: X-Session-ID
 //	permissions:

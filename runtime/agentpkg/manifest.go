@@ -180,7 +180,8 @@ func (m Manifest) validate() error {
 	if m.Backend.URL != "" && m.Backend.Config != "" {
 		bad("backend: url and config exclude each other")
 	}
-	if u := m.Backend.URL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+	// A URL may come from the environment (${VAR}), checked once expanded.
+	if u := m.Backend.URL; u != "" && !strings.Contains(u, "$") && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 		bad("backend.url %q must be http(s)", u)
 	}
 	for i, s := range m.MCP {
