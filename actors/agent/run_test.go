@@ -76,7 +76,7 @@ func TestRunAgenticInProcess(t *testing.T) {
 		llmserver.Steps(llmserver.TextToolCall(llmserver.FormatQwen, llmserver.InnerJSON, "twice", map[string]any{"n": 21})),
 		llmserver.Steps(llmserver.Text("42")),
 	}})
-	root, opts, events := setupRun(t, srv, "name: calc\n", `
+	root, opts, events := setupRun(t, srv, "name: calc\nbackend: {session: fresh}\n", `
 register_tool({name: "twice", execute: async function (a) {
   eprint("doubling");
   await new Promise(function (r) { setTimeout(r, 5); });
@@ -85,6 +85,11 @@ register_tool({name: "twice", execute: async function (a) {
 	res, err := Run(context.Background(), root, opts)
 	if err != nil || res.Result != "42" || res.Turns != 2 {
 		t.Fatalf("result %+v, %v", res, err)
+	}
+	for i, r := range srv.ChatRequests() {
+		if id := r.Header.Get("X-Session-ID"); id != opts.SessionID || !strings.HasPrefix(id, "agent-calc-") {
+			t.Errorf("request %d: X-Session-ID %q, want %q", i+1, id, opts.SessionID)
+		}
 	}
 	want := "agent.run.start agent.setup agent.turn agent.tool_call:twice progress:doubling agent.tool_result:42 agent.turn agent.complete agent.run.finish"
 	if got := kinds(*events); got != want {

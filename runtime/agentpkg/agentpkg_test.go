@@ -151,3 +151,21 @@ func TestResolve(t *testing.T) {
 		t.Errorf("unknown: %v", err)
 	}
 }
+
+func TestInstallLeavesLinksOut(t *testing.T) {
+	src := pkg(t, plain)
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	info, err := Install(context.Background(), t.TempDir(), src, InstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(info.Path, "link")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link was installed: %v", err)
+	}
+}

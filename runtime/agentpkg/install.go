@@ -75,9 +75,17 @@ func Install(ctx context.Context, home, src string, opts InstallOptions) (Info, 
 		if !opts.Overwrite {
 			return Info{}, fmt.Errorf("agent %s is already installed (set overwrite to replace it)", m.Name)
 		}
-		if err := os.RemoveAll(dest); err != nil {
+		// The old copy moves aside until the new one is in place.
+		old := stage + ".old"
+		if err := os.Rename(dest, old); err != nil {
 			return Info{}, fmt.Errorf("replace agent %s: %w", m.Name, err)
 		}
+		defer os.RemoveAll(old)
+		if err := os.Rename(stage, dest); err != nil {
+			_ = os.Rename(old, dest)
+			return Info{}, fmt.Errorf("install agent %s: %w", m.Name, err)
+		}
+		return Info{Name: m.Name, Path: dest, Version: m.Version, Mode: m.Mode}, nil
 	}
 	if err := os.Rename(stage, dest); err != nil {
 		return Info{}, fmt.Errorf("install agent %s: %w", m.Name, err)
@@ -236,7 +244,9 @@ func inside(dir, target string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// copyTree copies regular files and folders (symlinks' targets) from src.
+// copyTree copies regular files and folders from src; links and other
+// special files are left out, so a package cannot carry in a file from
+// outside itself.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -249,6 +259,9 @@ func copyTree(src, dst string) error {
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
