@@ -32,6 +32,7 @@ bench:
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./runtime/agentjs/
 
 # N concurrent scripted sessions in one process, each N in its own process so
 # each peak memory is its own (testkit/scale; SCALE_N overrides the list).
