@@ -23,17 +23,22 @@ import (
 // so nothing the agent did runs twice.
 func props(opts Options, out *outbox, end chan<- done) *actor.Props {
 	var incarnations atomic.Int32
+	var once sync.Once
+	report := func(d done) { once.Do(func() { end <- d }) }
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &runner{opts: opts, out: out, end: end, first: incarnations.Add(1) == 1}
+		return &runner{opts: opts, out: out, report: report, first: incarnations.Add(1) == 1}
 	})
 }
 
+// errCrashed ends a run whose actor panicked.
+var errCrashed = errors.New("agent run crashed; not run again")
+
 // runner is the run's actor.
 type runner struct {
-	opts  Options
-	out   *outbox
-	end   chan<- done
-	first bool
+	opts   Options
+	out    *outbox
+	report func(done) // the run's end, once over every incarnation
+	first  bool
 
 	log    *slog.Logger
 	rt     *agentjs.Runtime
@@ -57,7 +62,8 @@ func (r *runner) Receive(ctx actor.Context) {
 	case *actor.Started:
 		r.log = actorlog.For(ctx, "agent", r.opts.Manifest.Name)
 		if !r.first {
-			r.finish(ctx, Result{}, errors.New("agent run crashed; not run again"))
+			// The crashed incarnation reported the end (errCrashed).
+			ctx.Stop(ctx.Self())
 			return
 		}
 		r.start(ctx)
@@ -75,8 +81,10 @@ func (r *runner) Receive(ctx actor.Context) {
 		r.loop.onReply(ctx, r, msg)
 	case toolRan:
 		r.loop.onTool(ctx, r, msg)
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
-		r.close()
+	case *actor.Restarting:
+		r.close(errCrashed)
+	case *actor.Stopping, *actor.Stopped:
+		r.close(ErrCancelled)
 	default:
 		actorlog.Unhandled(r.log, ctx)
 	}
@@ -118,7 +126,7 @@ func (r *runner) work(send func(any)) {
 		send(job())
 	}
 	r.rt.Close()
-	r.end <- r.result
+	r.report(r.result)
 }
 
 // run hands the worker its next job; the actor runs one at a time, so the
@@ -179,28 +187,32 @@ func (r *runner) finish(ctx actor.Context, res Result, err error) {
 	}
 	r.ended = true
 	r.result = done{res: res, err: err}
-	if r.jobs == nil {
-		r.end <- r.result // nothing was started
-	}
-	r.close()
+	r.close(nil)
 	ctx.Stop(ctx.Self())
 }
 
-// close stops the timer and the worker; the worker reports the end.
-func (r *runner) close() {
+// close stops the timer and the worker, which reports the end; with no
+// worker it reports here. A run not ended yet (stopped from outside,
+// crashed) ends with why.
+func (r *runner) close(why error) {
 	if r.timer != nil {
 		r.timer.Stop()
 	}
 	if r.cancel != nil {
 		r.cancel()
 	}
-	if r.jobs != nil && !r.closed.Swap(true) {
-		if !r.ended {
-			// Stopped from outside (shutdown): end the run as cancelled.
-			r.ended = true
-			r.result = done{err: ErrCancelled}
-			r.rt.Interrupt("stopped")
+	if !r.ended {
+		r.ended = true
+		r.result = done{err: why}
+		if r.rt != nil {
+			r.rt.Interrupt(why.Error())
 		}
+	}
+	if r.jobs == nil {
+		r.report(r.result)
+		return
+	}
+	if !r.closed.Swap(true) {
 		close(r.jobs)
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -78,6 +79,9 @@ func (a *agentic) ask(r *runner) {
 	r.run(func() any {
 		start := time.Now()
 		resp, err := provider.Stream(rctx, req, nil)
+		if err == nil && resp == nil {
+			err = errors.New("the model sent no reply")
+		}
 		return replied{resp: resp, err: err, elapsed: time.Since(start)}
 	})
 }
