@@ -328,7 +328,7 @@ func TestStdioMCPLinesBesideNDJSON(t *testing.T) {
 	}
 	list, _ := rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 2.0)
 	tools := list["result"].(map[string]any)["tools"].([]any)
-	if len(tools) != 13 {
+	if len(tools) != 17 {
 		t.Fatalf("%d tools", len(tools))
 	}
 	for _, tool := range tools {
