@@ -130,7 +130,9 @@ func TestRunCancelAndLimitInterruptALoop(t *testing.T) {
 			if c.name == "cancel" && !errors.Is(err, ErrCancelled) {
 				t.Errorf("%v is not ErrCancelled", err)
 			}
-			if got := kinds(*events); !strings.HasSuffix(got, "progress:spinning agent.run.finish") {
+			// The limit may strike before the loop spins on a slow machine;
+			// cancel comes from the spinning itself.
+			if got := kinds(*events); c.name == "cancel" && !strings.HasSuffix(got, "progress:spinning agent.run.finish") {
 				t.Errorf("events %s", got)
 			}
 		})

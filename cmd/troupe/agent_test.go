@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -20,7 +21,25 @@ var updateAgents = flag.Bool("update-agents", false, "rewrite the want sections 
 func TestAgentTranscripts(t *testing.T) {
 	kit.Run(t, kit.Params{Dir: "testdata/agents", Update: *updateAgents, Setup: func(env *testscript.Env) error {
 		return copyAgents(filepath.Join(env.WorkDir, "agents"))
-	}})
+	}, Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": cmdWaitFile}})
+}
+
+// waitfile FILE: wait (up to a minute) until FILE exists, for a scenario
+// that must know a tool's command really started.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile FILE")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear within a minute", args[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // copyAgents copies testkit/agents to dst.
