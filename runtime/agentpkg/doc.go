@@ -20,7 +20,7 @@
 //	  network: {hosts: [api.example.com]}        # "*" any host
 //	  filesystem: {read: [.], write: [./out]}     # relative to the run's directory
 //	  shell: {commands: [ls, grep]}               # "*" any command
-//	mcp:
+//	mcp:                       # read and checked; runs do not start them yet
 //	  - {name: files, command: mcp-files, args: [--root, .]}
 //	env: {KEY: value}
 //
