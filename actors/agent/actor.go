@@ -13,9 +13,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/runtime/agentjs"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/tools"
 )
 
 // props makes the run's actor. A restarted actor (its first incarnation
@@ -55,6 +57,10 @@ type runner struct {
 	printed strings.Builder
 
 	loop *agentic
+
+	setup      *agentjs.Setup // the entry point's, once loaded
+	mcpPending int            // MCP servers whose tools are not in yet
+	mcpTools   []tools.Tool
 }
 
 func (r *runner) Receive(ctx actor.Context) {
@@ -81,6 +87,8 @@ func (r *runner) Receive(ctx actor.Context) {
 		r.loop.onReply(ctx, r, msg)
 	case toolRan:
 		r.loop.onTool(ctx, r, msg)
+	case *mcp.ToolsReply:
+		r.onMCPTools(ctx, msg)
 	case *actor.Restarting:
 		r.close(errCrashed)
 	case *actor.Stopping, *actor.Stopped:
@@ -116,6 +124,9 @@ func (r *runner) start(ctx actor.Context) {
 		s, err := rt.Load(m.Entry)
 		return loaded{setup: s, err: err}
 	})
+	if m.Mode == agentpkg.ModeAgentic {
+		r.startMCP(ctx)
+	}
 }
 
 // work is the worker: it runs the jobs one at a time, then closes the
@@ -154,7 +165,17 @@ func (r *runner) onLoaded(ctx actor.Context, msg loaded) {
 		r.finish(ctx, Result{Status: "ok", Result: text}, nil)
 		return
 	}
-	r.loop = newAgentic(r, msg.setup)
+	r.setup = &msg.setup
+	r.maybeBegin(ctx)
+}
+
+// maybeBegin starts the loop once the entry point is loaded and every MCP
+// server's tools are in.
+func (r *runner) maybeBegin(ctx actor.Context) {
+	if r.setup == nil || r.mcpPending > 0 || r.loop != nil {
+		return
+	}
+	r.loop = newAgentic(r, *r.setup, r.mcpTools)
 	r.loop.begin(ctx, r)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/skills"
+	"github.com/troupehq/troupe/runtime/tools"
 	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
@@ -24,6 +25,8 @@ type agentic struct {
 	turn     int
 	final    bool // the max-turns request was sent: this reply is the answer
 	skills   bool
+
+	mcp map[string]tools.Tool // the MCP servers' tools by name
 
 	calls   []tooltext.Call
 	results []tooltext.ToolResult
@@ -42,29 +45,33 @@ type toolRan struct {
 	elapsed time.Duration
 }
 
-func newAgentic(r *runner, s agentjs.Setup) *agentic {
-	a := &agentic{maxTurns: agentpkg.DefaultMaxTurns, skills: len(r.opts.Skills.Skills) > 0}
+func newAgentic(r *runner, s agentjs.Setup, mcpTools []tools.Tool) *agentic {
+	a := &agentic{maxTurns: agentpkg.DefaultMaxTurns, skills: len(r.opts.Skills.Skills) > 0, mcp: map[string]tools.Tool{}}
 	if m := r.opts.Manifest.MaxTurns; m > 0 {
 		a.maxTurns = m
 	}
 	if s.MaxTurns > 0 {
 		a.maxTurns = s.MaxTurns
 	}
-	tools := make([]tooltext.Tool, 0, len(s.Tools)+1)
+	list := make([]tooltext.Tool, 0, len(s.Tools)+len(mcpTools)+1)
 	for _, t := range s.Tools {
-		tools = append(tools, tooltext.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		list = append(list, tooltext.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	for _, t := range mcpTools {
+		list = append(list, tooltext.Tool{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
+		a.mcp[t.Name()] = t
 	}
 	catalog := ""
 	if a.skills {
-		tools = append(tools, r.opts.Skills.Tool())
+		list = append(list, r.opts.Skills.Tool())
 		catalog = r.opts.Skills.Prompt()
 	}
-	system := tooltext.SystemPrompt(s.SystemPrompt, catalog, tools)
+	system := tooltext.SystemPrompt(s.SystemPrompt, catalog, list)
 	user := prompt(r.opts.Args)
 	r.tracef("system prompt:\n%s", system)
 	r.tracef("user prompt: %s", user)
 	a.messages = []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	r.agentEvent(SetupEvent{Type: "agent.setup", ToolCount: len(tools)})
+	r.agentEvent(SetupEvent{Type: "agent.setup", ToolCount: len(list)})
 	return a
 }
 
@@ -128,6 +135,15 @@ func (a *agentic) next(ctx actor.Context, r *runner) {
 			out = tooltext.ErrorContent(err)
 		}
 		a.onTool(ctx, r, toolRan{result: out, elapsed: time.Since(start)})
+		return
+	}
+	if t, ok := a.mcp[c.Name]; ok {
+		rctx, cwd := r.ctx, r.opts.Cwd
+		r.run(func() any {
+			start := time.Now()
+			out := mcpCall(rctx, t, cwd, c.Arguments)
+			return toolRan{result: out, elapsed: time.Since(start), err: rctx.Err()}
+		})
 		return
 	}
 	rt := r.rt

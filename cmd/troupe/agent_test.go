@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,6 +20,16 @@ var updateAgents = flag.Bool("update-agents", false, "rewrite the want sections 
 // testkit/agents (copied to $WORK/agents) against the scripted LLM
 // server. go test -run TestAgentTranscripts -update-agents rewrites them.
 func TestAgentTranscripts(t *testing.T) {
+	// troupe-mcptest goes first on this process's PATH, for the agent
+	// whose manifest names it: the kit starts troupe with the test's
+	// environment.
+	bin := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "troupe-mcptest"), "github.com/troupehq/troupe/testkit/cmd/troupe-mcptest").CombinedOutput(); err != nil {
+		t.Fatalf("build troupe-mcptest: %v\n%s", err, out)
+	}
+	path := os.Getenv("PATH")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+path)
+	t.Cleanup(func() { os.Setenv("PATH", path) })
 	kit.Run(t, kit.Params{Dir: "testdata/agents", Update: *updateAgents, Setup: func(env *testscript.Env) error {
 		return copyAgents(filepath.Join(env.WorkDir, "agents"))
 	}, Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"waitfile": cmdWaitFile}})

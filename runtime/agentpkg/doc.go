@@ -1,7 +1,8 @@
 // Package agentpkg is the scripted agents' packages (the hugind agent
 // format): the agent.yaml manifest, its validation naming each field, and
 // the installed agents in $TROUPE_HOME/agents/<name>: install from a
-// folder, an agent.yaml, a .zip or an http(s) URL, list, remove, resolve.
+// folder, an agent.yaml, a .zip or an http(s) URL (approval needed for
+// any permission or MCP server), list, remove, resolve.
 //
 // A manifest:
 //
@@ -20,8 +21,8 @@
 //	  network: {hosts: [api.example.com]}        # "*" any host
 //	  filesystem: {read: [.], write: [./out]}     # relative to the run's directory
 //	  shell: {commands: [ls, grep]}               # "*" any command
-//	mcp:                       # read and checked; runs do not start them yet
-//	  - {name: files, command: mcp-files, args: [--root, .]}
+//	mcp:                       # started by agentic runs; tools named files__<tool>
+//	  - {name: files, command: mcp-files, args: [--root, .]}   # or url: (streamable HTTP)
 //	env: {KEY: value}
 //
 // It is a library: files and HTTP only, no actors.

@@ -67,8 +67,8 @@ func Install(ctx context.Context, home, src string, opts InstallOptions) (Info, 
 	if _, err := os.Stat(filepath.Join(stage, m.Entry)); err != nil {
 		return Info{}, fmt.Errorf("agent %s: entry %s is missing from the package", m.Name, m.Entry)
 	}
-	if m.Permissions.Any() && !opts.ApprovePermissions {
-		return Info{}, fmt.Errorf("agent %s asks for %s: %w (set approve_permissions)", m.Name, m.Permissions.Summary(), ErrPermissionsNotApproved)
+	if asks, what := m.Asks(); asks && !opts.ApprovePermissions {
+		return Info{}, fmt.Errorf("agent %s asks for %s: %w (set approve_permissions)", m.Name, what, ErrPermissionsNotApproved)
 	}
 	dest := filepath.Join(Dir(home), m.Name)
 	if _, err := os.Stat(dest); err == nil {

@@ -114,6 +114,23 @@ func (p Permissions) Summary() string {
 	return strings.Join(parts, "; ")
 }
 
+// Asks reports whether installing needs approve_permissions, and what for:
+// any permission, or an MCP server (a program or a service it runs).
+func (m Manifest) Asks() (bool, string) {
+	summary := m.Permissions.Summary()
+	if len(m.MCP) > 0 {
+		names := make([]string, len(m.MCP))
+		for i, s := range m.MCP {
+			names[i] = s.Name
+		}
+		if summary != "" {
+			summary += "; "
+		}
+		summary += "mcp servers " + strings.Join(names, ",")
+	}
+	return summary != "", summary
+}
+
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Parse reads and validates a manifest, filling in the defaults. Unknown
