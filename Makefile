@@ -38,6 +38,7 @@ bench:
 	$(GO) test -run '^$$' -bench RingWriteRead -benchtime 2s ./transports/stdinring/
 	$(GO) test -run '^$$' -bench CatStream -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench MCPCall -benchtime 2s ./actors/session/mcp/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./runtime/agentjs/
 
 # N concurrent scripted sessions in one process, each N in its own process so
 # each peak memory is its own (testkit/scale; SCALE_N overrides the list).

@@ -3,7 +3,7 @@
 // (persistence/event), the contract with its supervisor
 // (actors/transports), its own codec and the other transports' shared
 // packages, never the engine's insides or the store. The hugind bridge
-// also reaches the llama-server supervisor, configs and models.
+// also reaches the llama-server supervisor, configs, models and agents.
 package transports_test
 
 import (
@@ -30,6 +30,9 @@ var allowed = map[string]string{
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",
 	"runtime/llamaconfig": "llama-server configs (transports/hugind)",
 	"runtime/modelstore":  "model files (transports/hugind)",
+	// Its agent.* methods run scripted agents, which are not sessions.
+	"actors/agent":     "scripted agent runs (transports/hugind)",
+	"runtime/agentpkg": "agent packages (transports/hugind)",
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {

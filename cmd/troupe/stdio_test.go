@@ -203,8 +203,8 @@ func TestStdioErrorsKeepItServing(t *testing.T) {
 		{`{"id":"a","params":{}}`, "a", "invalid_request"},
 		{`{"id":"b","method":"model.show","params":{"repo":7}}`, "b", "invalid_request"},
 		{`{"id":"c","method":"model.show","params":{}}`, "c", "invalid_request"},
-		{`{"id":"d","method":"agent.list","params":{}}`, "d", "internal_error: Unknown method"},
-		{`{"id":"e","method":"agent.run","params":{"path":"x"}}`, "e", "internal_error: Unknown method"},
+		{`{"id":"d","method":"agent.sync","params":{}}`, "d", "internal_error: Unknown method"},
+		{`{"id":"e","method":"agent.run","params":{"path":"x"}}`, "e", "internal_error: no such agent: x"},
 		{`{"id":"f","method":"model.show","params":{"repo":"no/such"}}`, "f", "internal_error"},
 		{`{"id":"g","method":"config.remove","params":{"name":"x"}}`, "g", "invalid_request"},
 	} {
@@ -335,7 +335,7 @@ func TestStdioMCPLinesBesideNDJSON(t *testing.T) {
 	}
 	list, _ := rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 2.0)
 	tools := list["result"].(map[string]any)["tools"].([]any)
-	if len(tools) != 13 {
+	if len(tools) != 17 {
 		t.Fatalf("%d tools", len(tools))
 	}
 	for _, tool := range tools {

@@ -22,6 +22,8 @@ type Bridge struct {
 	Servers *actor.PID
 	Log     *slog.Logger
 	MaxLine int // 0: stdio.DefaultMaxLine
+	// Trace gets agent runs' TROUPE_TRACE lines (stderr); nil: dropped.
+	Trace io.Writer
 }
 
 // out serialises whole lines on the output, one flush per line.

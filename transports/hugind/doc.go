@@ -6,8 +6,10 @@
 //
 // Methods: config.list|validate|info|remove|defaults|init (runtime/
 // llamaconfig), model.list|show|add|remove (runtime/modelstore),
-// server.list|start|stop (actors/servers). Anything else, the agent.*
-// methods included, answers internal_error "Unknown method". Lines that
+// server.list|start|stop (actors/servers), agent.list|install|remove
+// (runtime/agentpkg) and agent.run (actors/agent: status, log and
+// agent_event events; troupe adds params cwd and timeout_ms). Anything
+// else answers internal_error "Unknown method". Lines that
 // are not a JSON object get invalid_json; a request without a string id
 // or method, or with params that are not an object or not of the method's
 // shape, gets invalid_request. When no id can be read, the answer's id is
@@ -19,7 +21,7 @@
 // method is a tool with the JSON Schema of its params, and tools/call
 // answers with the method's JSON result as text content (isError with the
 // code and message when it fails). A method's events go out as
-// notifications/hugind.status|progress|log with params {id, data}, id the
+// notifications/hugind.status|progress|log|agent_event with params {id, data}, id the
 // call's JSON-RPC id (carried to the handler in the call's _meta). At EOF
 // the bridge answers every request and call under way before returning.
 //

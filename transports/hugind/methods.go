@@ -1,8 +1,11 @@
 package hugind
 
-// methods is every method the bridge answers; the agent.* methods come
-// with a later issue and until then answer "Unknown method".
+// methods is every method the bridge answers.
 var methods = map[string]handler{
+	"agent.list":      agentList,
+	"agent.install":   agentInstall,
+	"agent.remove":    agentRemove,
+	"agent.run":       agentRun,
 	"config.list":     configList,
 	"config.validate": configValidate,
 	"config.info":     configInfo,

@@ -26,6 +26,12 @@ var (
 )
 
 var toolDocs = map[string]toolDoc{
+	"agent.list":    {"List the installed agents.", noParams},
+	"agent.install": {"Install an agent package (a folder, an agent.yaml, a .zip or an http(s) URL); approve_permissions must be true when it asks for any.", object([]string{"path"}, map[string]any{"path": str, "approve_permissions": boolean, "overwrite": boolean})},
+	"agent.remove":  {"Remove an installed agent.", object([]string{"name"}, map[string]any{"name": str})},
+	"agent.run": {"Run an agent (a folder, an agent.yaml or an installed name) to its end, with agent_event notifications.", object([]string{"path"}, map[string]any{
+		"path": str, "args": strings, "cwd": str, "timeout_ms": map[string]any{"type": "integer", "minimum": 0},
+	})},
 	"config.list":     {"List the llama-server configs.", noParams},
 	"config.validate": {"Check a config file (a path, or a config's name) and report every problem with its field.", object([]string{"path"}, map[string]any{"path": str})},
 	"config.info":     {"Where configs and models live, the machine's memory and CPUs, and the llama-server found on PATH.", noParams},

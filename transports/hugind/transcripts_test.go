@@ -41,6 +41,24 @@ func TestTranscripts(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "tiny.gguf"), model, 0o644); err != nil {
 			return err
 		}
-		return nil
+		return copyTree(filepath.Join("..", "..", "testkit", "agents"), filepath.Join(env.WorkDir, "agents"))
 	}})
+}
+
+// copyTree copies the example agents into a script's $WORK.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
 }
