@@ -89,8 +89,13 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()
+	plug, err := newDaemonPlugins(rt, home)
+	if err != nil {
+		_ = shutdown(rt)
+		return fail(2, err)
+	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Clients: hub, Log: log})
+		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their
@@ -98,7 +103,9 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		settings.Provider, settings.Model = nil, nil
 	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub},
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
+			Pipeline: plug.pipeline},
+		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)
 			return err
@@ -114,6 +121,10 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		return fail(2, err)
 	}
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
+	if err := plug.start(rt, srv, log); err != nil {
+		_ = shutdown(rt)
+		return fail(1, err)
+	}
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()

@@ -121,6 +121,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
 		return
 	}
+	c.cfg.Pipeline.watch(id, c.self)
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
@@ -272,6 +273,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
+	c.cfg.Pipeline.unwatch(a.id, c.self)
 	c.cfg.Hub.releaseFrames(a.id)
 	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {

@@ -45,6 +45,9 @@ var mutating = map[string]bool{
 
 func (c *conn) dispatch(ctx actor.Context, m Message) {
 	h, ok := methods[m.Method]
+	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer {
+		ok = false
+	}
 	if !ok {
 		if m.IsRequest() {
 			c.fail(ctx, m.ID, rpcErr(CodeMethodNotFound, "method not found: "+m.Method))
@@ -136,6 +139,9 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 	}
 	c.inited = true
 	c.client = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
+	if c.peer.Kind != "" && c.cfg.Pipeline.OnVersion != nil {
+		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)
+	}
 	c.reply(ctx, id, map[string]any{
 		"protocolVersion": 1,
 		"agentInfo":       map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},

@@ -15,6 +15,10 @@ type outgoing struct {
 	session    string
 	toolCallID string
 	options    []event.PermissionOption
+	// reply, when set, is a chain run waiting for a transformer's answer:
+	// the answer goes to it as it is.
+	reply *actor.PID
+	step  int
 }
 
 type permissionOption struct {
@@ -89,6 +93,10 @@ type permissionAnswer struct {
 // MethodNotFound error is an abstention; any other error, or cancelled,
 // denies.
 func (o outgoing) answered(c *conn, ctx actor.Context, m Message) {
+	if o.reply != nil {
+		ctx.Send(o.reply, &peerAnswer{step: o.step, m: m})
+		return
+	}
 	a := c.att[o.session]
 	if a == nil {
 		return

@@ -18,6 +18,8 @@ type hydraMeta struct {
 	Title       string `json:"title"`
 	Model       string `json:"model"`
 	Interactive *bool  `json:"interactive"`
+	// Transformers is the session's chain; nil: the daemon's default.
+	Transformers []string `json:"transformers"`
 	// session/attach's own
 	Readonly   bool    `json:"readonly"`
 	ReplayMode string  `json:"replayMode"`
@@ -71,6 +73,8 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 			refused: func(e *RPCError) { c.fail(ctx, id, e) },
 			answer: func(a *attachment, _ int, _ string) {
 				c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": sid}))
+				c.cfg.Pipeline.setChain(sid, p.Meta.Hydra.Transformers)
+				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
 			},
 		})
 	})

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	// nil reports nobody.
 	Clients Clients
 	Log     *slog.Logger
+	// Extensions and Transformers serve /v1/extensions and
+	// /v1/transformers; nil leaves the routes absent (404).
+	Extensions, Transformers *plugins.Client
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come
@@ -98,6 +102,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/sessions/{id}/diff", a.diff)
 	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
 	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
+	a.registerPlugins(mux, a.cfg.Extensions, "/v1/extensions")
+	a.registerPlugins(mux, a.cfg.Transformers, "/v1/transformers")
 }
 
 // requestTimeout bounds one request to a session.

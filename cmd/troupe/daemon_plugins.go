@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/troupehq/troupe/actors/plugins"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/daemon"
+)
+
+// daemonPlugins are the daemon's extensions and transformers: their
+// supervisors, the per-process tokens and the transformer pipeline.
+type daemonPlugins struct {
+	cfg          plugins.Config
+	tokens       *plugins.Tokens
+	pipeline     *acp.Pipeline
+	extensions   *plugins.Client
+	transformers *plugins.Client
+}
+
+// newDaemonPlugins reads config.yml; the supervisors start with start,
+// once the daemon's URL is known.
+func newDaemonPlugins(rt *boot.Runtime, home string) (*daemonPlugins, error) {
+	cfg, err := plugins.LoadConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: acp.NewPipeline(),
+		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
+		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
+	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
+	p.pipeline.OnVersion = func(peer acp.Peer, v string) {
+		p.tokens.SetVersion(plugins.Identity{Kind: peer.Kind, Name: peer.Name}, v)
+	}
+	return p, nil
+}
+
+// peer names the process whose token r carries.
+func (p *daemonPlugins) peer(r *http.Request) (acp.Peer, bool) {
+	for _, tok := range daemon.Presented(r) {
+		if id, ok := p.tokens.Lookup(tok); ok {
+			return acp.Peer{Kind: id.Kind, Name: id.Name}, true
+		}
+	}
+	return acp.Peer{}, false
+}
+
+// start lets the tokens in and spawns the supervisors, which start the
+// configured programs; they are stopped with the other processes.
+func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Logger) error {
+	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
+	url := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/acp"
+	for _, k := range []struct {
+		c     *plugins.Client
+		specs []plugins.Spec
+	}{{p.extensions, p.cfg.Extensions}, {p.transformers, p.cfg.Transformers}} {
+		opts := plugins.Options{Kind: k.c.Kind, Tokens: p.tokens, URL: url, Log: log}
+		pid, err := rt.System.Root.SpawnNamed(plugins.Props(opts, k.specs), k.c.Kind+"s")
+		if err != nil {
+			return err
+		}
+		k.c.Bind(pid)
+		rt.OnShutdown(boot.StageProcesses, func(context.Context) error {
+			return rt.System.Root.StopFuture(pid).Wait()
+		})
+	}
+	return nil
+}

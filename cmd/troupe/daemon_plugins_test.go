@@ -1,0 +1,108 @@
+package main
+
+import (
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/runtime/proc"
+	"github.com/troupehq/troupe/testkit"
+)
+
+// A transformer registered over REST runs as a child of the daemon,
+// reports its version through initialize and connects back with its own
+// token; SIGKILLed, it is started again after growing delays (500 ms,
+// 1 s, 2 s) with a new token, the old one refused; stop suppresses the
+// restarts; the routes answer the protocol's status codes.
+func TestDaemonTransformerSupervised(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	var list struct {
+		Transformers []pluginInfo `json:"transformers"`
+	}
+	d.call(t, "GET", "/v1/transformers", nil, http.StatusOK, &list)
+	testkit.Equal(t, len(list.Transformers), 0)
+
+	log := d.registerPlugin(t, "transformers", "tr", map[string]string{"PLUGIN_VERSION": "1.2.3"})
+	in := d.waitRunning(t, "transformers", "tr", log, 0)
+	testkit.Equal(t, in.Version, "1.2.3")
+	testkit.Equal(t, in.Enabled, true)
+	for _, l := range logLines(t, log) {
+		if l["probe"] == "transformer/initialize" && l["errorCode"] != float64(0) {
+			t.Fatalf("a transformer's transformer/initialize was refused: %v", l)
+		}
+	}
+	d.call(t, "GET", "/v1/transformers", nil, http.StatusOK, &list)
+	testkit.Equal(t, len(list.Transformers), 1)
+
+	wantError(t, d.do(t, "POST", "/v1/transformers", map[string]any{"name": "tr"}), http.StatusConflict)
+	wantError(t, d.do(t, "POST", "/v1/transformers", map[string]any{"name": "bad name"}), http.StatusBadRequest)
+	wantError(t, d.do(t, "POST", "/v1/transformers", map[string]any{"name": "x", "command": "node"}), http.StatusBadRequest)
+	wantError(t, d.do(t, "POST", "/v1/transformers", map[string]any{"name": "x", "env": map[string]any{"A": 1}}), http.StatusBadRequest)
+	wantError(t, d.do(t, "GET", "/v1/transformers/nope", nil), http.StatusNotFound)
+	wantError(t, d.do(t, "POST", "/v1/transformers/nope/start", nil), http.StatusNotFound)
+	wantError(t, d.do(t, "POST", "/v1/transformers/tr/start", nil), http.StatusConflict)
+
+	// The per-process token works while its process lives, and dies with it.
+	tok := processToken(t, in.PID)
+	bearer := map[string]string{"Authorization": "Bearer " + tok}
+	testkit.Equal(t, d.doWith(t, "GET", "/v1/sessions", nil, bearer).StatusCode, http.StatusOK)
+
+	for i, least := range []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second} {
+		killed := time.Now()
+		testkit.NoError(t, syscall.Kill(in.PID, syscall.SIGKILL))
+		next := d.waitRunning(t, "transformers", "tr", log, in.PID)
+		if gap := time.Since(killed); gap < least {
+			t.Fatalf("restart %d came %s after the kill, before its backoff of %s", i+1, gap, least)
+		}
+		testkit.Equal(t, next.Restarts, i+1)
+		if i == 0 {
+			testkit.Equal(t, d.doWith(t, "GET", "/v1/sessions", nil, bearer).StatusCode, http.StatusUnauthorized)
+		}
+		in = next
+	}
+
+	var stopped pluginInfo
+	d.call(t, "POST", "/v1/transformers/tr/stop", nil, http.StatusOK, &stopped)
+	testkit.Equal(t, stopped.Status, "stopped")
+	testkit.Eventually(t, 10*time.Second, "the stopped program gone", func() bool { return !proc.Alive(in.PID) })
+	wantError(t, d.do(t, "POST", "/v1/transformers/tr/stop", nil), http.StatusConflict)
+	time.Sleep(time.Second) // longer than the first backoff: no restart comes
+	testkit.Equal(t, d.plugin(t, "transformers", "tr").Status, "stopped")
+
+	var started pluginInfo
+	d.call(t, "POST", "/v1/transformers/tr/start", nil, http.StatusOK, &started)
+	in = d.waitRunning(t, "transformers", "tr", log, 0)
+	d.call(t, "POST", "/v1/transformers/tr/restart", nil, http.StatusOK, &started)
+	restarted := d.waitRunning(t, "transformers", "tr", log, in.PID)
+
+	d.call(t, "DELETE", "/v1/transformers/tr", nil, http.StatusNoContent, nil)
+	wantError(t, d.do(t, "GET", "/v1/transformers/tr", nil), http.StatusNotFound)
+	wantError(t, d.do(t, "DELETE", "/v1/transformers/tr", nil), http.StatusNotFound)
+	testkit.Eventually(t, 10*time.Second, "the deleted program gone", func() bool { return !proc.Alive(restarted.PID) })
+}
+
+// An extension is supervised the same way, and the transformer-only
+// methods answer it MethodNotFound.
+func TestDaemonExtensionRefusedTransformerMethods(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_VERSION": "0.4.0"})
+	in := d.waitRunning(t, "extensions", "ext", log, 0)
+	testkit.Equal(t, in.Version, "0.4.0")
+	var code any
+	for _, l := range logLines(t, log) {
+		if l["probe"] == "transformer/initialize" {
+			code = l["errorCode"]
+		}
+	}
+	testkit.Equal(t, code, any(float64(-32601)))
+
+	// A client is refused them too.
+	c := d.dialACP(t, "editor")
+	for _, m := range []string{"hydra-acp/transformer/initialize", "hydra-acp/message/emit", "hydra-acp/connection/keep_alive", "hydra-acp/transformer/attach"} {
+		f := c.waitAnswer(c.call(m, map[string]any{}))
+		if f.Error == nil || f.Error.Code != -32601 {
+			t.Fatalf("%s from a client: %s", m, f.raw)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+// Command troupe-plugin is a small extension or transformer for tests of
+// `troupe daemon`: it connects back over /acp with the per-process token
+// the daemon gave it (HYDRA_ACP_URL, HYDRA_ACP_TOKEN), says its version in
+// initialize, and, as a transformer, intercepts what PLUGIN_INTERCEPTS
+// lists and acts as PLUGIN_MODE says:
+//
+//	rewrite  continue, with each prompt's text prefixed by "rewritten: "
+//	stop     stop, answering {"stopReason": "refusal"} (a permission: the default auto-deny)
+//	hold     processing; then emit the prompt, prefixed "held: ", with
+//	         route chain and discharge the claim with the agent's response
+//	abandon  processing, never discharged
+//	(empty)  continue unchanged
+//
+// Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
+// set, and it reports on its own lines there too ({"probe": …}), so a test
+// reads what the daemon sent and answered. It exits when the connection
+// ends.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/gorilla/websocket"
+)
+
+type frame struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+type plugin struct {
+	ws   *websocket.Conn
+	mode string
+
+	mu      sync.Mutex // guards writes, next and waiting
+	next    int
+	waiting map[int]chan frame
+	log     *os.File
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "troupe-plugin:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	url, tok := os.Getenv("HYDRA_ACP_URL"), os.Getenv("HYDRA_ACP_TOKEN")
+	if url == "" || tok == "" || os.Getenv("TROUPE_TOKEN") != tok {
+		return fmt.Errorf("HYDRA_ACP_URL, HYDRA_ACP_TOKEN and TROUPE_TOKEN must be set (the same token)")
+	}
+	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + tok}}
+	ws, _, err := dl.Dial(url, nil)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", url, err)
+	}
+	defer ws.Close()
+	p := &plugin{ws: ws, mode: os.Getenv("PLUGIN_MODE"), waiting: map[int]chan frame{}}
+	if path := os.Getenv("PLUGIN_LOG"); path != "" {
+		if p.log, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+			return err
+		}
+		defer p.log.Close()
+	}
+	p.record(map[string]any{"pid": os.Getpid()})
+	done := make(chan error, 1)
+	go func() { done <- p.read() }()
+	init := p.call("initialize", map[string]any{"protocolVersion": 1,
+		"clientInfo": map[string]any{"name": "troupe-plugin", "version": os.Getenv("PLUGIN_VERSION")}})
+	if init.Error != nil {
+		return fmt.Errorf("initialize: %s", init.Error.Message)
+	}
+	var intercepts []string
+	if s := os.Getenv("PLUGIN_INTERCEPTS"); s != "" {
+		intercepts = strings.Split(s, ",")
+	}
+	ti := p.call("hydra-acp/transformer/initialize", map[string]any{"intercepts": intercepts})
+	code := 0
+	if ti.Error != nil {
+		code = ti.Error.Code
+	}
+	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
+	return <-done
+}
+
+// read dispatches frames until the connection ends.
+func (p *plugin) read() error {
+	for {
+		_, b, err := p.ws.ReadMessage()
+		if err != nil {
+			return nil // the daemon went away: so do we
+		}
+		var f frame
+		if json.Unmarshal(b, &f) != nil {
+			continue
+		}
+		p.record(json.RawMessage(b))
+		switch {
+		case f.Method == "" && f.ID != nil:
+			var id int
+			_ = json.Unmarshal(f.ID, &id)
+			p.mu.Lock()
+			ch := p.waiting[id]
+			delete(p.waiting, id)
+			p.mu.Unlock()
+			if ch != nil {
+				ch <- f
+			}
+		case f.Method == "hydra-acp/transformer/message":
+			go p.intercept(f)
+		case f.ID != nil:
+			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "error": map[string]any{"code": -32601, "message": "not served"}})
+		}
+	}
+}
+
+func (p *plugin) record(v any) {
+	if p.log == nil {
+		return
+	}
+	b, _ := json.Marshal(v)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = p.log.Write(append(b, '\n'))
+}
+
+func (p *plugin) send(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.ws.WriteJSON(v)
+}
+
+// call sends a request and waits for its answer.
+func (p *plugin) call(method string, params any) frame {
+	ch := make(chan frame, 1)
+	p.mu.Lock()
+	p.next++
+	id := p.next
+	p.waiting[id] = ch
+	_ = p.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	p.mu.Unlock()
+	return <-ch
+}
+
+type message struct {
+	Token     string          `json:"token"`
+	Method    string          `json:"method"`
+	SessionID string          `json:"sessionId"`
+	Envelope  json.RawMessage `json:"envelope"`
+}
+
+func (p *plugin) intercept(f frame) {
+	var m message
+	_ = json.Unmarshal(f.Params, &m)
+	answer := func(v any) { p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": v}) }
+	switch p.mode {
+	case "rewrite":
+		answer(map[string]any{"action": "continue", "payload": prefixed(m.Envelope, "rewritten: ")})
+	case "stop":
+		if m.Method == "session/prompt" {
+			answer(map[string]any{"action": "stop", "payload": map[string]any{"stopReason": "refusal"}})
+			return
+		}
+		answer(map[string]any{"action": "stop"})
+	case "hold":
+		answer(map[string]any{"action": "processing"})
+		res := p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": prefixed(m.Envelope, "held: "), "route": "chain"})
+		p.record(map[string]any{"probe": "emit", "result": res.Result, "error": res.Error})
+		var out struct {
+			Response json.RawMessage `json:"response"`
+		}
+		_ = json.Unmarshal(res.Result, &out)
+		dis := p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": out.Response, "respondsTo": m.Token})
+		p.record(map[string]any{"probe": "discharge", "result": dis.Result, "error": dis.Error})
+	case "abandon":
+		answer(map[string]any{"action": "processing"})
+	default:
+		answer(map[string]any{"action": "continue"})
+	}
+}
+
+// prefixed is a prompt envelope with pre before its first text block.
+func prefixed(env json.RawMessage, pre string) json.RawMessage {
+	var e map[string]any
+	if json.Unmarshal(env, &e) != nil {
+		return env
+	}
+	if blocks, ok := e["prompt"].([]any); ok {
+		for _, b := range blocks {
+			if m, ok := b.(map[string]any); ok && m["type"] == "text" {
+				m["text"] = pre + fmt.Sprint(m["text"])
+				break
+			}
+		}
+	}
+	out, _ := json.Marshal(e)
+	return out
+}
