@@ -61,7 +61,8 @@ func (d *daemonProc) waitRunning(t *testing.T, kind, name, log string, not int) 
 		in = d.plugin(t, kind, name)
 		return in.Status == "running" && in.PID != 0 && in.PID != not && probed(t, log, in.PID)
 	})
-	return in
+	// Read again: the state read above may predate the probe.
+	return d.plugin(t, kind, name)
 }
 
 // probed reports that the run of pid connected back and initialized as a

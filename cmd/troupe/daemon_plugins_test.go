@@ -25,7 +25,9 @@ func TestDaemonTransformerSupervised(t *testing.T) {
 
 	log := d.registerPlugin(t, "transformers", "tr", map[string]string{"PLUGIN_VERSION": "1.2.3"})
 	in := d.waitRunning(t, "transformers", "tr", log, 0)
-	testkit.Equal(t, in.Version, "1.2.3")
+	if in.Version != "1.2.3" {
+		t.Fatalf("%+v; log %v", in, logLines(t, log))
+	}
 	testkit.Equal(t, in.Enabled, true)
 	for _, l := range logLines(t, log) {
 		if l["probe"] == "transformer/initialize" && l["errorCode"] != float64(0) {

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// chainDaemon runs a daemon whose config.yml has one transformer, "tr",
+// acting as mode on what it intercepts, in every session's default chain;
+// the model answers "fine" to every prompt. It returns the daemon once the
+// transformer is connected, the model's server and the transformer's log.
+func chainDaemon(t *testing.T, mode, intercepts string, extra map[string]any) (*daemonProc, *llmserver.Server, string) {
+	t.Helper()
+	home := t.TempDir()
+	log := filepath.Join(t.TempDir(), "tr.log")
+	cfg := map[string]any{
+		"transformers": []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)},
+			"env": map[string]string{"PLUGIN_MODE": mode, "PLUGIN_INTERCEPTS": intercepts, "PLUGIN_LOG": log}}},
+		"defaultTransformers": []string{"tr"},
+	}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	b, err := yaml.Marshal(cfg)
+	testkit.NoError(t, err)
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.yml"), b, 0o600))
+	fine := llmserver.Steps(llmserver.Text("fine"))
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
+	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
+		"--provider", "openai", "--model", "tiny")
+	d.waitRunning(t, "transformers", "tr", log, 0)
+	return d, srv, log
+}
+
+// lastUserText is the last user message the model was sent.
+func lastUserText(t *testing.T, srv *llmserver.Server) string {
+	t.Helper()
+	reqs := srv.ChatRequests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was sent nothing")
+	}
+	msgs, _ := reqs[len(reqs)-1].JSON["messages"].([]any)
+	text := ""
+	for _, m := range msgs {
+		if mm, _ := m.(map[string]any); mm["role"] == "user" {
+			b, _ := json.Marshal(mm["content"])
+			text = string(b)
+		}
+	}
+	return text
+}
+
+func stopReasonOf(t *testing.T, f wsFrame) string {
+	t.Helper()
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	f.decode(t, &res)
+	return res.StopReason
+}
+
+// A transformer intercepting request:session/prompt rewrites the prompt
+// the agent gets (continue with a payload).
+func TestDaemonTransformerRewritesPrompt(t *testing.T) {
+	d, srv, _ := chainDaemon(t, "rewrite", "request:session/prompt", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "hello"))), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: hello") {
+		t.Fatalf("the model got %s, want the rewritten prompt", got)
+	}
+}
+
+// stop short-circuits: the client gets the transformer's payload and the
+// agent is never asked.
+func TestDaemonTransformerStopsPrompt(t *testing.T) {
+	d, srv, _ := chainDaemon(t, "stop", "request:session/prompt", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "hello"))), "refusal")
+	testkit.Equal(t, len(srv.ChatRequests()), 0)
+}
+
+// processing parks the prompt; the transformer emits a rewritten prompt
+// with route chain, gets the agent's response when that turn ends, and
+// discharges the parked prompt with it: the client's prompt answers once,
+// with the agent's stop reason.
+func TestDaemonTransformerHoldsAndEmits(t *testing.T) {
+	d, srv, log := chainDaemon(t, "hold", "request:session/prompt", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	id := c.prompt(sid, "hello")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "held: hello") {
+		t.Fatalf("the model got %s, want the emitted prompt", got)
+	}
+	testkit.Equal(t, len(srv.ChatRequests()), 1)
+	var emit, discharge map[string]any
+	testkit.Eventually(t, acpWait, "the transformer's emit and discharge answered", func() bool {
+		for _, l := range logLines(t, log) {
+			switch l["probe"] {
+			case "emit":
+				emit = l
+			case "discharge":
+				discharge = l
+			}
+		}
+		return emit != nil && discharge != nil
+	})
+	res, _ := emit["result"].(map[string]any)
+	resp, _ := res["response"].(map[string]any)
+	testkit.Equal(t, resp["stopReason"], any("end_turn"))
+	dres, _ := discharge["result"].(map[string]any)
+	testkit.Equal(t, dres["ok"], any(true))
+}
+
+// A claim never discharged is abandoned after claimTimeout: every attached
+// client is told, and the prompt goes on to the agent unchanged.
+func TestDaemonTransformerAbandonedFailsOpen(t *testing.T) {
+	d, srv, _ := chainDaemon(t, "abandon", "request:session/prompt", map[string]any{"claimTimeout": "1s"})
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	w := d.dialACP(t, "watcher")
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	id := c.prompt(sid, "hello")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	abandoned := 0
+	for _, f := range frames {
+		if f.Method == "hydra-acp/transformer/abandoned_request" {
+			abandoned++
+			if !strings.Contains(string(f.Params), `"transformerName":"tr"`) {
+				t.Fatalf("abandoned_request %s", f.Params)
+			}
+		}
+	}
+	testkit.Equal(t, abandoned, 1)
+	w.until(func(f wsFrame) bool { return f.Method == "hydra-acp/transformer/abandoned_request" })
+	if got := lastUserText(t, srv); !strings.Contains(got, `"hello"`) && !strings.Contains(got, `"text":"hello"`) {
+		t.Fatalf("the model got %s, want the prompt unchanged", got)
+	}
+}
+
+// A transformer SIGKILLed is passed over while it is down (fail-open) and
+// back in the session's chain once restarted.
+func TestDaemonTransformerKilledFailsOpen(t *testing.T) {
+	d, srv, log := chainDaemon(t, "rewrite", "request:session/prompt", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	in := d.plugin(t, "transformers", "tr")
+	testkit.NoError(t, syscall.Kill(in.PID, syscall.SIGKILL))
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "while down"))), "end_turn")
+	if got := lastUserText(t, srv); strings.Contains(got, "rewritten:") {
+		t.Fatalf("the model got %s while the transformer was down", got)
+	}
+	d.waitRunning(t, "transformers", "tr", log, in.PID)
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "back"))), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: back") {
+		t.Fatalf("the model got %s after the restart", got)
+	}
+}
