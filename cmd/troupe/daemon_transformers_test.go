@@ -18,7 +18,7 @@ import (
 // acting as mode on what it intercepts, in every session's default chain;
 // the model answers "fine" to every prompt. It returns the daemon once the
 // transformer is connected, the model's server and the transformer's log.
-func chainDaemon(t *testing.T, mode, intercepts string, extra map[string]any) (*daemonProc, *llmserver.Server, string) {
+func chainDaemon(t *testing.T, mode, intercepts string, extra map[string]any, replies ...llmserver.Reply) (*daemonProc, *llmserver.Server, string) {
 	t.Helper()
 	home := t.TempDir()
 	log := filepath.Join(t.TempDir(), "tr.log")
@@ -34,7 +34,7 @@ func chainDaemon(t *testing.T, mode, intercepts string, extra map[string]any) (*
 	testkit.NoError(t, err)
 	testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.yml"), b, 0o600))
 	fine := llmserver.Steps(llmserver.Text("fine"))
-	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: replies, Default: &fine})
 	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
 		"--provider", "openai", "--model", "tiny")
 	d.waitRunning(t, "transformers", "tr", log, 0)
@@ -167,5 +167,64 @@ func TestDaemonTransformerKilledFailsOpen(t *testing.T) {
 	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "back"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: back") {
 		t.Fatalf("the model got %s after the restart", got)
+	}
+}
+
+// A transformer intercepting request:session/request_permission that
+// stops it denies the call (the default auto-deny): no client is asked,
+// the tool does not run, and the transformer hears permission.replied
+// and tool.completed.
+func TestDaemonTransformerStopsPermission(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	d, _, log := chainDaemon(t, "stop", "request:session/request_permission,lifecycle:permission.replied,lifecycle:tool.completed", nil,
+		llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"touch `+marker+`"}`)))
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(dir)
+	id := c.prompt(sid, "run it")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	for _, f := range frames {
+		if f.Method == "session/request_permission" {
+			t.Fatalf("the client was asked: %s", f.raw)
+		}
+	}
+	testkit.Equal(t, count(frames, "permission_resolved"), 1)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the denied command ran: %v", err)
+	}
+	events := map[string]map[string]any{}
+	testkit.Eventually(t, acpWait, "permission.replied and tool.completed", func() bool {
+		for _, l := range logLines(t, log) {
+			if l["method"] == "hydra-acp/transformer/session_event" {
+				p, _ := l["params"].(map[string]any)
+				ev, _ := p["event"].(string)
+				events[ev], _ = p["payload"].(map[string]any)
+			}
+		}
+		return events["permission.replied"] != nil && events["tool.completed"] != nil
+	})
+	testkit.Equal(t, events["permission.replied"]["sourceWasTransformer"], any(true))
+	testkit.Equal(t, events["permission.replied"]["outcome"], any("denied"))
+	testkit.Equal(t, events["tool.completed"]["toolCallId"], any("c1"))
+}
+
+// A permission request the chain lets through (continue) is put to the
+// clients then, and their answer decides.
+func TestDaemonTransformerPassesPermission(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	d, _, _ := chainDaemon(t, "", "request:session/request_permission", nil,
+		llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"touch `+marker+`"}`)))
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(dir)
+	id := c.prompt(sid, "run it")
+	asked := c.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	c.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
 	}
 }

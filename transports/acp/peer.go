@@ -93,24 +93,14 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 			return
 		}
 		c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
+		c.cfg.Pipeline.ensureLink(ctx, c.cfg.Sessions, p.SessionID)
 		c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
 		c.reply(ctx, id, map[string]any{"ok": true})
 	})
 }
 
-// lifecycle sends event to the transformers of session's chain that
-// intercept it (only to `only` when set).
 func (c *conn) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
-	n := &peerNotify{method: "hydra-acp/transformer/session_event",
-		params: map[string]any{"event": ev, "sessionId": session, "payload": payload}}
-	for _, name := range c.cfg.Pipeline.chainOf(session) {
-		if only != "" && name != only {
-			continue
-		}
-		if conn, ok := c.cfg.Pipeline.peer(name, "lifecycle:"+ev); ok {
-			ctx.Send(conn, n)
-		}
-	}
+	c.cfg.Pipeline.lifecycle(ctx, session, ev, payload, only)
 }
 
 type emitParams struct {

@@ -42,6 +42,9 @@ func (a *attachment) askPermission(c *conn, ctx actor.Context, call *projection.
 	if _, ok := a.asked[call.ID]; ok {
 		return
 	}
+	if c.cfg.Pipeline.held(a.id, call.ID) {
+		return // the session's chain decides first (link.permission)
+	}
 	tc := toolState(call)
 	tc.SessionUpdate = ""
 	opts := make([]permissionOption, len(call.Permission.Options))

@@ -43,6 +43,8 @@ type Pipeline struct {
 	chains   map[string][]string   // session -> transformer names
 	claims   map[string]*actor.PID // processing token -> the chain run holding it
 	watchers map[string]map[string]*actor.PID
+	links    map[string]bool // sessions whose link runs
+	released map[string]bool // session\x00toolCallId: permission requests the chain let through
 }
 
 type peerEntry struct {
@@ -53,7 +55,8 @@ type peerEntry struct {
 // NewPipeline returns an empty pipeline.
 func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
-		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{}}
+		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
+		links: map[string]bool{}, released: map[string]bool{}}
 }
 
 func (p *Pipeline) claimTimeout() time.Duration {
@@ -194,4 +197,36 @@ func (p *Pipeline) watching(session string) []*actor.PID {
 		out = append(out, c)
 	}
 	return out
+}
+
+// held reports a permission request kept from the clients until the
+// session's chain lets it through.
+func (p *Pipeline) held(session, toolCallID string) bool {
+	if p.chain(session, "request:session/request_permission") == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.released[session+"\x00"+toolCallID]
+}
+
+func (p *Pipeline) release(session, toolCallID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.released[session+"\x00"+toolCallID] = true
+}
+
+// lifecycle sends event to the transformers of session's chain that
+// intercept it (only to `only` when set).
+func (p *Pipeline) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
+	n := &peerNotify{method: "hydra-acp/transformer/session_event",
+		params: map[string]any{"event": ev, "sessionId": session, "payload": payload}}
+	for _, name := range p.chainOf(session) {
+		if only != "" && name != only {
+			continue
+		}
+		if conn, ok := p.peer(name, "lifecycle:"+ev); ok {
+			ctx.Send(conn, n)
+		}
+	}
 }
