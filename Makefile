@@ -29,6 +29,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench TransformerChain -benchtime 1x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
