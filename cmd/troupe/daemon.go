@@ -114,7 +114,7 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	})
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, Log: log,
+		ACP: acpHandler, MCP: plug.pipeline.MCPHandler(rt.System), Log: log,
 	})
 	if err != nil {
 		_ = shutdown(rt)

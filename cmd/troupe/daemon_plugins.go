@@ -53,6 +53,7 @@ func (p *daemonPlugins) peer(r *http.Request) (acp.Peer, bool) {
 // configured programs; they are stopped with the other processes.
 func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Logger) error {
 	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
+	p.pipeline.MCPBaseURL = srv.URL()
 	url := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/acp"
 	for _, k := range []struct {
 		c     *plugins.Client

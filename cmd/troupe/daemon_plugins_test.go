@@ -2,12 +2,14 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 // A transformer registered over REST runs as a child of the daemon,
@@ -107,4 +109,38 @@ func TestDaemonExtensionRefusedTransformerMethods(t *testing.T) {
 			t.Fatalf("%s from a client: %s", m, f.raw)
 		}
 	}
+}
+
+// An extension's MCP tool, registered with hydra-acp/mcp_tools/register,
+// reaches a new session's agent through /mcp/<name> with the session's
+// capability token; the call is forwarded with the calling session's id.
+func TestDaemonExtensionMCPTool(t *testing.T) {
+	script := llmserver.Script{Model: "tiny", Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.ToolCall("c1", "ext__echo", `{"text":"hi"}`)),
+		llmserver.Steps(llmserver.Text("done")),
+	}}
+	srv := llmserver.New(t, script)
+	d := startDaemon(t, t.TempDir(), []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
+		"--provider", "openai", "--model", "tiny", "--approval-mode", "yolo")
+	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_TOOLS": "1"})
+	testkit.Eventually(t, 30*time.Second, "the tool registered", func() bool {
+		for _, l := range logLines(t, log) {
+			if l["probe"] == "mcp_tools/register" {
+				return true
+			}
+		}
+		return false
+	})
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	id := c.prompt(sid, "call it")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	reqs := srv.ChatRequests()
+	testkit.Equal(t, len(reqs), 2)
+	if want := "echo: hi from " + sid; !strings.Contains(string(reqs[1].Body), want) {
+		t.Fatalf("the model's second request lacks %q: %s", want, reqs[1].Body)
+	}
+	// Without the session's capability token, /mcp/ext is refused.
+	wantError(t, d.doWith(t, "POST", "/mcp/ext", `{}`, map[string]string{"Authorization": "Bearer " + d.token}), http.StatusUnauthorized)
 }

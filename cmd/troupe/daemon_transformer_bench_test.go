@@ -58,8 +58,8 @@ func BenchmarkTransformerChain(b *testing.B) {
 			on = append(on, roundTrip(with))
 			off = append(off, roundTrip(without))
 		}
-		b.ReportMetric(float64((quantile(on, 0.5)-quantile(off, 0.5)).Microseconds()), "µs-added-p50")
-		b.ReportMetric(float64((quantile(on, 0.99)-quantile(off, 0.99)).Microseconds()), "µs-added-p99")
+		b.ReportMetric(float64((quantile(on, 0.5) - quantile(off, 0.5)).Microseconds()), "µs-added-p50")
+		b.ReportMetric(float64((quantile(on, 0.99) - quantile(off, 0.99)).Microseconds()), "µs-added-p99")
 		b.ReportMetric(float64(quantile(off, 0.5).Microseconds()), "µs-prompt-p50")
 	}
 }

@@ -45,7 +45,7 @@ var mutating = map[string]bool{
 
 func (c *conn) dispatch(ctx actor.Context, m Message) {
 	h, ok := methods[m.Method]
-	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer {
+	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer || processOnly[m.Method] && c.peer.Kind == "" {
 		ok = false
 	}
 	if !ok {

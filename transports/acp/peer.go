@@ -18,6 +18,11 @@ var transformerOnly = map[string]bool{
 	"hydra-acp/connection/keep_alive":  true,
 }
 
+// processOnly are the methods served to extensions and transformers alone.
+var processOnly = map[string]bool{
+	"hydra-acp/mcp_tools/register": true,
+}
+
 func init() {
 	methods["hydra-acp/transformer/initialize"] = (*conn).transformerInitialize
 	methods["hydra-acp/transformer/attach"] = (*conn).transformerAttach
@@ -40,6 +45,9 @@ func (c *conn) callPeer(ctx actor.Context, m *peerCall) {
 func (c *conn) peerGone(ctx actor.Context) {
 	if c.peer.Kind == KindTransformer && c.self != nil {
 		c.cfg.Pipeline.removeTransformer(c.peer.Name, c.self)
+	}
+	if c.peer.Kind != "" && c.self != nil {
+		c.cfg.Pipeline.dropMCP(c.peer.Name, c.self)
 	}
 	for id, o := range c.outgoing {
 		if o.reply != nil {

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"crypto/sha256"
 	"slices"
 	"sync"
 	"time"
@@ -37,14 +38,19 @@ type Pipeline struct {
 	// OnVersion, when set, learns the version a process reported in its
 	// initialize.
 	OnVersion func(Peer, string)
+	// MCPBaseURL is the daemon's http(s)://host:port, for the /mcp/<name>
+	// descriptors injected into new sessions ("" injects none).
+	MCPBaseURL string
 
 	mu       sync.Mutex
 	peers    map[string]*peerEntry // transformers by name
 	chains   map[string][]string   // session -> transformer names
 	claims   map[string]*actor.PID // processing token -> the chain run holding it
 	watchers map[string]map[string]*actor.PID
-	links    map[string]bool // sessions whose link runs
-	released map[string]bool // session\x00toolCallId: permission requests the chain let through
+	links    map[string]bool              // sessions whose link runs
+	released map[string]bool              // session\x00toolCallId: permission requests the chain let through
+	mcp      map[string]*mcpServerSpec    // tools registered, by process name
+	caps     map[[sha256.Size]byte]string // capability token digest -> session
 }
 
 type peerEntry struct {
@@ -56,7 +62,8 @@ type peerEntry struct {
 func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
-		links: map[string]bool{}, released: map[string]bool{}}
+		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
+		caps: map[[sha256.Size]byte]string{}}
 }
 
 func (p *Pipeline) claimTimeout() time.Duration {

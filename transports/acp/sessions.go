@@ -59,10 +59,11 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	}
 	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}
-	if len(p.MCPServers) > 0 && !isNull(p.MCPServers) && string(p.MCPServers) != "[]" {
-		created.MCPServers = p.MCPServers
-	}
 	sid := sessions.NewID()
+	servers := withMCP(p.MCPServers, c.cfg.Pipeline.mcpDescriptors(sid))
+	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
+		created.MCPServers = servers
+	}
 	c.async(ctx).Create(sid, created, func(err error) {
 		if err != nil {
 			c.answerErr(ctx, id, sid, err)

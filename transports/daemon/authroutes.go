@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/troupehq/troupe/transports/rest"
@@ -25,10 +26,12 @@ func (a *Auth) register(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /v1/auth/sessions/{id}", a.revokeRoute)
 }
 
-// public are the routes served without a token.
+// public are the routes served without the daemon's token: /mcp/* checks
+// the per-session capability tokens itself.
 func public(r *http.Request) bool {
 	return (r.Method == http.MethodGet && r.URL.Path == "/v1/health") ||
-		(r.Method == http.MethodPost && r.URL.Path == "/v1/auth/login")
+		(r.Method == http.MethodPost && r.URL.Path == "/v1/auth/login") ||
+		strings.HasPrefix(r.URL.Path, "/mcp/")
 }
 
 // wrap refuses every request without a valid token but the public routes.

@@ -32,6 +32,9 @@ type Options struct {
 	API            *rest.API
 	// ACP serves /acp (the ACP WebSocket); nil leaves the route absent.
 	ACP http.Handler
+	// MCP serves /mcp/{name}, the extensions' MCP servers for agents; it
+	// checks its own capability tokens (nil leaves the route absent).
+	MCP http.Handler
 	Log *slog.Logger
 }
 
@@ -119,6 +122,9 @@ func (s *Server) routes(opts Options) http.Handler {
 	opts.API.Register(mux)
 	if opts.ACP != nil {
 		mux.Handle("/acp", opts.ACP)
+	}
+	if opts.MCP != nil {
+		mux.Handle("/mcp/{name}", opts.MCP)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		rest.Error(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)

@@ -11,6 +11,9 @@
 //	abandon  processing, never discharged
 //	(empty)  continue unchanged
 //
+// With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
+// "echo: <text> from <sessionId>".
+//
 // Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
 // set, and it reports on its own lines there too ({"probe": …}), so a test
 // reads what the daemon sent and answered. It exits when the connection
@@ -91,6 +94,12 @@ func run() error {
 		code = ti.Error.Code
 	}
 	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
+	if os.Getenv("PLUGIN_TOOLS") != "" {
+		res := p.call("hydra-acp/mcp_tools/register", map[string]any{"tools": []any{map[string]any{
+			"name": "echo", "description": "says the text back, with the session it was called from",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}}})
+		p.record(map[string]any{"probe": "mcp_tools/register", "result": res.Result, "error": res.Error})
+	}
 	return <-done
 }
 
@@ -119,6 +128,17 @@ func (p *plugin) read() error {
 			}
 		case f.Method == "hydra-acp/transformer/message":
 			go p.intercept(f)
+		case f.Method == "hydra-acp/mcp_tools/invoke":
+			var in struct {
+				Tool      string `json:"tool"`
+				SessionID string `json:"sessionId"`
+				Args      struct {
+					Text string `json:"text"`
+				} `json:"args"`
+			}
+			_ = json.Unmarshal(f.Params, &in)
+			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
+				"content": []any{map[string]any{"type": "text", "text": in.Tool + ": " + in.Args.Text + " from " + in.SessionID}}}})
 		case f.ID != nil:
 			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "error": map[string]any{"code": -32601, "message": "not served"}})
 		}
