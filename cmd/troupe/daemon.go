@@ -83,13 +83,16 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe daemon"})
+	pipeline := acp.NewPipeline()
+	var rt *boot.Runtime
+	se := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
+	rt, err = boot.Start(boot.Options{Home: home, Logger: log, Engine: se, Command: "troupe daemon"})
 	if err != nil {
 		return fail(1, err)
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()
-	plug, err := newDaemonPlugins(rt, home)
+	plug, err := newDaemonPlugins(rt, home, pipeline)
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,12 +28,12 @@ type daemonPlugins struct {
 
 // newDaemonPlugins reads config.yml; the supervisors start with start,
 // once the daemon's URL is known.
-func newDaemonPlugins(rt *boot.Runtime, home string) (*daemonPlugins, error) {
+func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*daemonPlugins, error) {
 	cfg, err := plugins.LoadConfig(home)
 	if err != nil {
 		return nil, err
 	}
-	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: acp.NewPipeline(),
+	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipeline,
 		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
 		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
 	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
@@ -70,4 +74,22 @@ func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Lo
 		})
 	}
 	return nil
+}
+
+// withCommands makes the session engine answer /hydra slash commands
+// through the extensions that registered them (acp.CommandProvider).
+func withCommands(se *session.Engine, p *acp.Pipeline, system func() *actor.ActorSystem) *session.Engine {
+	inner := se.Resolve
+	if inner == nil {
+		return se
+	}
+	se.Resolve = func(ctx context.Context, st session.State) (turn.Model, error) {
+		m, err := inner(ctx, st)
+		if err != nil {
+			return m, err
+		}
+		m.Provider = p.CommandProvider(system(), m.Provider, st.ID)
+		return m, nil
+	}
+	return se
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"syscall"
@@ -143,4 +144,101 @@ func TestDaemonExtensionMCPTool(t *testing.T) {
 	}
 	// Without the session's capability token, /mcp/ext is refused.
 	wantError(t, d.doWith(t, "POST", "/mcp/ext", `{}`, map[string]string{"Authorization": "Bearer " + d.token}), http.StatusUnauthorized)
+}
+
+// waitProbe waits for the plugin's probe line named what.
+func waitProbe(t *testing.T, log, what string) {
+	t.Helper()
+	testkit.Eventually(t, 30*time.Second, what, func() bool {
+		for _, l := range logLines(t, log) {
+			if l["probe"] == what {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// A `/hydra <extension> <verb> args` prompt goes through the queue like a
+// prompt (queue notifications, prompt_received and turn_complete to the
+// others) and the extension's reply is the agent's message; the model is
+// never asked. Amending a command in flight tells the extension
+// commands/cancel (amended) once, and the amended prompt runs at once.
+func TestDaemonExtensionCommand(t *testing.T) {
+	fine := llmserver.Steps(llmserver.Text("fine"))
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
+	d := startDaemon(t, t.TempDir(), []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
+		"--provider", "openai", "--model", "tiny")
+	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_COMMANDS": "1"})
+	waitProbe(t, log, "commands/register")
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	b := d.dialACP(t, "watcher")
+	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+
+	id := a.prompt(sid, "/hydra ext greet world")
+	frames := a.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	var added string
+	for _, f := range frames {
+		if f.Method == "hydra-acp/prompt_queue/added" {
+			var p struct{ MessageID string }
+			testkit.NoError(t, json.Unmarshal(f.Params, &p))
+			added = p.MessageID
+		}
+	}
+	if added == "" {
+		t.Fatal("no prompt_queue/added for the command")
+	}
+	testkit.Equal(t, chunks(t, frames), "hello world (message "+added+")")
+	seen := b.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	testkit.Equal(t, count(seen, "prompt_received"), 1)
+	testkit.Equal(t, chunks(t, seen), "hello world (message "+added+")")
+	testkit.Equal(t, len(srv.ChatRequests()), 0)
+
+	slow := a.prompt(sid, "/hydra ext slow")
+	var target string
+	testkit.Eventually(t, acpWait, "the slow command invoked", func() bool {
+		for _, l := range logLines(t, log) {
+			if l["method"] == "hydra-acp/commands/invoke" {
+				p, _ := l["params"].(map[string]any)
+				if p["verb"] == "slow" {
+					target, _ = p["messageId"].(string)
+				}
+			}
+		}
+		return target != ""
+	})
+	amend := a.call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": target,
+		"prompt": []any{map[string]any{"type": "text", "text": "after"}}})
+	var slowAnswer, amendAnswer *wsFrame
+	a.until(func(f wsFrame) bool {
+		switch {
+		case f.answers(slow):
+			slowAnswer = &f
+		case f.answers(amend):
+			amendAnswer = &f
+		}
+		return slowAnswer != nil && amendAnswer != nil
+	})
+	testkit.Equal(t, stopReasonOf(t, *slowAnswer), "cancelled")
+	if !strings.Contains(string(amendAnswer.Result), `"amended":true`) {
+		t.Fatalf("amend answered %s", amendAnswer.raw)
+	}
+	testkit.Eventually(t, acpWait, "the amended prompt ran on the model", func() bool { return len(srv.ChatRequests()) == 1 })
+	cancels := 0
+	testkit.Eventually(t, acpWait, "commands/cancel", func() bool {
+		cancels = 0
+		for _, l := range logLines(t, log) {
+			if l["method"] == "hydra-acp/commands/cancel" {
+				p, _ := l["params"].(map[string]any)
+				testkit.Equal(t, p["messageId"], any(target))
+				testkit.Equal(t, p["reason"], any("amended"))
+				cancels++
+			}
+		}
+		return cancels > 0
+	})
+	time.Sleep(200 * time.Millisecond) // a second notification would be here by now
+	testkit.Equal(t, cancels, 1)
 }

@@ -138,16 +138,16 @@ func (p *Pipeline) MCPHandler(system *actor.ActorSystem) http.Handler {
 		return s
 	}, &mcp.StreamableHTTPOptions{Stateless: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		session, ok := p.capSession(strings.TrimSpace(tok))
-		if !ok {
-			httpError(w, http.StatusUnauthorized, "missing or invalid capability token")
-			return
-		}
 		name := r.PathValue("name")
 		spec, ok := p.mcpServer(name)
 		if !ok {
 			httpError(w, http.StatusNotFound, "no MCP server "+name)
+			return
+		}
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		session, ok := p.capSession(strings.TrimSpace(tok))
+		if !ok {
+			httpError(w, http.StatusUnauthorized, "missing or invalid capability token")
 			return
 		}
 		srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "troupe"}, &mcp.ServerOptions{Instructions: spec.instructions})

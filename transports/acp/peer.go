@@ -48,6 +48,7 @@ func (c *conn) peerGone(ctx actor.Context) {
 	}
 	if c.peer.Kind != "" && c.self != nil {
 		c.cfg.Pipeline.dropMCP(c.peer.Name, c.self)
+		c.cfg.Pipeline.dropCommands(c.peer.Name, c.self)
 	}
 	for id, o := range c.outgoing {
 		if o.reply != nil {

@@ -51,6 +51,8 @@ type Pipeline struct {
 	released map[string]bool              // session\x00toolCallId: permission requests the chain let through
 	mcp      map[string]*mcpServerSpec    // tools registered, by process name
 	caps     map[[sha256.Size]byte]string // capability token digest -> session
+	commands map[string]*commandProcess   // slash-command verbs, by process name
+	pending  []*pendingCommand            // slash commands queued, not yet finished
 }
 
 type peerEntry struct {
@@ -63,7 +65,7 @@ func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
 		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
-		caps: map[[sha256.Size]byte]string{}}
+		caps: map[[sha256.Size]byte]string{}, commands: map[string]*commandProcess{}}
 }
 
 func (p *Pipeline) claimTimeout() time.Duration {

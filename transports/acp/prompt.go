@@ -132,6 +132,9 @@ func (c *conn) queuePrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 		return
 	}
 	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
+	if text, ok := isCommand(p.Prompt); ok {
+		c.cfg.Pipeline.queuedCommand(a.id, req.MessageID, text)
+	}
 	if q := p.Meta.Hydra.QueuePosition; q != nil {
 		req.Position, req.After = q.Place, q.After
 	}
@@ -273,12 +276,19 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: onTargetCompleted must be reject or send_anyway"))
 		return
 	}
+	// A slash command the amend cancels is told why.
+	c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "amended")
 	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
 		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
 	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)
 			return
+		}
+		if r.OK {
+			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
+		} else {
+			c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "")
 		}
 		res := map[string]any{"amended": r.OK, "reason": r.Reason}
 		if r.MessageID != "" {

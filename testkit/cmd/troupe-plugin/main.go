@@ -11,7 +11,9 @@
 //	abandon  processing, never discharged
 //	(empty)  continue unchanged
 //
-// With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
+// With PLUGIN_COMMANDS set it registers the slash-command verbs greet
+// (answering "hello <args> (message <messageId>)") and slow (never
+// answering). With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
 // "echo: <text> from <sessionId>".
 //
 // Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
@@ -94,6 +96,11 @@ func run() error {
 		code = ti.Error.Code
 	}
 	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
+	if os.Getenv("PLUGIN_COMMANDS") != "" {
+		res := p.call("hydra-acp/commands/register", map[string]any{"commands": []any{
+			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}}})
+		p.record(map[string]any{"probe": "commands/register", "result": res.Result, "error": res.Error})
+	}
 	if os.Getenv("PLUGIN_TOOLS") != "" {
 		res := p.call("hydra-acp/mcp_tools/register", map[string]any{"tools": []any{map[string]any{
 			"name": "echo", "description": "says the text back, with the session it was called from",
@@ -128,6 +135,17 @@ func (p *plugin) read() error {
 			}
 		case f.Method == "hydra-acp/transformer/message":
 			go p.intercept(f)
+		case f.Method == "hydra-acp/commands/invoke":
+			var in struct {
+				Verb      string `json:"verb"`
+				Args      string `json:"args"`
+				MessageID string `json:"messageId"`
+			}
+			_ = json.Unmarshal(f.Params, &in)
+			if in.Verb == "greet" {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
+					"text": "hello " + in.Args + " (message " + in.MessageID + ")"}})
+			} // slow: never answers; the daemon does not wait once it cancels
 		case f.Method == "hydra-acp/mcp_tools/invoke":
 			var in struct {
 				Tool      string `json:"tool"`
