@@ -228,3 +228,43 @@ func TestDaemonTransformerPassesPermission(t *testing.T) {
 		t.Fatalf("the allowed command did not run: %v", err)
 	}
 }
+
+// A transformer spawns a child of a session (the parent's cwd, titled),
+// awaits its turn while prompting it, and closes it (cold, kept).
+func TestDaemonTransformerChildSession(t *testing.T) {
+	d, _, log := chainDaemon(t, "child", "lifecycle:session.opened", nil)
+	c := d.dialACP(t, "editor")
+	cwd := t.TempDir()
+	c.newSession(cwd)
+	var child map[string]any
+	testkit.Eventually(t, acpWait, "the child probe", func() bool {
+		for _, l := range logLines(t, log) {
+			if l["probe"] == "child" {
+				child = l
+			}
+		}
+		return child != nil
+	})
+	cid, _ := child["childSessionId"].(string)
+	if cid == "" {
+		t.Fatalf("spawn failed: %v", child)
+	}
+	entries, _ := child["await"].(map[string]any)["entries"].([]any)
+	var text strings.Builder
+	last := ""
+	for _, e := range entries {
+		u, _ := e.(map[string]any)["params"].(map[string]any)["update"].(map[string]any)
+		last, _ = u["sessionUpdate"].(string)
+		if last == "agent_message_chunk" {
+			text.WriteString(u["content"].(map[string]any)["text"].(string))
+		}
+	}
+	testkit.Equal(t, text.String(), "fine")
+	testkit.Equal(t, last, "turn_complete")
+	testkit.Equal(t, child["close"].(map[string]any)["ok"], any(true))
+	var e sessionEntry
+	d.call(t, "GET", "/v1/sessions/"+cid, nil, 200, &e)
+	testkit.Equal(t, e.Status, "cold")
+	testkit.Equal(t, e.Cwd, cwd)
+	testkit.Equal(t, e.Title, "worker")
+}

@@ -53,6 +53,7 @@ type Pipeline struct {
 	caps     map[[sha256.Size]byte]string // capability token digest -> session
 	commands map[string]*commandProcess   // slash-command verbs, by process name
 	pending  []*pendingCommand            // slash commands queued, not yet finished
+	parents  map[string]string            // child session -> parent (child_session/spawn)
 }
 
 type peerEntry struct {
@@ -65,7 +66,8 @@ func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
 		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
-		caps: map[[sha256.Size]byte]string{}, commands: map[string]*commandProcess{}}
+		caps: map[[sha256.Size]byte]string{}, commands: map[string]*commandProcess{},
+		parents: map[string]string{}}
 }
 
 func (p *Pipeline) claimTimeout() time.Duration {

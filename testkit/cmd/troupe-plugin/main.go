@@ -9,6 +9,8 @@
 //	hold     processing; then emit the prompt, prefixed "held: ", with
 //	         route chain and discharge the claim with the agent's response
 //	abandon  processing, never discharged
+//	child    on session.opened: spawn a child session, prompt it while
+//	         awaiting its turn, close it (the "child" probe)
 //	(empty)  continue unchanged
 //
 // With PLUGIN_COMMANDS set it registers the slash-command verbs greet
@@ -135,6 +137,15 @@ func (p *plugin) read() error {
 			}
 		case f.Method == "hydra-acp/transformer/message":
 			go p.intercept(f)
+		case f.Method == "hydra-acp/transformer/session_event" && p.mode == "child":
+			var ev struct {
+				Event     string `json:"event"`
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Params, &ev)
+			if ev.Event == "session.opened" {
+				go p.child(ev.SessionID)
+			}
 		case f.Method == "hydra-acp/commands/invoke":
 			var in struct {
 				Verb      string `json:"verb"`
@@ -180,7 +191,10 @@ func (p *plugin) send(v any) {
 }
 
 // call sends a request and waits for its answer.
-func (p *plugin) call(method string, params any) frame {
+func (p *plugin) call(method string, params any) frame { return <-p.start(method, params) }
+
+// start sends a request; its answer comes on the channel.
+func (p *plugin) start(method string, params any) <-chan frame {
 	ch := make(chan frame, 1)
 	p.mu.Lock()
 	p.next++
@@ -188,7 +202,30 @@ func (p *plugin) call(method string, params any) frame {
 	p.waiting[id] = ch
 	_ = p.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	p.mu.Unlock()
-	return <-ch
+	return ch
+}
+
+// child spawns a child of session, prompts it (route daemon) while
+// awaiting its turn, closes it, and logs it all as the "child" probe.
+func (p *plugin) child(session string) {
+	sp := p.call("hydra-acp/child_session/spawn", map[string]any{"parentSessionId": session,
+		"_meta": map[string]any{"hydra-acp": map[string]any{"title": "worker"}}})
+	var res struct {
+		ChildSessionID string `json:"childSessionId"`
+	}
+	_ = json.Unmarshal(sp.Result, &res)
+	out := map[string]any{"probe": "child", "spawn": sp.Result, "spawnError": sp.Error, "childSessionId": res.ChildSessionID}
+	if res.ChildSessionID != "" {
+		wait := p.start("hydra-acp/child_session/await", map[string]any{"childSessionId": res.ChildSessionID, "timeoutMs": 60000})
+		emit := p.call("hydra-acp/message/emit", map[string]any{"sessionId": res.ChildSessionID, "method": "session/prompt",
+			"route": "daemon", "envelope": map[string]any{"sessionId": res.ChildSessionID,
+				"prompt": []any{map[string]any{"type": "text", "text": "work"}}}})
+		aw := <-wait
+		out["emit"], out["await"], out["awaitError"] = emit.Result, aw.Result, aw.Error
+		cl := p.call("hydra-acp/child_session/close", map[string]any{"childSessionId": res.ChildSessionID})
+		out["close"], out["closeError"] = cl.Result, cl.Error
+	}
+	p.record(out)
 }
 
 type message struct {
