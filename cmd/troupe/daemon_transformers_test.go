@@ -268,3 +268,30 @@ func TestDaemonTransformerChildSession(t *testing.T) {
 	testkit.Equal(t, e.Cwd, cwd)
 	testkit.Equal(t, e.Title, "worker")
 }
+
+// A transformer's own hydra-acp/session/request_permission goes to the
+// session's attached clients; the first answer is its result.
+func TestDaemonTransformerAsksPermission(t *testing.T) {
+	d, _, log := chainDaemon(t, "askperm", "lifecycle:session.opened", nil)
+	c := d.dialACP(t, "editor")
+	c.newSession(t.TempDir())
+	asked := c.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	if !strings.Contains(asked[len(asked)-1].raw, `"deploy-1"`) {
+		t.Fatalf("asked %s", asked[len(asked)-1].raw)
+	}
+	c.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
+		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	var probe map[string]any
+	testkit.Eventually(t, acpWait, "the permission probe", func() bool {
+		for _, l := range logLines(t, log) {
+			if l["probe"] == "permission" {
+				probe = l
+			}
+		}
+		return probe != nil
+	})
+	testkit.Equal(t, probe["noSession"], any(float64(-32602)))
+	testkit.Equal(t, probe["unknown"], any(float64(-32001)))
+	out, _ := probe["result"].(map[string]any)["outcome"].(map[string]any)
+	testkit.Equal(t, out["optionId"], any("allow_once"))
+}

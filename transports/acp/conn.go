@@ -126,6 +126,10 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.onWritten(ctx, m)
 	case *peerCall:
 		c.callPeer(ctx, m)
+	case *askClients:
+		c.askAttached(ctx, m)
+	case *permissionWon:
+		c.permissionResolved(ctx, m)
 	case *askNow:
 		if a := c.att[m.session]; a != nil && a.replay == nil {
 			a.reissue(c, ctx)

@@ -9,6 +9,8 @@
 //	hold     processing; then emit the prompt, prefixed "held: ", with
 //	         route chain and discharge the claim with the agent's response
 //	abandon  processing, never discharged
+//	askperm  on session.opened: ask the session's clients a permission
+//	         (hydra-acp/session/request_permission; the "permission" probe)
 //	child    on session.opened: spawn a child session, prompt it while
 //	         awaiting its turn, close it (the "child" probe)
 //	(empty)  continue unchanged
@@ -146,6 +148,15 @@ func (p *plugin) read() error {
 			if ev.Event == "session.opened" {
 				go p.child(ev.SessionID)
 			}
+		case f.Method == "hydra-acp/transformer/session_event" && p.mode == "askperm":
+			var ev struct {
+				Event     string `json:"event"`
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Params, &ev)
+			if ev.Event == "session.opened" {
+				go p.askPermission(ev.SessionID)
+			}
 		case f.Method == "hydra-acp/commands/invoke":
 			var in struct {
 				Verb      string `json:"verb"`
@@ -203,6 +214,26 @@ func (p *plugin) start(method string, params any) <-chan frame {
 	_ = p.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	p.mu.Unlock()
 	return ch
+}
+
+// askPermission asks session's clients a permission of its own (after two
+// malformed asks), and logs the answers as the "permission" probe.
+func (p *plugin) askPermission(session string) {
+	ask := func(sid string) frame {
+		return p.call("hydra-acp/session/request_permission", map[string]any{"sessionId": sid,
+			"toolCall": map[string]any{"toolCallId": "deploy-1", "title": "deploy"},
+			"options": []any{map[string]any{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+				map[string]any{"optionId": "reject_once", "name": "Reject", "kind": "reject_once"}}})
+	}
+	code := func(f frame) int {
+		if f.Error == nil {
+			return 0
+		}
+		return f.Error.Code
+	}
+	noSession, unknown, real := ask(""), ask("nope"), ask(session)
+	p.record(map[string]any{"probe": "permission", "noSession": code(noSession), "unknown": code(unknown),
+		"result": real.Result, "error": real.Error})
 }
 
 // child spawns a child of session, prompts it (route daemon) while
