@@ -25,6 +25,9 @@ type Config struct {
 	// ClaimTimeout bounds a transformer's processing claim (e.g. "30s");
 	// zero is the daemon's default.
 	ClaimTimeout time.Duration `yaml:"claimTimeout"`
+	// IdleEventTimeout is the quiet after which a session's transformers
+	// hear session.idle; zero is the daemon's default.
+	IdleEventTimeout time.Duration `yaml:"idleEventTimeout"`
 }
 
 // LoadConfig reads $home/config.yml; a missing file is an empty config.

@@ -37,6 +37,7 @@ func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*d
 		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
 		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
 	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
+	p.pipeline.IdleAfter = cfg.IdleEventTimeout
 	p.pipeline.OnVersion = func(peer acp.Peer, v string) {
 		p.tokens.SetVersion(plugins.Identity{Kind: peer.Kind, Name: peer.Name}, v)
 	}

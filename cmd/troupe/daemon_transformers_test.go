@@ -36,7 +36,7 @@ func chainDaemon(t *testing.T, mode, intercepts string, extra map[string]any, re
 	fine := llmserver.Steps(llmserver.Text("fine"))
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: replies, Default: &fine})
 	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
-		"--provider", "openai", "--model", "tiny")
+		"--provider", "openai", "--model", "tiny", "--approval-mode", "auto_edit")
 	d.waitRunning(t, "transformers", "tr", log, 0)
 	return d, srv, log
 }
@@ -95,7 +95,7 @@ func TestDaemonTransformerStopsPrompt(t *testing.T) {
 // discharges the parked prompt with it: the client's prompt answers once,
 // with the agent's stop reason.
 func TestDaemonTransformerHoldsAndEmits(t *testing.T) {
-	d, srv, log := chainDaemon(t, "hold", "request:session/prompt", nil)
+	d, srv, log := chainDaemon(t, "hold", "request:session/prompt,response:session/update", nil)
 	c := d.dialACP(t, "editor")
 	sid, _ := c.newSession(t.TempDir())
 	id := c.prompt(sid, "hello")
@@ -122,6 +122,21 @@ func TestDaemonTransformerHoldsAndEmits(t *testing.T) {
 	testkit.Equal(t, resp["stopReason"], any("end_turn"))
 	dres, _ := discharge["result"].(map[string]any)
 	testkit.Equal(t, dres["ok"], any(true))
+	// The emitted turn's reply went through the response chain.
+	testkit.Eventually(t, acpWait, "the reply observed as response:session/update", func() bool {
+		text := ""
+		for _, l := range logLines(t, log) {
+			p, _ := l["params"].(map[string]any)
+			if l["method"] == "hydra-acp/transformer/message" && p["phase"] == "response" && p["method"] == "session/update" {
+				env, _ := p["envelope"].(map[string]any)
+				u, _ := env["update"].(map[string]any)
+				c, _ := u["content"].(map[string]any)
+				t, _ := c["text"].(string)
+				text += t
+			}
+		}
+		return text == "fine"
+	})
 }
 
 // A claim never discharged is abandoned after claimTimeout: every attached
@@ -294,4 +309,52 @@ func TestDaemonTransformerAsksPermission(t *testing.T) {
 	testkit.Equal(t, probe["unknown"], any(float64(-32001)))
 	out, _ := probe["result"].(map[string]any)["outcome"].(map[string]any)
 	testkit.Equal(t, out["optionId"], any("allow_once"))
+}
+
+// sessionEvents are the lifecycle events a plugin's log shows, in order.
+func sessionEvents(t *testing.T, log string) []map[string]any {
+	var out []map[string]any
+	for _, l := range logLines(t, log) {
+		if l["method"] == "hydra-acp/transformer/session_event" {
+			p, _ := l["params"].(map[string]any)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Lifecycle events: file.edited once per path, session.idle after the
+// quiet period, session.closed when the session closes.
+func TestDaemonTransformerLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.txt")
+	write := llmserver.Steps(llmserver.ToolCall("c1", "write", `{"path":"`+file+`","content":"x"}`))
+	again := llmserver.Steps(llmserver.ToolCall("c2", "write", `{"path":"`+file+`","content":"y"}`))
+	d, _, log := chainDaemon(t, "", "lifecycle:file.edited,lifecycle:session.idle,lifecycle:session.closed",
+		map[string]any{"idleEventTimeout": "300ms"}, write, llmserver.Steps(llmserver.Text("ok")), again)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(dir)
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "write it"))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "again"))), "end_turn")
+	testkit.Eventually(t, acpWait, "session.idle", func() bool {
+		for _, e := range sessionEvents(t, log) {
+			if e["event"] == "session.idle" {
+				return true
+			}
+		}
+		return false
+	})
+	c.waitAnswer(c.call("session/close", map[string]any{"sessionId": sid}))
+	testkit.Eventually(t, acpWait, "session.closed", func() bool {
+		evs := sessionEvents(t, log)
+		return len(evs) > 0 && evs[len(evs)-1]["event"] == "session.closed"
+	})
+	edited := 0
+	for _, e := range sessionEvents(t, log) {
+		if e["event"] == "file.edited" {
+			edited++
+			testkit.Equal(t, e["payload"].(map[string]any)["path"], any(file))
+		}
+	}
+	testkit.Equal(t, edited, 1)
 }

@@ -64,6 +64,7 @@ type chainSpec struct {
 	sessions  *sessions.Client
 	session   string
 	method    string
+	phase     string // request (default) | response
 	direction string
 	envelope  json.RawMessage
 	names     []string
@@ -131,7 +132,11 @@ func (r *chainRun) Receive(ctx actor.Context) {
 // the chain with the envelope as it now is.
 func (r *chainRun) next(ctx actor.Context) {
 	r.cleanupClaim()
-	what := "request:" + r.method
+	phase := r.phase
+	if phase == "" {
+		phase = "request"
+	}
+	what := phase + ":" + r.method
 	for ; r.pos < len(r.names); r.pos++ {
 		name := r.names[r.pos]
 		if name == r.skip {
@@ -145,7 +150,7 @@ func (r *chainRun) next(ctx actor.Context) {
 		r.token = newID("chain-")
 		r.pipeline.park(r.token, ctx.Self())
 		ctx.Send(conn, &peerCall{method: "hydra-acp/transformer/message", reply: ctx.Self(), step: r.step,
-			params: transformerMsg{Token: r.token, Phase: "request", Method: r.method, Direction: r.direction,
+			params: transformerMsg{Token: r.token, Phase: phase, Method: r.method, Direction: r.direction,
 				SessionID: r.session, Envelope: r.envelope}})
 		r.arm(ctx)
 		return

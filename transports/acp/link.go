@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -22,10 +23,18 @@ type link struct {
 	session  string
 
 	sub       *actor.PID
+	updates   []json.RawMessage // session/update envelopes waiting for the response chain
+	inFlight  bool              // one response chain at a time keeps them in order
 	chains    map[int64]func(chainDone)
 	key       int64
 	completed map[string]bool // tool calls whose tool.completed was sent
+	edited    map[string]bool // paths whose file.edited was sent
+	idle      *time.Timer     // session.idle after IdleAfter of quiet
+	quiet     int             // numbers the idle timer's arming
 }
+
+// idleTick is the idle timer's message.
+type idleTick struct{ n int }
 
 // askNow tells a connection that a held permission request was let through
 // by the chain: its clients are asked now.
@@ -33,7 +42,8 @@ type askNow struct{ session string }
 
 func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{}}
+		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{},
+			edited: map[string]bool{}}
 	})
 }
 
@@ -75,6 +85,11 @@ func (l *link) Receive(ctx actor.Context) {
 		for _, e := range m.Events {
 			l.onEvent(ctx, e)
 		}
+		l.armIdle(ctx)
+	case *idleTick:
+		if m.n == l.quiet {
+			l.lifecycle(ctx, "session.idle", map[string]any{})
+		}
 	case *sessions.Closed:
 		l.lifecycle(ctx, "session.closed", map[string]any{})
 		ctx.Stop(ctx.Self())
@@ -84,6 +99,9 @@ func (l *link) Receive(ctx actor.Context) {
 			then(*m)
 		}
 	case *actor.Stopping:
+		if l.idle != nil {
+			l.idle.Stop()
+		}
 		if l.sub != nil {
 			l.sessions.Unsubscribe(l.session, l.sub)
 		}
@@ -100,6 +118,15 @@ func (l *link) lifecycle(ctx actor.Context, ev string, payload any) {
 
 func (l *link) onEvent(ctx actor.Context, e event.Event) {
 	switch e.Kind {
+	case event.MessageDelta:
+		var p event.MessageDeltaPayload
+		if e.Decode(&p) == nil && p.Channel == event.ChannelText && l.pipeline.chain(l.session, "response:session/update") != nil {
+			env, _ := json.Marshal(map[string]any{"sessionId": l.session, "update": map[string]any{
+				"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": p.Text},
+				"messageId": p.MessageID}})
+			l.updates = append(l.updates, env)
+			l.nextUpdate(ctx)
+		}
 	case event.ToolPermissionRequested:
 		var p event.PermissionRequestedPayload
 		if e.Decode(&p) == nil {
@@ -110,6 +137,30 @@ func (l *link) onEvent(ctx actor.Context, e event.Event) {
 		if e.Decode(&p) == nil {
 			l.lifecycle(ctx, "permission.replied", map[string]any{"toolCallId": p.ToolCallID, "outcome": p.Outcome,
 				"sourceWasTransformer": strings.HasPrefix(p.ResolvedBy, "transformer:")})
+		}
+	case event.ToolStarted:
+		var p event.ToolStartedPayload
+		if e.Decode(&p) == nil && p.Category == "edit" {
+			var args struct {
+				Path string `json:"path"`
+			}
+			if json.Unmarshal([]byte(p.Arguments), &args) == nil && args.Path != "" && !l.edited[args.Path] {
+				l.edited[args.Path] = true
+				l.lifecycle(ctx, "file.edited", map[string]any{"path": args.Path, "toolCallId": p.ToolCallID})
+			}
+		}
+	case event.CompactionStarted, event.CompactionEnded:
+		var p event.CompactionPayload
+		if e.Decode(&p) == nil {
+			phase := "started"
+			switch {
+			case e.Kind == event.CompactionStarted:
+			case p.Error != "" || p.Aborted:
+				phase = "failed"
+			default:
+				phase = "swapped"
+			}
+			l.lifecycle(ctx, "compaction", map[string]any{"phase": phase, "reason": p.Reason})
 		}
 	case event.ToolCompleted:
 		var p event.ToolCompletedPayload
@@ -122,6 +173,37 @@ func (l *link) onEvent(ctx actor.Context, e event.Event) {
 			l.lifecycle(ctx, "tool.completed", map[string]any{"toolCallId": p.ToolCallID, "status": status})
 		}
 	}
+}
+
+// armIdle (re)starts the quiet period after which session.idle fires
+// once.
+func (l *link) armIdle(ctx actor.Context) {
+	if l.idle != nil {
+		l.idle.Stop()
+	}
+	l.quiet++
+	root, self, msg := ctx.ActorSystem().Root, ctx.Self(), &idleTick{n: l.quiet}
+	l.idle = time.AfterFunc(l.pipeline.idleAfter(), func() { root.Send(self, msg) })
+}
+
+// nextUpdate runs the response chain of the oldest waiting update. The
+// chain observes: clients are sent the update as it was recorded, whatever
+// the transformers answer (rewriting what they see is not built).
+func (l *link) nextUpdate(ctx actor.Context) {
+	if l.inFlight || len(l.updates) == 0 {
+		return
+	}
+	env := l.updates[0]
+	l.updates = l.updates[1:]
+	l.inFlight = true
+	l.key++
+	s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/update", phase: "response",
+		direction: "agent→client", envelope: env, names: l.pipeline.chainOf(l.session), key: l.key}
+	l.chains[s.key] = func(chainDone) {
+		l.inFlight = false
+		l.nextUpdate(ctx)
+	}
+	ctx.Spawn(chainProps(s))
 }
 
 // permission runs the agent→client chain of a permission request. stop

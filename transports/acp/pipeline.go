@@ -33,6 +33,9 @@ const DefaultClaimTimeout = 30 * time.Second
 type Pipeline struct {
 	// ClaimTimeout bounds a processing claim (DefaultClaimTimeout when 0).
 	ClaimTimeout time.Duration
+	// IdleAfter is the quiet after a session's last event that fires
+	// session.idle (DefaultIdleAfter when 0).
+	IdleAfter time.Duration
 	// Defaults is the chain of a session whose session/new names none.
 	Defaults []string
 	// OnVersion, when set, learns the version a process reported in its
@@ -68,6 +71,16 @@ func NewPipeline() *Pipeline {
 		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
 		caps: map[[sha256.Size]byte]string{}, commands: map[string]*commandProcess{},
 		parents: map[string]string{}}
+}
+
+// DefaultIdleAfter is Pipeline.IdleAfter's default.
+const DefaultIdleAfter = time.Minute
+
+func (p *Pipeline) idleAfter() time.Duration {
+	if p.IdleAfter > 0 {
+		return p.IdleAfter
+	}
+	return DefaultIdleAfter
 }
 
 func (p *Pipeline) claimTimeout() time.Duration {

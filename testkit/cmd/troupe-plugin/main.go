@@ -270,6 +270,10 @@ func (p *plugin) intercept(f frame) {
 	var m message
 	_ = json.Unmarshal(f.Params, &m)
 	answer := func(v any) { p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": v}) }
+	if m.Method == "session/update" { // observed: every frame is in the log
+		answer(map[string]any{"action": "continue"})
+		return
+	}
 	switch p.mode {
 	case "rewrite":
 		answer(map[string]any{"action": "continue", "payload": prefixed(m.Envelope, "rewritten: ")})
