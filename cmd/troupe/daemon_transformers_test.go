@@ -358,3 +358,28 @@ func TestDaemonTransformerLifecycle(t *testing.T) {
 	}
 	testkit.Equal(t, edited, 1)
 }
+
+// Prompts sent back to back go through the chain one at a time: the
+// agent gets them in the order they were sent.
+func TestDaemonTransformerKeepsPromptOrder(t *testing.T) {
+	d, srv, _ := chainDaemon(t, "rewrite", "request:session/prompt", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	ids := []int{c.prompt(sid, "one"), c.prompt(sid, "two"), c.prompt(sid, "three")}
+	answered := 0
+	c.until(func(f wsFrame) bool {
+		for _, id := range ids {
+			if f.answers(id) {
+				answered++
+			}
+		}
+		return answered == len(ids)
+	})
+	reqs := srv.ChatRequests()
+	testkit.Equal(t, len(reqs), 3)
+	for i, want := range []string{"rewritten: one", "rewritten: two", "rewritten: three"} {
+		if !strings.Contains(string(reqs[i].Body), want) {
+			t.Fatalf("chat request %d lacks %q: %s", i, want, reqs[i].Body)
+		}
+	}
+}

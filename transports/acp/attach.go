@@ -27,8 +27,11 @@ type attachment struct {
 	id       string
 	clientID string
 	readonly bool
-	view     *projection.View
-	frames   *sharedFrames // the session's chunk frames, shared with other connections
+	// chained are this client's prompts waiting to go through the
+	// session's transformer chain, one at a time so they keep their order.
+	chained []func()
+	view    *projection.View
+	frames  *sharedFrames // the session's chunk frames, shared with other connections
 
 	sub      *actor.PID
 	replayTo int64 // -1 until the subscription answered

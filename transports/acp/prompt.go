@@ -90,8 +90,22 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 		c.queuePrompt(ctx, id, a, p)
 		return
 	}
+	a.chained = append(a.chained, func() { c.chainPrompt(ctx, id, a, params, names) })
+	if len(a.chained) == 1 {
+		a.chained[0]()
+	}
+}
+
+// chainPrompt runs a prompt through the chain, then the next one waiting.
+func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment, params json.RawMessage, names []string) {
 	c.runChain(ctx, chainSpec{session: a.id, method: "session/prompt", direction: "client→agent", envelope: params, names: names},
 		func(d chainDone) {
+			defer func() {
+				a.chained = a.chained[1:]
+				if len(a.chained) > 0 && c.att[a.id] == a {
+					a.chained[0]()
+				}
+			}()
 			switch {
 			case c.att[a.id] != a:
 				// Detached meanwhile: nobody is there to answer.
