@@ -98,7 +98,8 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 		return fail(2, err)
 	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers})
+		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		DefaultTransformers: plug.cfg.DefaultTransformers})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their

@@ -72,6 +72,9 @@ func stopReasonOf(t *testing.T, f wsFrame) string {
 // the agent gets (continue with a payload).
 func TestDaemonTransformerRewritesPrompt(t *testing.T) {
 	d, srv, _ := chainDaemon(t, "rewrite", "request:session/prompt", nil)
+	var cfg struct{ DefaultTransformers []string }
+	d.call(t, "GET", "/v1/config", nil, 200, &cfg)
+	testkit.Equal(t, strings.Join(cfg.DefaultTransformers, ","), "tr")
 	c := d.dialACP(t, "editor")
 	sid, _ := c.newSession(t.TempDir())
 	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "hello"))), "end_turn")

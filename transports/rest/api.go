@@ -33,6 +33,8 @@ type Config struct {
 	// Extensions and Transformers serve /v1/extensions and
 	// /v1/transformers; nil leaves the routes absent (404).
 	Extensions, Transformers *plugins.Client
+	// DefaultTransformers is config.yml's, shown by GET /v1/config.
+	DefaultTransformers []string
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come
