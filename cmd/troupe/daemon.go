@@ -99,7 +99,8 @@ func runDaemon(args []string, _ io.Reader, _, stderr io.Writer) int {
 	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
 		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers})
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
+		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their

@@ -81,6 +81,13 @@ func TestDaemonTransformerRewritesPrompt(t *testing.T) {
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: hello") {
 		t.Fatalf("the model got %s, want the rewritten prompt", got)
 	}
+	// A session made over REST gets the default chain too.
+	rid := d.create(t, t.TempDir())
+	c.attach(map[string]any{"sessionId": rid, "historyPolicy": "none"})
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(rid, "over rest"))), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: over rest") {
+		t.Fatalf("the model got %s, want the rewritten prompt", got)
+	}
 }
 
 // stop short-circuits: the client gets the transformer's payload and the

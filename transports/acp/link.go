@@ -48,13 +48,13 @@ func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
 }
 
 // ensureLink starts session's link unless it runs.
-func (p *Pipeline) ensureLink(ctx actor.Context, s *sessions.Client, session string) {
+func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.links[session] {
 		return
 	}
-	if _, err := ctx.ActorSystem().Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err == nil {
+	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err == nil {
 		p.links[session] = true
 	}
 }
@@ -113,7 +113,7 @@ func (l *link) Receive(ctx actor.Context) {
 }
 
 func (l *link) lifecycle(ctx actor.Context, ev string, payload any) {
-	l.pipeline.lifecycle(ctx, l.session, ev, payload, "")
+	l.pipeline.lifecycle(ctx.ActorSystem().Root, l.session, ev, payload, "")
 }
 
 func (l *link) onEvent(ctx actor.Context, e event.Event) {

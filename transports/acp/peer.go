@@ -102,14 +102,14 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 			return
 		}
 		c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
-		c.cfg.Pipeline.ensureLink(ctx, c.cfg.Sessions, p.SessionID)
+		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID)
 		c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
 		c.reply(ctx, id, map[string]any{"ok": true})
 	})
 }
 
 func (c *conn) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
-	c.cfg.Pipeline.lifecycle(ctx, session, ev, payload, only)
+	c.cfg.Pipeline.lifecycle(ctx.ActorSystem().Root, session, ev, payload, only)
 }
 
 type emitParams struct {

@@ -2,11 +2,14 @@ package acp
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/sessions"
 )
 
 // Peer names a process connection: an extension or a transformer, known
@@ -242,7 +245,7 @@ func (p *Pipeline) release(session, toolCallID string) {
 
 // lifecycle sends event to the transformers of session's chain that
 // intercept it (only to `only` when set).
-func (p *Pipeline) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
+func (p *Pipeline) lifecycle(root *actor.RootContext, session, ev string, payload any, only string) {
 	n := &peerNotify{method: "hydra-acp/transformer/session_event",
 		params: map[string]any{"event": ev, "sessionId": session, "payload": payload}}
 	for _, name := range p.chainOf(session) {
@@ -250,7 +253,23 @@ func (p *Pipeline) lifecycle(ctx actor.Context, session, ev string, payload any,
 			continue
 		}
 		if conn, ok := p.peer(name, "lifecycle:"+ev); ok {
-			ctx.Send(conn, n)
+			root.Send(conn, n)
 		}
 	}
+}
+
+// Opened sets up a session made outside /acp (REST): its chain from names
+// (nil: the defaults), its link, and session.opened to the transformers.
+func (p *Pipeline) Opened(system *actor.ActorSystem, s *sessions.Client, session string, names []string) {
+	if len(p.setChain(session, names)) == 0 {
+		return
+	}
+	p.ensureLink(system, s, session)
+	p.lifecycle(system.Root, session, "session.opened", map[string]any{}, "")
+}
+
+// MCPServersFor adds the /mcp/<name> descriptors of the processes that
+// registered tools to a new session's mcpServers.
+func (p *Pipeline) MCPServersFor(session string, servers json.RawMessage) json.RawMessage {
+	return withMCP(servers, p.mcpDescriptors(session))
 }

@@ -75,7 +75,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 			answer: func(a *attachment, _ int, _ string) {
 				c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": sid}))
 				if len(c.cfg.Pipeline.setChain(sid, p.Meta.Hydra.Transformers)) > 0 {
-					c.cfg.Pipeline.ensureLink(ctx, c.cfg.Sessions, sid)
+					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid)
 				}
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
 			},

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -35,6 +36,11 @@ type Config struct {
 	Extensions, Transformers *plugins.Client
 	// DefaultTransformers is config.yml's, shown by GET /v1/config.
 	DefaultTransformers []string
+	// MCPServers, when set, adds to a new session's mcpServers (the
+	// extensions' /mcp/<name>); Opened, when set, learns a session was
+	// made (its transformer chain).
+	MCPServers func(id string, servers json.RawMessage) json.RawMessage
+	Opened     func(id string)
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come
