@@ -393,3 +393,35 @@ func TestDaemonTransformerKeepsPromptOrder(t *testing.T) {
 		}
 	}
 }
+
+// A transformer attaches itself to a session with no chain (from its own
+// slash command) and intercepts its prompts from then on.
+func TestDaemonTransformerAttachesItself(t *testing.T) {
+	home := t.TempDir()
+	log := filepath.Join(t.TempDir(), "tr.log")
+	b, err := yaml.Marshal(map[string]any{"transformers": []any{map[string]any{"name": "tr",
+		"command": []string{testkit.BuildPlugin(t)}, "env": map[string]string{"PLUGIN_MODE": "rewrite",
+			"PLUGIN_INTERCEPTS": "request:session/prompt", "PLUGIN_COMMANDS": "1", "PLUGIN_LOG": log}}}})
+	testkit.NoError(t, err)
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.yml"), b, 0o600))
+	fine := llmserver.Steps(llmserver.Text("fine"))
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
+	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}, "--provider", "openai", "--model", "tiny")
+	d.waitRunning(t, "transformers", "tr", log, 0)
+	waitProbe(t, log, "commands/register")
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir()) // no defaultTransformers: no chain
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "before"))), "end_turn")
+	if got := lastUserText(t, srv); strings.Contains(got, "rewritten:") {
+		t.Fatalf("rewritten before the attach: %s", got)
+	}
+	id := c.prompt(sid, "/hydra tr attach")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	if got := chunks(t, frames); got != `attached {"ok":true}` {
+		t.Fatalf("the attach command answered %q", got)
+	}
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "after"))), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: after") {
+		t.Fatalf("not rewritten after the attach: %s", got)
+	}
+}

@@ -16,8 +16,8 @@
 //	(empty)  continue unchanged
 //
 // With PLUGIN_COMMANDS set it registers the slash-command verbs greet
-// (answering "hello <args> (message <messageId>)") and slow (never
-// answering). With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
+// (answering "hello <args> (message <messageId>)"), slow (never
+// answering) and attach (hydra-acp/transformer/attach to the session). With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
 // "echo: <text> from <sessionId>".
 //
 // Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
@@ -102,7 +102,7 @@ func run() error {
 	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
 	if os.Getenv("PLUGIN_COMMANDS") != "" {
 		res := p.call("hydra-acp/commands/register", map[string]any{"commands": []any{
-			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}}})
+			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}, map[string]any{"verb": "attach"}}})
 		p.record(map[string]any{"probe": "commands/register", "result": res.Result, "error": res.Error})
 	}
 	if os.Getenv("PLUGIN_TOOLS") != "" {
@@ -162,8 +162,19 @@ func (p *plugin) read() error {
 				Verb      string `json:"verb"`
 				Args      string `json:"args"`
 				MessageID string `json:"messageId"`
+				SessionID string `json:"sessionId"`
 			}
 			_ = json.Unmarshal(f.Params, &in)
+			if in.Verb == "attach" {
+				go func() {
+					res := p.call("hydra-acp/transformer/attach", map[string]any{"sessionId": in.SessionID})
+					text := "attached " + string(res.Result)
+					if res.Error != nil {
+						text = "attach failed: " + res.Error.Message
+					}
+					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": text}})
+				}()
+			}
 			if in.Verb == "greet" {
 				p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
 					"text": "hello " + in.Args + " (message " + in.MessageID + ")"}})
