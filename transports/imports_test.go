@@ -30,6 +30,9 @@ var allowed = map[string]string{
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",
 	"runtime/llamaconfig": "llama-server configs (transports/hugind)",
 	"runtime/modelstore":  "model files (transports/hugind)",
+	// The daemon's REST API manages extensions and transformers, not
+	// sessions, through their supervisors' messages.
+	"actors/plugins": "the extensions' and transformers' supervisors (transports/rest)",
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {

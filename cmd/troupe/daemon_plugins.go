@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/session/turn"
+	"github.com/troupehq/troupe/runtime/llm"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -78,7 +79,8 @@ func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Lo
 }
 
 // withCommands makes the session engine answer /hydra slash commands
-// through the extensions that registered them (acp.CommandProvider).
+// through the extensions that registered them: the command is queued, run
+// and shown as a prompt is, and its extension's reply is the run's text.
 func withCommands(se *session.Engine, p *acp.Pipeline, system func() *actor.ActorSystem) *session.Engine {
 	inner := se.Resolve
 	if inner == nil {
@@ -89,8 +91,34 @@ func withCommands(se *session.Engine, p *acp.Pipeline, system func() *actor.Acto
 		if err != nil {
 			return m, err
 		}
-		m.Provider = p.CommandProvider(system(), m.Provider, st.ID)
+		m.Provider = commandProvider{p: p, system: system(), inner: m.Provider, session: st.ID}
 		return m, nil
 	}
 	return se
+}
+
+// commandProvider answers a request whose last message is a slash
+// command with acp.Pipeline.RunCommand; any other goes to inner.
+type commandProvider struct {
+	p       *acp.Pipeline
+	system  *actor.ActorSystem
+	inner   llm.Provider
+	session string
+}
+
+func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
+	n := len(req.Messages)
+	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !acp.IsCommand(req.Messages[n-1].Content) {
+		return cp.inner.Stream(ctx, req, sink)
+	}
+	text, err := cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content)
+	if err != nil {
+		return nil, err
+	}
+	if sink != nil && text != "" {
+		if err := sink(llm.Chunk{Kind: llm.ChunkText, Text: text}); err != nil {
+			return nil, err
+		}
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}, FinishReason: llm.FinishStop}, nil
 }

@@ -3,17 +3,15 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/troupehq/troupe/runtime/llm"
 )
 
 // Slash commands: a `/hydra <name> <verb> args` prompt is queued like any
-// prompt; when its run asks the model, CommandProvider answers instead, by
-// asking process name (hydra-acp/commands/invoke), so the queue's
+// prompt; when its run asks the model, the daemon's engine answers with
+// RunCommand instead, asking process name (hydra-acp/commands/invoke), so the queue's
 // notifications, prompt_received, the reply as agent_message_chunk and
 // turn_complete are a prompt's.
 
@@ -147,90 +145,55 @@ func (p *Pipeline) markCommand(session, messageID, reason string) {
 	}
 }
 
-// CommandProvider answers a run whose prompt is a slash command by asking
-// the extension that registered it; any other request goes to inner.
-func (p *Pipeline) CommandProvider(system *actor.ActorSystem, inner llm.Provider, session string) llm.Provider {
-	return commandProvider{p: p, system: system, inner: inner, session: session}
-}
+// IsCommand reports a prompt text that is a slash command.
+func IsCommand(text string) bool { return strings.HasPrefix(text, commandPrefix) }
 
-type commandProvider struct {
-	p       *Pipeline
-	system  *actor.ActorSystem
-	inner   llm.Provider
-	session string
-}
+// commandTimeout bounds a slash command's wait for its extension.
+const commandTimeout = 30 * time.Minute
 
-func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
-	n := len(req.Messages)
-	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !strings.HasPrefix(req.Messages[n-1].Content, commandPrefix) {
-		if cp.inner == nil {
-			return nil, errors.New("no model is configured")
-		}
-		return cp.inner.Stream(ctx, req, sink)
-	}
-	text := cp.run(ctx, req.Messages[n-1].Content)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if sink != nil && text != "" {
-		if err := sink(llm.Chunk{Kind: llm.ChunkText, Text: text}); err != nil {
-			return nil, err
-		}
-	}
-	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}, FinishReason: llm.FinishStop}, nil
-}
-
-// run invokes the command and returns the text to show; a cancelled run
-// tells the extension and returns at once.
-func (cp commandProvider) run(ctx context.Context, text string) string {
+// RunCommand invokes a slash command's extension for session and returns
+// the text to show; a cancelled ctx tells the extension and returns at
+// once (with ctx's error). acp.IsCommand texts only.
+func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
 	fields := strings.Fields(strings.TrimPrefix(text, commandPrefix))
 	if len(fields) < 2 {
-		return "usage: /hydra <extension> <verb> [args]"
+		return "usage: /hydra <extension> <verb> [args]", nil
 	}
 	name, verb := fields[0], fields[1]
 	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), name)), verb))
-	cp.p.mu.Lock()
-	proc := cp.p.commands[name]
-	cp.p.mu.Unlock()
+	p.mu.Lock()
+	proc := p.commands[name]
+	p.mu.Unlock()
 	if proc == nil {
-		return "no extension " + name + " serves /hydra commands"
+		return "no extension " + name + " serves /hydra commands", nil
 	}
 	if !proc.verbs[verb] {
-		return name + " has no command " + verb
+		return name + " has no command " + verb, nil
 	}
-	pc := cp.p.takeCommand(cp.session, text)
-	defer cp.p.forgetCommand(pc)
-	answers := make(chan Message, 1)
-	reply := cp.system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		if a, ok := c.Message().(*peerAnswer); ok {
-			select {
-			case answers <- a.m:
-			default:
-			}
-		}
-	}))
-	defer cp.system.Root.Stop(reply)
-	cp.p.mu.Lock()
+	pc := p.takeCommand(session, text)
+	defer p.forgetCommand(pc)
+	p.mu.Lock()
 	pc.conn = proc.conn
-	cp.p.mu.Unlock()
-	params := map[string]any{"sessionId": cp.session, "verb": verb, "args": args}
+	p.mu.Unlock()
+	params := map[string]any{"sessionId": session, "verb": verb, "args": args}
 	if pc.messageID != "" {
 		params["messageId"] = pc.messageID
 	}
-	cp.system.Root.Send(proc.conn, &peerCall{method: "hydra-acp/commands/invoke", params: params, reply: reply})
-	select {
-	case <-ctx.Done():
-		// Amend already said "amended"; anything else is a cancel.
-		cp.p.cancelCommand(cp.system.Root, cp.session, pc.messageID, "cancelled")
-		return ""
-	case m := <-answers:
-		if m.Error != nil {
-			return name + " " + verb + " failed: " + m.Error.Message
-		}
-		var res struct {
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(m.Result, &res)
-		return res.Text
+	m, err := callProcess(ctx, system, proc.conn, commandTimeout, "hydra-acp/commands/invoke", params)
+	if ctx.Err() != nil {
+		// An amend already said "amended"; anything else is a cancel.
+		p.cancelCommand(system.Root, session, pc.messageID, "cancelled")
+		return "", ctx.Err()
 	}
+	if err != nil {
+		return name + " " + verb + " failed: " + err.Error(), nil
+	}
+	if m.Error != nil {
+		return name + " " + verb + " failed: " + m.Error.Message, nil
+	}
+	var res struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Result, &res)
+	return res.Text, nil
 }

@@ -170,14 +170,11 @@ func forwardTool(system *actor.ActorSystem, conn *actor.PID, server, tool, sessi
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		f := actor.NewFuture(system, mcpCallTimeout)
-		system.Root.Send(conn, &peerCall{method: "hydra-acp/mcp_tools/invoke", reply: f.PID(),
-			params: map[string]any{"server": server, "tool": tool, "args": args, "sessionId": session}})
-		res, err := f.Result()
+		ans, err := callProcess(ctx, system, conn, mcpCallTimeout, "hydra-acp/mcp_tools/invoke",
+			map[string]any{"server": server, "tool": tool, "args": args, "sessionId": session})
 		if err != nil {
-			return nil, errors.New("the process did not answer: " + err.Error())
+			return nil, err
 		}
-		ans := res.(*peerAnswer).m
 		if ans.Error != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ans.Error.Message}}}, nil
 		}
@@ -199,4 +196,32 @@ func httpError(w http.ResponseWriter, code int, msg string) {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// callProcess sends a process's connection a request and waits for the
+// answer, outside any actor (an HTTP handler, a model call): the answer
+// comes to a reply actor this call spawns and stops, and ctx or the
+// timeout ends the wait.
+func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (Message, error) {
+	answers := make(chan Message, 1)
+	reply := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if a, ok := c.Message().(*peerAnswer); ok {
+			select {
+			case answers <- a.m:
+			default:
+			}
+		}
+	}))
+	defer system.Root.Stop(reply)
+	system.Root.Send(conn, &peerCall{method: method, params: params, reply: reply})
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m := <-answers:
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	case <-t.C:
+		return Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
+	}
 }
