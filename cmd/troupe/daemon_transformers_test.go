@@ -425,3 +425,31 @@ func TestDaemonTransformerAttachesItself(t *testing.T) {
 		t.Fatalf("not rewritten after the attach: %s", got)
 	}
 }
+
+// keep_alive holds a claim past the claim timeout: nothing is abandoned,
+// and the discharge answers the prompt.
+func TestDaemonTransformerKeepAlive(t *testing.T) {
+	d, srv, log := chainDaemon(t, "keepalive", "request:session/prompt", map[string]any{"claimTimeout": "1s"})
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	id := c.prompt(sid, "hold it")
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	if got := string(frames[len(frames)-1].Result); !strings.Contains(got, `"heldFor":"1.5s"`) {
+		t.Fatalf("the prompt answered %s, want the discharge", got)
+	}
+	for _, f := range frames {
+		if f.Method == "hydra-acp/transformer/abandoned_request" {
+			t.Fatalf("abandoned while kept alive: %s", f.raw)
+		}
+	}
+	testkit.Equal(t, len(srv.ChatRequests()), 0)
+	kept := 0
+	for _, l := range logLines(t, log) {
+		if l["probe"] == "keep_alive" {
+			if r, _ := l["result"].(map[string]any); r["ok"] == true {
+				kept++
+			}
+		}
+	}
+	testkit.Equal(t, kept, 5)
+}

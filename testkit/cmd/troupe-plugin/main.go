@@ -9,6 +9,8 @@
 //	hold     processing; then emit the prompt, prefixed "held: ", with
 //	         route chain and discharge the claim with the agent's response
 //	abandon  processing, never discharged
+//	keepalive processing, kept alive five times 300 ms apart, then
+//	         discharged with {"stopReason": "end_turn"} (the agent never asked)
 //	askperm  on session.opened: ask the session's clients a permission
 //	         (hydra-acp/session/request_permission; the "permission" probe)
 //	child    on session.opened: spawn a child session, prompt it while
@@ -32,6 +34,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -308,6 +311,15 @@ func (p *plugin) intercept(f frame) {
 		p.record(map[string]any{"probe": "discharge", "result": dis.Result, "error": dis.Error})
 	case "abandon":
 		answer(map[string]any{"action": "processing"})
+	case "keepalive":
+		answer(map[string]any{"action": "processing"})
+		for range 5 {
+			time.Sleep(300 * time.Millisecond)
+			ka := p.call("hydra-acp/connection/keep_alive", map[string]any{"token": m.Token, "sessionId": m.SessionID})
+			p.record(map[string]any{"probe": "keep_alive", "result": ka.Result, "error": ka.Error})
+		}
+		p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": map[string]any{"stopReason": "end_turn", "_meta": map[string]any{"heldFor": "1.5s"}}, "respondsTo": m.Token})
 	default:
 		answer(map[string]any{"action": "continue"})
 	}
