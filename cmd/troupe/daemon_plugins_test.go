@@ -232,13 +232,36 @@ func TestDaemonExtensionCommand(t *testing.T) {
 		for _, l := range logLines(t, log) {
 			if l["method"] == "hydra-acp/commands/cancel" {
 				p, _ := l["params"].(map[string]any)
-				testkit.Equal(t, p["messageId"], any(target))
-				testkit.Equal(t, p["reason"], any("amended"))
-				cancels++
+				if p["messageId"] == target {
+					testkit.Equal(t, p["reason"], any("amended"))
+					cancels++
+				}
 			}
 		}
 		return cancels > 0
 	})
 	time.Sleep(200 * time.Millisecond) // a second notification would be here by now
 	testkit.Equal(t, cancels, 1)
+
+	// A command cut by session/close is abandoned.
+	a.prompt(sid, "/hydra ext slow")
+	var second string
+	testkit.Eventually(t, acpWait, "the second slow command invoked", func() bool {
+		for _, l := range logLines(t, log) {
+			if p, _ := l["params"].(map[string]any); l["method"] == "hydra-acp/commands/invoke" && p["verb"] == "slow" && p["messageId"] != target {
+				second, _ = p["messageId"].(string)
+			}
+		}
+		return second != ""
+	})
+	a.waitAnswer(a.call("session/close", map[string]any{"sessionId": sid}))
+	testkit.Eventually(t, acpWait, "commands/cancel abandoned", func() bool {
+		for _, l := range logLines(t, log) {
+			if p, _ := l["params"].(map[string]any); l["method"] == "hydra-acp/commands/cancel" && p["messageId"] == second {
+				testkit.Equal(t, p["reason"], any("abandoned"))
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -133,13 +133,14 @@ func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, re
 	}
 }
 
-// markCommand gives messageID's command the reason its coming cancel will
-// carry ("" takes it back): an amend cancels the run before it answers.
+// markCommand gives messageID's command (every command of session when
+// messageID is "") the reason its coming cancel will carry ("" takes it
+// back): an amend or a close cancels the run before it answers.
 func (p *Pipeline) markCommand(session, messageID, reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pc := range p.pending {
-		if pc.session == session && pc.messageID == messageID && !pc.cancelled {
+		if pc.session == session && (pc.messageID == messageID || messageID == "") && !pc.cancelled {
 			pc.reason = reason
 		}
 	}
