@@ -88,6 +88,14 @@ func TestDaemonTransformerRewritesPrompt(t *testing.T) {
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: over rest") {
 		t.Fatalf("the model got %s, want the rewritten prompt", got)
 	}
+	// The chain outlives the session's stop: closed and loaded again, it
+	// still goes through the transformer.
+	c.waitAnswer(c.call("session/close", map[string]any{"sessionId": sid}))
+	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": sid}))
+	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "reloaded"))), "end_turn")
+	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: reloaded") {
+		t.Fatalf("the model got %s after the reload", got)
+	}
 }
 
 // stop short-circuits: the client gets the transformer's payload and the

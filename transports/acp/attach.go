@@ -125,6 +125,9 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		return
 	}
 	c.cfg.Pipeline.watch(id, c.self)
+	if len(c.cfg.Pipeline.chainOf(id)) > 0 {
+		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, id)
+	}
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},

@@ -88,6 +88,7 @@ type chainRun struct {
 	msgID   string // the tail's prompt
 	sub     *actor.PID
 	settled bool
+	early   *discharge // a discharge that came before the processing answer
 }
 
 func chainProps(s chainSpec) *actor.Props {
@@ -103,8 +104,12 @@ func (r *chainRun) Receive(ctx actor.Context) {
 			r.answered(ctx, m.m)
 		}
 	case *discharge:
-		if m.token == r.token && r.parked {
+		switch {
+		case m.token != r.token:
+		case r.parked:
 			r.finish(ctx, chainDone{action: "stop", envelope: m.envelope})
+		default:
+			r.early = m // the transformer discharged before answering processing
 		}
 	case *keepAlive:
 		if m.token == r.token && r.parked {
@@ -180,6 +185,10 @@ func (r *chainRun) answered(ctx actor.Context, m Message) {
 	case "stop":
 		r.finish(ctx, chainDone{action: "stop", envelope: act.Payload})
 	case "processing":
+		if r.early != nil && r.early.token == r.token {
+			r.finish(ctx, chainDone{action: "stop", envelope: r.early.envelope})
+			return
+		}
 		r.parked = true
 		r.arm(ctx)
 	default: // continue, the default
@@ -302,7 +311,7 @@ func (r *chainRun) cleanupClaim() {
 		r.pipeline.unpark(r.token)
 		r.token = ""
 	}
-	r.parked = false
+	r.parked, r.early = false, nil
 }
 
 func (r *chainRun) cleanup() {

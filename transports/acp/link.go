@@ -12,8 +12,9 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// link is a session's side of its transformer chain: one per session with
-// a chain, watching the session's events live. It runs the agent→client
+// link is a session's side of its transformer chain: one per live session
+// with a chain, watching the session's events live (started again when a
+// client attaches after the session stopped: the chain outlives it). It runs the agent→client
 // chain of each permission request (held from the clients until the chain
 // lets it through) and sends the lifecycle events. It ends with the
 // session's subscription.
@@ -63,7 +64,6 @@ func (p *Pipeline) dropLink(session string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.links, session)
-	delete(p.chains, session)
 	for k := range p.released {
 		if strings.HasPrefix(k, session+"\x00") {
 			delete(p.released, k)
