@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -264,4 +266,51 @@ func TestDaemonExtensionCommand(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// Bad input on a process's connection gets JSON-RPC errors in the
+// protocol's shape, and the connection goes on. The test connects with a
+// running transformer's own token (read from its environment), so the
+// daemon takes it for that transformer.
+func TestDaemonProcessMethodsRefuseBadInput(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), nil)
+	log := d.registerPlugin(t, "transformers", "tr", nil)
+	in := d.waitRunning(t, "transformers", "tr", log, 0)
+	tok := processToken(t, in.PID)
+	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + tok}}
+	ws, _, err := dl.Dial(d.wsURL(""), nil)
+	testkit.NoError(t, err)
+	t.Cleanup(func() { _ = ws.Close() })
+	c := &acpClient{t: t, ws: ws}
+	c.waitAnswer(c.call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "probe"}}))
+	for _, tc := range []struct {
+		method string
+		params any
+		code   int
+	}{
+		{"hydra-acp/transformer/attach", map[string]any{"sessionId": "s"}, -32603}, // before transformer/initialize
+		{"hydra-acp/transformer/initialize", map[string]any{"intercepts": "request:session/prompt"}, -32602},
+		{"hydra-acp/message/emit", map[string]any{"respondsTo": "nope"}, -32602},
+		{"hydra-acp/message/emit", map[string]any{"sessionId": "s", "method": "session/prompt", "envelope": map[string]any{}, "route": "elsewhere"}, -32602},
+		{"hydra-acp/message/emit", map[string]any{"method": "session/prompt", "envelope": map[string]any{}, "route": "chain"}, -32602},
+		{"hydra-acp/connection/keep_alive", map[string]any{"token": "nope"}, -32602},
+		{"hydra-acp/mcp_tools/register", map[string]any{"tools": []any{map[string]any{"name": "x"}}}, -32602},
+		{"hydra-acp/commands/register", map[string]any{"commands": []any{map[string]any{"argsHint": "x"}}}, -32602},
+		{"hydra-acp/child_session/spawn", map[string]any{}, -32602},
+		{"hydra-acp/child_session/await", map[string]any{"childSessionId": "s", "until": "never"}, -32602},
+		{"hydra-acp/session/request_permission", map[string]any{"sessionId": "nope"}, -32001},
+	} {
+		f := c.waitAnswer(c.call(tc.method, tc.params))
+		if f.Error == nil || f.Error.Code != tc.code {
+			t.Fatalf("%s %v: %s, want error %d", tc.method, tc.params, f.raw, tc.code)
+		}
+	}
+	f := c.waitAnswer(c.call("hydra-acp/transformer/initialize", map[string]any{"intercepts": []string{}}))
+	if f.Error != nil {
+		t.Fatalf("initialize after the refusals: %s", f.raw)
+	}
+	f = c.waitAnswer(c.call("hydra-acp/transformer/attach", map[string]any{"sessionId": "nope"}))
+	if f.Error == nil || f.Error.Code != -32001 {
+		t.Fatalf("attach to an unknown session: %s", f.raw)
+	}
 }
