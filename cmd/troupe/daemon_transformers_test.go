@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -460,4 +461,25 @@ func TestDaemonTransformerKeepAlive(t *testing.T) {
 		}
 	}
 	testkit.Equal(t, kept, 5)
+}
+
+// A transformer stopping request:session/cancel suppresses it: the run
+// goes on to its end.
+func TestDaemonTransformerSuppressesCancel(t *testing.T) {
+	slow := llmserver.Steps(llmserver.Text("one "), llmserver.Delay(800*time.Millisecond), llmserver.Text("two"))
+	d, _, log := chainDaemon(t, "stop", "request:session/cancel", nil, slow)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	id := c.prompt(sid, "count")
+	c.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
+	c.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
+	seen := false
+	for _, l := range logLines(t, log) {
+		if p, _ := l["params"].(map[string]any); l["method"] == "hydra-acp/transformer/message" && p["method"] == "session/cancel" {
+			seen = true
+		}
+	}
+	testkit.Equal(t, seen, true)
 }
