@@ -15,6 +15,9 @@ const requestTimeout = 10 * time.Second
 // REST API).
 type Client struct {
 	Kind string
+	// Home, when set, is where Register and Delete keep config.yml in
+	// step, so a registration outlives the daemon.
+	Home string
 	root *actor.RootContext
 	pid  *actor.PID
 }
@@ -66,12 +69,20 @@ func (c *Client) Get(ctx context.Context, name string) (Info, error) {
 
 // Register adds a process (ErrInvalid, ErrConflict).
 func (c *Client) Register(ctx context.Context, s Spec) (Info, error) {
-	return c.reply(ctx, &Register{Spec: s})
+	in, err := c.reply(ctx, &Register{Spec: s})
+	if err == nil && c.Home != "" {
+		_ = s.Validate() // the supervisor took it: its defaults, as saved
+		err = saveSpec(c.Home, c.Kind, s, false)
+	}
+	return in, err
 }
 
 // Delete stops and forgets a process (ErrNotFound).
 func (c *Client) Delete(ctx context.Context, name string) error {
 	_, err := c.reply(ctx, &Delete{Name: name})
+	if err == nil && c.Home != "" {
+		err = saveSpec(c.Home, c.Kind, Spec{Name: name}, true)
+	}
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,45 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if _, err := LoadConfig(home); err == nil {
 		t.Fatal("a bad name in config.yml is accepted")
+	}
+}
+
+func TestSaveSpecKeepsTheRestOfTheFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ConfigFile)
+	orig := "# my daemon\ndefaultTransformers: [a]\nsomeoneElses:\n  x: 1 # keep me\ntransformers:\n  - name: a\n"
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := Spec{Name: "b", Command: []string{"node", "b.mjs"}, Env: map[string]string{"K": "v"}}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveSpec(home, KindTransformer, b, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveSpec(home, KindExtension, Spec{Name: "e"}, false); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Transformers) != 2 || c.Transformers[1].Command[1] != "b.mjs" || c.Transformers[1].Env["K"] != "v" ||
+		len(c.Extensions) != 1 || c.DefaultTransformers[0] != "a" {
+		t.Fatalf("after adding: %+v", c)
+	}
+	if err := saveSpec(home, KindTransformer, Spec{Name: "a"}, true); err != nil {
+		t.Fatal(err)
+	}
+	c, err = LoadConfig(home)
+	if err != nil || len(c.Transformers) != 1 || c.Transformers[0].Name != "b" {
+		t.Fatalf("after removing: %+v %v", c, err)
+	}
+	out, _ := os.ReadFile(path)
+	for _, keep := range []string{"# my daemon", "# keep me", "someoneElses"} {
+		if !strings.Contains(string(out), keep) {
+			t.Errorf("lost %q:\n%s", keep, out)
+		}
 	}
 }

@@ -37,6 +37,7 @@ func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*d
 	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipeline,
 		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
 		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
+	p.extensions.Home, p.transformers.Home = home, home
 	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
 	p.pipeline.IdleAfter = cfg.IdleEventTimeout
 	p.pipeline.OnVersion = func(peer acp.Peer, v string) {

@@ -90,12 +90,23 @@ func TestDaemonTransformerSupervised(t *testing.T) {
 }
 
 // An extension is supervised the same way, and the transformer-only
-// methods answer it MethodNotFound.
+// methods answer it MethodNotFound. Registered over REST, it is in
+// config.yml: the next daemon on the home runs it again.
 func TestDaemonExtensionRefusedTransformerMethods(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), nil)
-	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_VERSION": "0.4.0"})
-	in := d.waitRunning(t, "extensions", "ext", log, 0)
+	home := t.TempDir()
+	first := startDaemon(t, home, nil)
+	firstLog := first.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_VERSION": "0.4.0"})
+	first.waitRunning(t, "extensions", "ext", firstLog, 0)
+	first.proc.Signal(syscall.SIGTERM)
+	testkit.Equal(t, first.proc.Wait(t, 30*time.Second), 0)
+
+	d := startDaemon(t, home, nil)
+	in := d.waitRunning(t, "extensions", "ext", firstLog, 0)
 	testkit.Equal(t, in.Version, "0.4.0")
+	d.call(t, "DELETE", "/v1/extensions/ext", nil, http.StatusNoContent, nil)
+	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_VERSION": "0.4.1"})
+	in = d.waitRunning(t, "extensions", "ext", log, 0)
+	testkit.Equal(t, in.Version, "0.4.1")
 	var code any
 	for _, l := range logLines(t, log) {
 		if l["probe"] == "transformer/initialize" {
