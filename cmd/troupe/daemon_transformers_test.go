@@ -483,3 +483,31 @@ func TestDaemonTransformerSuppressesCancel(t *testing.T) {
 	}
 	testkit.Equal(t, seen, true)
 }
+
+// session/set_mode goes through the chain too: stopped, the mode stays.
+func TestDaemonTransformerStopsSetMode(t *testing.T) {
+	d, _, log := chainDaemon(t, "stop", "request:session/set_mode", nil)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.newSession(t.TempDir())
+	id := c.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "yolo"})
+	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	if f := frames[len(frames)-1]; f.Error != nil {
+		t.Fatalf("set_mode: %s", f.raw)
+	}
+	testkit.Equal(t, count(frames, "current_mode_update"), 0)
+	var res struct {
+		Modes struct {
+			CurrentModeID string `json:"currentModeId"`
+		} `json:"modes"`
+	}
+	o := d.dialACP(t, "other")
+	o.waitAnswer(o.call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})).decode(t, &res)
+	testkit.Equal(t, res.Modes.CurrentModeID, "auto_edit")
+	seen := false
+	for _, l := range logLines(t, log) {
+		if p, _ := l["params"].(map[string]any); l["method"] == "hydra-acp/transformer/message" && p["method"] == "session/set_mode" {
+			seen = true
+		}
+	}
+	testkit.Equal(t, seen, true)
+}

@@ -72,6 +72,9 @@ func (c *conn) dispatch(ctx actor.Context, m Message) {
 			return
 		}
 	}
+	if chainable[m.Method] && c.throughChain(ctx, m, h) {
+		return
+	}
 	h(c, ctx, m.ID, m.Params)
 }
 

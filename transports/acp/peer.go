@@ -195,3 +195,44 @@ func (c *conn) keepAlive(ctx actor.Context, id, params json.RawMessage) {
 	ctx.Send(run, &keepAlive{token: p.Token})
 	c.reply(ctx, id, map[string]any{"ok": true})
 }
+
+// chainable are the requests a session's chain sees at dispatch (prompt
+// and cancel have their own, ordered, paths).
+var chainable = map[string]bool{"session/set_mode": true, "session/load": true}
+
+// throughChain runs m through its session's chain when a transformer
+// intercepts it, then serves it (continue, maybe rewritten) or answers the
+// transformer's payload (stop); false when no chain wants it.
+func (c *conn) throughChain(ctx actor.Context, m Message, h handler) bool {
+	var p sessionIDParams
+	if json.Unmarshal(m.Params, &p) != nil || p.SessionID == "" {
+		return false
+	}
+	names := c.cfg.Pipeline.chain(p.SessionID, "request:"+m.Method)
+	if names == nil {
+		return false
+	}
+	c.runChain(ctx, chainSpec{session: p.SessionID, method: m.Method, direction: "client→agent", envelope: m.Params, names: names},
+		func(d chainDone) {
+			switch {
+			case d.err != nil:
+				if m.ID != nil {
+					c.fail(ctx, m.ID, d.err)
+				}
+			case d.action == "stop":
+				if m.ID != nil {
+					c.reply(ctx, m.ID, rawOrEmpty(d.envelope))
+				}
+			default:
+				h(c, ctx, m.ID, d.envelope)
+			}
+		})
+	return true
+}
+
+func rawOrEmpty(b json.RawMessage) any {
+	if len(b) == 0 || isNull(b) {
+		return map[string]any{}
+	}
+	return b
+}
