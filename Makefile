@@ -21,7 +21,8 @@ test: lint
 # answer, its idle memory, 100 sessions created and prompted at once over
 # ACP WebSocket, the REST history's lines/s, and ACP: updates/s to one
 # client, deliveries/s to 10, attach replay; llama-server start and
-# restart times against the fake llama-server.
+# restart times against the fake llama-server; the latency a
+# one-transformer chain adds to session/prompt and session/update.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
@@ -31,6 +32,7 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonCLI -benchtime 10x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonMCPPrompt -benchtime 50x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench TransformerChain -benchtime 1x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/acp/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./transports/terminal/

@@ -33,6 +33,9 @@ var allowed = map[string]string{
 	// Its agent.* methods run scripted agents, which are not sessions.
 	"actors/agent":     "scripted agent runs (transports/hugind)",
 	"runtime/agentpkg": "agent packages (transports/hugind)",
+	// The daemon's REST API manages extensions and transformers, not
+	// sessions, through their supervisors' messages.
+	"actors/plugins": "the extensions' and transformers' supervisors (transports/rest)",
 }
 
 func TestTransportsImportOnlyTheFacade(t *testing.T) {

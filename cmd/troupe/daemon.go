@@ -143,9 +143,11 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	sessionEngine := eng.Session()
+	pipeline := acp.NewPipeline()
+	var rt *boot.Runtime
+	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon"})
+	rt, err = boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon"})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -163,8 +165,15 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()
+	plug, err := newDaemonPlugins(rt, home, pipeline)
+	if err != nil {
+		_ = shutdown(rt)
+		return fail(2, err)
+	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Clients: hub, Log: log})
+		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
+		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their
@@ -173,7 +182,8 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	}
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
-			InjectMCP: agentMCP.inject()},
+			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
+		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)
 			return err
@@ -181,9 +191,14 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		Log: log,
 	})
 	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, log)
+	// /mcp is troupe's own MCP server; /mcp/hydra-acp-stdin and -recall the
+	// agent-facing ones; any other /mcp/{name} an extension's.
+	handlers := agentMCP.handlers(rt.Sessions, currentVersion(), log)
+	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log, Handlers: agentMCP.handlers(rt.Sessions, currentVersion(), log),
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
+		Handlers: handlers,
 	})
 	if err != nil {
 		_ = shutdown(rt)
@@ -193,6 +208,10 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	agentMCP.setBase(srv.URL())
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)
 	rt.OnShutdown(boot.StageInput, agentMCP.close)
+	if err := plug.start(rt, srv, log); err != nil {
+		_ = shutdown(rt)
+		return fail(1, err)
+	}
 	rt.OnShutdown(boot.StageInput, api.Close)
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()

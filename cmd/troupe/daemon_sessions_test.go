@@ -54,7 +54,7 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 		{"POST", "/v1/sessions/nope/kill", nil, http.StatusNotFound},
 		{"DELETE", "/v1/sessions/nope", nil, http.StatusNotFound},
 		{"GET", "/v1/sessions/nope/history", nil, http.StatusNotFound},
-		{"GET", "/v1/transformers", nil, http.StatusNotFound},
+		{"GET", "/v1/registry", nil, http.StatusNotFound},
 		{"POST", "/mcp/hydra-acp-stdin", nil, http.StatusUnauthorized}, // a capability token, not the service token
 		{"POST", "/mcp/no-such-server", nil, http.StatusNotFound},
 	} {

@@ -27,8 +27,11 @@ type attachment struct {
 	id       string
 	clientID string
 	readonly bool
-	view     *projection.View
-	frames   *sharedFrames // the session's chunk frames, shared with other connections
+	// chained are this client's prompts waiting to go through the
+	// session's transformer chain, one at a time so they keep their order.
+	chained []func()
+	view    *projection.View
+	frames  *sharedFrames // the session's chunk frames, shared with other connections
 
 	sub      *actor.PID
 	replayTo int64 // -1 until the subscription answered
@@ -122,6 +125,10 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	if !c.cfg.Hub.join(id, info) {
 		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
 		return
+	}
+	c.cfg.Pipeline.watch(id, c.self)
+	if len(c.cfg.Pipeline.chainOf(id)) > 0 {
+		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, id)
 	}
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
@@ -274,6 +281,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
+	c.cfg.Pipeline.unwatch(a.id, c.self)
 	c.cfg.Hub.releaseFrames(a.id)
 	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {

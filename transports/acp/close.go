@@ -32,6 +32,8 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 		delete(c.att, a.id)
 	}
 	sid := p.SessionID
+	// A slash command cut by the close is abandoned, not cancelled.
+	c.cfg.Pipeline.markCommand(sid, "", "abandoned")
 	done := func(err error) {
 		switch {
 		case err != nil:

@@ -19,6 +19,9 @@ type Config struct {
 	// Models describes the models sessions may run on; nil offers none.
 	Models sessions.Models
 	Hub    *Hub
+	// Pipeline is the transformers' registry and the sessions' chains,
+	// shared by the connections (nil: a private, empty one).
+	Pipeline *Pipeline
 	// Transport is recorded as a new session's origin: stdio | websocket.
 	Transport string
 	Version   string
@@ -55,15 +58,23 @@ const flushTimeout = 30 * time.Second
 // Props builds one connection's actor, to run under the transports
 // supervisor. It reports transports.Done when the client is gone (end of
 // input, a write failure) or at transports.Terminate.
-func Props(cfg Config, f Framing) *actor.Props {
+func Props(cfg Config, f Framing) *actor.Props { return PeerProps(cfg, f, Peer{}) }
+
+// PeerProps is Props for the connection of an extension or a transformer
+// (peer, from its per-process token); a zero Peer is a client.
+func PeerProps(cfg Config, f Framing, peer Peer) *actor.Props {
 	if cfg.OutboundLimit <= 0 {
 		cfg.OutboundLimit = DefaultOutboundLimit
 	}
 	if cfg.Hub == nil {
 		cfg.Hub = NewHub()
 	}
+	if cfg.Pipeline == nil {
+		cfg.Pipeline = NewPipeline()
+	}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &conn{cfg: cfg, f: f, att: map[string]*attachment{}, outgoing: map[int64]outgoing{}}
+		return &conn{cfg: cfg, f: f, peer: peer, att: map[string]*attachment{}, outgoing: map[int64]outgoing{},
+			chains: map[int64]func(chainDone){}}
 	}, actor.WithSupervisor(transports.Escalate))
 }
 
@@ -82,11 +93,18 @@ type conn struct {
 	flow     flow
 	closing  bool
 	finished bool
+
+	self     *actor.PID
+	peer     Peer                      // set for an extension's or a transformer's connection
+	tInited  bool                      // hydra-acp/transformer/initialize done
+	chains   map[int64]func(chainDone) // chain runs this connection waits on, by key
+	chainKey int64
 }
 
 func (c *conn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		c.self = ctx.Self()
 		c.out = &outbox{}
 		c.writer = ctx.Spawn(writerProps(c.f, c.out))
 		transports.Writes(ctx, c.writer)
@@ -109,11 +127,29 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.onStoreBatch(ctx, m)
 	case *Written:
 		c.onWritten(ctx, m)
+	case *peerCall:
+		c.callPeer(ctx, m)
+	case *askClients:
+		c.askAttached(ctx, m)
+	case *permissionWon:
+		c.permissionResolved(ctx, m)
+	case *askNow:
+		if a := c.att[m.session]; a != nil && a.replay == nil {
+			a.reissue(c, ctx)
+		}
+	case *peerNotify:
+		c.notify(ctx, m.method, m.params)
+	case *chainDone:
+		if then := c.chains[m.key]; then != nil {
+			delete(c.chains, m.key)
+			then(*m)
+		}
 	case *dripTick:
 		if a := c.att[m.session]; a != nil {
 			a.drip(c, ctx)
 		}
 	case *actor.Stopping:
+		c.peerGone(ctx)
 		if c.f.Close != nil {
 			c.f.Close(c.closeReason())
 		}
@@ -197,6 +233,7 @@ func (c *conn) close(ctx actor.Context) {
 		return
 	}
 	c.closing = true
+	c.peerGone(ctx)
 	for id, a := range c.att {
 		a.leave(c)
 		delete(c.att, id)

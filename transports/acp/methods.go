@@ -47,6 +47,9 @@ var mutating = map[string]bool{
 
 func (c *conn) dispatch(ctx actor.Context, m Message) {
 	h, ok := methods[m.Method]
+	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer || processOnly[m.Method] && c.peer.Kind == "" {
+		ok = false
+	}
 	if !ok {
 		if m.IsRequest() {
 			c.fail(ctx, m.ID, rpcErr(CodeMethodNotFound, "method not found: "+m.Method))
@@ -70,6 +73,9 @@ func (c *conn) dispatch(ctx actor.Context, m Message) {
 			}
 			return
 		}
+	}
+	if chainable[m.Method] && c.throughChain(ctx, m, h) {
+		return
 	}
 	h(c, ctx, m.ID, m.Params)
 }
@@ -138,6 +144,9 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 	}
 	c.inited = true
 	c.client = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
+	if c.peer.Kind != "" && c.cfg.Pipeline.OnVersion != nil {
+		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)
+	}
 	c.reply(ctx, id, map[string]any{
 		"protocolVersion": 1,
 		"agentInfo":       map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},

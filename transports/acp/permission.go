@@ -15,6 +15,10 @@ type outgoing struct {
 	session    string
 	toolCallID string
 	options    []event.PermissionOption
+	// reply, when set, is a chain run waiting for a transformer's answer:
+	// the answer goes to it as it is.
+	reply *actor.PID
+	step  int
 }
 
 type permissionOption struct {
@@ -37,6 +41,9 @@ func (a *attachment) askPermission(c *conn, ctx actor.Context, call *projection.
 	}
 	if _, ok := a.asked[call.ID]; ok {
 		return
+	}
+	if c.cfg.Pipeline.held(a.id, call.ID) {
+		return // the session's chain decides first (link.permission)
 	}
 	tc := toolState(call)
 	tc.SessionUpdate = ""
@@ -89,6 +96,10 @@ type permissionAnswer struct {
 // MethodNotFound error is an abstention; any other error, or cancelled,
 // denies.
 func (o outgoing) answered(c *conn, ctx actor.Context, m Message) {
+	if o.reply != nil {
+		ctx.Send(o.reply, &peerAnswer{step: o.step, m: m})
+		return
+	}
 	a := c.att[o.session]
 	if a == nil {
 		return

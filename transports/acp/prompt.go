@@ -81,12 +81,74 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 	if a == nil {
 		return
 	}
+	if _, rerr := blocks(p.Prompt); rerr != nil {
+		c.fail(ctx, id, rerr)
+		return
+	}
+	names := c.cfg.Pipeline.chain(a.id, "request:session/prompt")
+	if names == nil {
+		c.queuePrompt(ctx, id, a, p)
+		return
+	}
+	a.chained = append(a.chained, func() { c.chainPrompt(ctx, id, a, params, names) })
+	if len(a.chained) == 1 {
+		a.chained[0]()
+	}
+}
+
+// chainPrompt runs a prompt through the chain, then the next one waiting.
+func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment, params json.RawMessage, names []string) {
+	c.runChain(ctx, chainSpec{session: a.id, method: "session/prompt", direction: "client→agent", envelope: params, names: names},
+		func(d chainDone) {
+			defer func() {
+				a.chained = a.chained[1:]
+				if len(a.chained) > 0 && c.att[a.id] == a {
+					a.chained[0]()
+				}
+			}()
+			switch {
+			case c.att[a.id] != a:
+				// Detached meanwhile: nobody is there to answer.
+			case d.err != nil:
+				c.fail(ctx, id, d.err)
+			case d.action == "stop":
+				c.stopPrompt(ctx, id, d.envelope)
+			default:
+				var np promptParams
+				if err := json.Unmarshal(d.envelope, &np); err != nil {
+					c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: a transformer's rewrite: "+err.Error()))
+					return
+				}
+				np.SessionID = a.id
+				c.queuePrompt(ctx, id, a, np)
+			}
+		})
+}
+
+// stopPrompt answers a prompt a transformer short-circuited with its
+// payload (by default the turn ended).
+func (c *conn) stopPrompt(ctx actor.Context, id json.RawMessage, payload json.RawMessage) {
+	if id == nil {
+		return
+	}
+	if len(payload) == 0 || isNull(payload) {
+		c.reply(ctx, id, promptResult{StopReason: "end_turn"})
+		return
+	}
+	c.reply(ctx, id, payload)
+}
+
+// queuePrompt puts the prompt in the session's queue.
+func (c *conn) queuePrompt(ctx actor.Context, id json.RawMessage, a *attachment, p promptParams) {
 	content, rerr := blocks(p.Prompt)
 	if rerr != nil {
 		c.fail(ctx, id, rerr)
 		return
 	}
 	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
+	if text, ok := isCommand(p.Prompt); ok {
+		c.cfg.Pipeline.queuedCommand(a.id, req.MessageID, text)
+	}
 	if q := p.Meta.Hydra.QueuePosition; q != nil {
 		req.Position, req.After = q.Place, q.After
 	}
@@ -125,6 +187,24 @@ func (c *conn) sessionCancel(ctx actor.Context, id, params json.RawMessage) {
 		}
 		return
 	}
+	names := c.cfg.Pipeline.chain(a.id, "request:session/cancel")
+	if names == nil {
+		c.cancelRun(ctx, id, a)
+		return
+	}
+	c.runChain(ctx, chainSpec{session: a.id, method: "session/cancel", direction: "client→agent", envelope: params, names: names},
+		func(d chainDone) {
+			if d.err == nil && d.action == "continue" {
+				c.cancelRun(ctx, id, a)
+				return
+			}
+			if id != nil { // a transformer suppressed it
+				c.reply(ctx, id, map[string]any{})
+			}
+		})
+}
+
+func (c *conn) cancelRun(ctx actor.Context, id json.RawMessage, a *attachment) {
 	c.async(ctx).Cancel(a.id, "cancelled by client "+a.clientID, func(_ sessions.CancelResult, err error) {
 		switch {
 		case err != nil:
@@ -210,12 +290,19 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: onTargetCompleted must be reject or send_anyway"))
 		return
 	}
+	// A slash command the amend cancels is told why.
+	c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "amended")
 	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
 		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
 	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)
 			return
+		}
+		if r.OK {
+			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
+		} else {
+			c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "")
 		}
 		res := map[string]any{"amended": r.OK, "reason": r.Reason}
 		if r.MessageID != "" {

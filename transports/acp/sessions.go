@@ -19,6 +19,8 @@ type hydraMeta struct {
 	Model       string `json:"model"`
 	Interactive *bool  `json:"interactive"`
 	MCPStdin    bool   `json:"mcpStdin"`
+	// Transformers is the session's chain; nil: the daemon's default.
+	Transformers []string `json:"transformers"`
 	// session/attach's own
 	Readonly   bool    `json:"readonly"`
 	ReplayMode string  `json:"replayMode"`
@@ -64,6 +66,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
+	servers = withMCP(servers, c.cfg.Pipeline.mcpDescriptors(sid))
 	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
 		created.MCPServers = servers
 	}
@@ -81,6 +84,10 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 					res["_meta"].(map[string]any)["hydra-acp"].(map[string]any)["mcpStdin"] = true
 				}
 				c.reply(ctx, id, res)
+				if len(c.cfg.Pipeline.setChain(sid, p.Meta.Hydra.Transformers)) > 0 {
+					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid)
+				}
+				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
 			},
 		})
 	})

@@ -28,6 +28,9 @@ type WebSocketConfig struct {
 	// MaxMessage bounds one incoming frame (default 16 MiB).
 	MaxMessage int64
 	Log        *slog.Logger
+	// Peer, when set, names the extension or transformer a request's
+	// per-process token belongs to.
+	Peer func(*http.Request) (Peer, bool)
 }
 
 var connections atomic.Int64
@@ -65,7 +68,11 @@ func WebSocketHandler(cfg WebSocketConfig) http.Handler {
 		}
 		ws.SetReadLimit(cfg.MaxMessage)
 		name := fmt.Sprintf("acp-ws-%d", connections.Add(1))
-		if err := cfg.Start(Props(cfg.Config, wsFraming(ws, hj.conn, cfg.WriteTimeout)), name); err != nil {
+		var peer Peer
+		if cfg.Peer != nil {
+			peer, _ = cfg.Peer(r)
+		}
+		if err := cfg.Start(PeerProps(cfg.Config, wsFraming(ws, hj.conn, cfg.WriteTimeout), peer), name); err != nil {
 			cfg.Log.Error("acp connection not started", "error", err)
 			closeWS(ws, websocket.CloseInternalServerErr, "the server could not start the connection")
 		}

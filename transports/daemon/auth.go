@@ -21,6 +21,10 @@ type Auth struct {
 
 	mu     sync.Mutex
 	tokens map[string]*sessionToken // by id
+
+	// Process, when set, accepts the per-process tokens of extensions and
+	// transformers while their programs run.
+	Process func(tok string) bool
 }
 
 type sessionToken struct {
@@ -52,16 +56,24 @@ func (a *Auth) Authorize(r *http.Request) bool {
 // identify returns the id of the session token r carries ("" for the
 // service token) and whether r carries a valid token at all.
 func (a *Auth) identify(r *http.Request) (string, bool) {
-	for _, tok := range presented(r) {
+	toks := Presented(r)
+	for _, tok := range toks {
 		if id, ok := a.check(tok); ok {
 			return id, true
+		}
+	}
+	if a.Process != nil {
+		for _, tok := range toks {
+			if a.Process(tok) {
+				return "", true
+			}
 		}
 	}
 	return "", false
 }
 
-// presented lists the tokens r offers, in the order they are tried.
-func presented(r *http.Request) []string {
+// Presented lists the tokens r offers, in the order they are tried.
+func Presented(r *http.Request) []string {
 	var out []string
 	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		out = append(out, strings.TrimSpace(h[7:]))

@@ -26,8 +26,8 @@ func (a *Auth) register(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /v1/auth/sessions/{id}", a.revokeRoute)
 }
 
-// public are the routes served without a token. The agent-facing MCP
-// routes (/mcp/...) check their own per-session capability tokens.
+// public are the routes served without the daemon's token: /mcp/* checks
+// the per-session capability tokens itself.
 func public(r *http.Request) bool {
 	return (r.Method == http.MethodGet && r.URL.Path == "/v1/health") ||
 		(r.Method == http.MethodPost && r.URL.Path == "/v1/auth/login") ||

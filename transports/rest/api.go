@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 )
 
@@ -30,6 +32,16 @@ type Config struct {
 	// nil reports nobody.
 	Clients Clients
 	Log     *slog.Logger
+	// Extensions and Transformers serve /v1/extensions and
+	// /v1/transformers; nil leaves the routes absent (404).
+	Extensions, Transformers *plugins.Client
+	// DefaultTransformers is config.yml's, shown by GET /v1/config.
+	DefaultTransformers []string
+	// MCPServers, when set, adds to a new session's mcpServers (the
+	// extensions' /mcp/<name>); Opened, when set, learns a session was
+	// made (its transformer chain).
+	MCPServers func(id string, servers json.RawMessage) json.RawMessage
+	Opened     func(id string)
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come
@@ -101,6 +113,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
 	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
 	mux.HandleFunc("POST /v1/sessions/{id}/attention/clear", a.attentionClear)
+	a.registerPlugins(mux, a.cfg.Extensions, "/v1/extensions")
+	a.registerPlugins(mux, a.cfg.Transformers, "/v1/transformers")
 }
 
 // requestTimeout bounds one request to a session.

@@ -22,7 +22,7 @@ func (a *API) config(w http.ResponseWriter, _ *http.Request) {
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{
 		"defaultAgent": AgentID, "defaultCwd": a.cfg.DefaultCwd,
-		"defaultModels": models, "defaultTransformers": []string{},
+		"defaultModels": models, "defaultTransformers": append([]string{}, a.cfg.DefaultTransformers...),
 	})
 }
 

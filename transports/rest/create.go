@@ -37,9 +37,17 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id := sessions.NewID()
+	if a.cfg.MCPServers != nil {
+		if s := a.cfg.MCPServers(id, created.MCPServers); len(s) > 0 && string(s) != "[]" && string(s) != "null" {
+			created.MCPServers = s
+		}
+	}
 	if err := a.cfg.Sessions.Create(ctx, id, created); err != nil {
 		a.sessionError(w, id, err)
 		return
+	}
+	if a.cfg.Opened != nil {
+		a.cfg.Opened(id)
 	}
 	WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
 }

@@ -1,0 +1,60 @@
+package plugins
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options tune a supervisor. The zero value is what the daemon runs with,
+// once Kind, Tokens and URL are set.
+type Options struct {
+	Kind   string
+	Tokens *Tokens
+	// URL is the daemon's /acp WebSocket URL, handed to each program.
+	URL string
+	// Backoff is the first restart's delay, doubled for each further one
+	// up to MaxBackoff. Defaults: 500ms, 1 min.
+	Backoff, MaxBackoff time.Duration
+	// StableAfter is how long a run must live for the next crash to start
+	// the backoff over. Default 1 min.
+	StableAfter time.Duration
+	// StopGrace is the SIGTERM-to-SIGKILL grace of a stop. Default 5s.
+	StopGrace time.Duration
+	// OnEvent receives every status change, from an actor: never block.
+	OnEvent func(Info)
+	Log     *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.Backoff, 500*time.Millisecond)
+	def(&o.MaxBackoff, time.Minute)
+	def(&o.StableAfter, time.Minute)
+	def(&o.StopGrace, 5*time.Second)
+	if o.OnEvent == nil {
+		o.OnEvent = func(Info) {}
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Tokens == nil {
+		o.Tokens = NewTokens()
+	}
+	return o
+}
+
+// delay is the backoff before restart number attempt (from 0).
+func (o Options) delay(attempt int) time.Duration {
+	d := o.Backoff
+	for range attempt {
+		d *= 2
+		if d >= o.MaxBackoff {
+			return o.MaxBackoff
+		}
+	}
+	return d
+}

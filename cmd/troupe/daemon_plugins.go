@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/session/turn"
+	"github.com/troupehq/troupe/runtime/llm"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/troupehq/troupe/actors/plugins"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/daemon"
+)
+
+// daemonPlugins are the daemon's extensions and transformers: their
+// supervisors, the per-process tokens and the transformer pipeline.
+type daemonPlugins struct {
+	cfg          plugins.Config
+	tokens       *plugins.Tokens
+	pipeline     *acp.Pipeline
+	extensions   *plugins.Client
+	transformers *plugins.Client
+}
+
+// newDaemonPlugins reads config.yml; the supervisors start with start,
+// once the daemon's URL is known.
+func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*daemonPlugins, error) {
+	cfg, err := plugins.LoadConfig(home)
+	if err != nil {
+		return nil, err
+	}
+	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipeline,
+		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
+		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
+	p.extensions.Home, p.transformers.Home = home, home
+	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
+	p.pipeline.IdleAfter = cfg.IdleEventTimeout
+	p.pipeline.OnVersion = func(peer acp.Peer, v string) {
+		p.tokens.SetVersion(plugins.Identity{Kind: peer.Kind, Name: peer.Name}, v)
+	}
+	return p, nil
+}
+
+// peer names the process whose token r carries.
+func (p *daemonPlugins) peer(r *http.Request) (acp.Peer, bool) {
+	for _, tok := range daemon.Presented(r) {
+		if id, ok := p.tokens.Lookup(tok); ok {
+			return acp.Peer{Kind: id.Kind, Name: id.Name}, true
+		}
+	}
+	return acp.Peer{}, false
+}
+
+// start lets the tokens in and spawns the supervisors, which start the
+// configured programs; they are stopped with the other processes.
+func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Logger) error {
+	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
+	p.pipeline.MCPBaseURL = srv.URL()
+	url := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/acp"
+	for _, k := range []struct {
+		c     *plugins.Client
+		specs []plugins.Spec
+	}{{p.extensions, p.cfg.Extensions}, {p.transformers, p.cfg.Transformers}} {
+		opts := plugins.Options{Kind: k.c.Kind, Tokens: p.tokens, URL: url, Log: log}
+		pid, err := rt.System.Root.SpawnNamed(plugins.Props(opts, k.specs), k.c.Kind+"s")
+		if err != nil {
+			return err
+		}
+		k.c.Bind(pid)
+		rt.OnShutdown(boot.StageProcesses, func(context.Context) error {
+			return rt.System.Root.StopFuture(pid).Wait()
+		})
+	}
+	return nil
+}
+
+// withCommands makes the session engine answer /hydra slash commands
+// through the extensions that registered them: the command is queued, run
+// and shown as a prompt is, and its extension's reply is the run's text.
+func withCommands(se *session.Engine, p *acp.Pipeline, system func() *actor.ActorSystem) *session.Engine {
+	inner := se.Resolve
+	if inner == nil {
+		return se
+	}
+	se.Resolve = func(ctx context.Context, st session.State) (turn.Model, error) {
+		m, err := inner(ctx, st)
+		if err != nil {
+			return m, err
+		}
+		m.Provider = commandProvider{p: p, system: system(), inner: m.Provider, session: st.ID}
+		return m, nil
+	}
+	return se
+}
+
+// commandProvider answers a request whose last message is a slash
+// command with acp.Pipeline.RunCommand; any other goes to inner.
+type commandProvider struct {
+	p       *acp.Pipeline
+	system  *actor.ActorSystem
+	inner   llm.Provider
+	session string
+}
+
+func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
+	n := len(req.Messages)
+	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !acp.IsCommand(req.Messages[n-1].Content) {
+		return cp.inner.Stream(ctx, req, sink)
+	}
+	text, err := cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content)
+	if err != nil {
+		return nil, err
+	}
+	if sink != nil && text != "" {
+		if err := sink(llm.Chunk{Kind: llm.ChunkText, Text: text}); err != nil {
+			return nil, err
+		}
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}, FinishReason: llm.FinishStop}, nil
+}

@@ -1,0 +1,344 @@
+// Command troupe-plugin is a small extension or transformer for tests of
+// `troupe daemon`: it connects back over /acp with the per-process token
+// the daemon gave it (HYDRA_ACP_URL, HYDRA_ACP_TOKEN), says its version in
+// initialize, and, as a transformer, intercepts what PLUGIN_INTERCEPTS
+// lists and acts as PLUGIN_MODE says:
+//
+//	rewrite  continue, with each prompt's text prefixed by "rewritten: "
+//	stop     stop, answering {"stopReason": "refusal"} (a permission: the default auto-deny)
+//	hold     processing; then emit the prompt, prefixed "held: ", with
+//	         route chain and discharge the claim with the agent's response
+//	abandon  processing, never discharged
+//	keepalive processing, kept alive five times 300 ms apart, then
+//	         discharged with {"stopReason": "end_turn"} (the agent never asked)
+//	askperm  on session.opened: ask the session's clients a permission
+//	         (hydra-acp/session/request_permission; the "permission" probe)
+//	child    on session.opened: spawn a child session, prompt it while
+//	         awaiting its turn, close it (the "child" probe)
+//	(empty)  continue unchanged
+//
+// With PLUGIN_COMMANDS set it registers the slash-command verbs greet
+// (answering "hello <args> (message <messageId>)"), slow (never
+// answering) and attach (hydra-acp/transformer/attach to the session). With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
+// "echo: <text> from <sessionId>".
+//
+// Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
+// set, and it reports on its own lines there too ({"probe": …}), so a test
+// reads what the daemon sent and answered. It exits when the connection
+// ends.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+type frame struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+type plugin struct {
+	ws   *websocket.Conn
+	mode string
+
+	mu      sync.Mutex // guards writes, next and waiting
+	next    int
+	waiting map[int]chan frame
+	log     *os.File
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "troupe-plugin:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	url, tok := os.Getenv("HYDRA_ACP_URL"), os.Getenv("HYDRA_ACP_TOKEN")
+	if url == "" || tok == "" || os.Getenv("TROUPE_TOKEN") != tok {
+		return fmt.Errorf("HYDRA_ACP_URL, HYDRA_ACP_TOKEN and TROUPE_TOKEN must be set (the same token)")
+	}
+	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + tok}}
+	ws, _, err := dl.Dial(url, nil)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", url, err)
+	}
+	defer ws.Close()
+	p := &plugin{ws: ws, mode: os.Getenv("PLUGIN_MODE"), waiting: map[int]chan frame{}}
+	if path := os.Getenv("PLUGIN_LOG"); path != "" {
+		if p.log, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+			return err
+		}
+		defer p.log.Close()
+	}
+	p.record(map[string]any{"pid": os.Getpid()})
+	done := make(chan error, 1)
+	go func() { done <- p.read() }()
+	init := p.call("initialize", map[string]any{"protocolVersion": 1,
+		"clientInfo": map[string]any{"name": "troupe-plugin", "version": os.Getenv("PLUGIN_VERSION")}})
+	if init.Error != nil {
+		return fmt.Errorf("initialize: %s", init.Error.Message)
+	}
+	var intercepts []string
+	if s := os.Getenv("PLUGIN_INTERCEPTS"); s != "" {
+		intercepts = strings.Split(s, ",")
+	}
+	ti := p.call("hydra-acp/transformer/initialize", map[string]any{"intercepts": intercepts})
+	code := 0
+	if ti.Error != nil {
+		code = ti.Error.Code
+	}
+	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
+	if os.Getenv("PLUGIN_COMMANDS") != "" {
+		res := p.call("hydra-acp/commands/register", map[string]any{"commands": []any{
+			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}, map[string]any{"verb": "attach"}}})
+		p.record(map[string]any{"probe": "commands/register", "result": res.Result, "error": res.Error})
+	}
+	if os.Getenv("PLUGIN_TOOLS") != "" {
+		res := p.call("hydra-acp/mcp_tools/register", map[string]any{"tools": []any{map[string]any{
+			"name": "echo", "description": "says the text back, with the session it was called from",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}}}}})
+		p.record(map[string]any{"probe": "mcp_tools/register", "result": res.Result, "error": res.Error})
+	}
+	return <-done
+}
+
+// read dispatches frames until the connection ends.
+func (p *plugin) read() error {
+	for {
+		_, b, err := p.ws.ReadMessage()
+		if err != nil {
+			return nil // the daemon went away: so do we
+		}
+		var f frame
+		if json.Unmarshal(b, &f) != nil {
+			continue
+		}
+		p.record(json.RawMessage(b))
+		switch {
+		case f.Method == "" && f.ID != nil:
+			var id int
+			_ = json.Unmarshal(f.ID, &id)
+			p.mu.Lock()
+			ch := p.waiting[id]
+			delete(p.waiting, id)
+			p.mu.Unlock()
+			if ch != nil {
+				ch <- f
+			}
+		case f.Method == "hydra-acp/transformer/message":
+			go p.intercept(f)
+		case f.Method == "hydra-acp/transformer/session_event" && p.mode == "child":
+			var ev struct {
+				Event     string `json:"event"`
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Params, &ev)
+			if ev.Event == "session.opened" {
+				go p.child(ev.SessionID)
+			}
+		case f.Method == "hydra-acp/transformer/session_event" && p.mode == "askperm":
+			var ev struct {
+				Event     string `json:"event"`
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Params, &ev)
+			if ev.Event == "session.opened" {
+				go p.askPermission(ev.SessionID)
+			}
+		case f.Method == "hydra-acp/commands/invoke":
+			var in struct {
+				Verb      string `json:"verb"`
+				Args      string `json:"args"`
+				MessageID string `json:"messageId"`
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Params, &in)
+			if in.Verb == "attach" {
+				go func() {
+					res := p.call("hydra-acp/transformer/attach", map[string]any{"sessionId": in.SessionID})
+					text := "attached " + string(res.Result)
+					if res.Error != nil {
+						text = "attach failed: " + res.Error.Message
+					}
+					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": text}})
+				}()
+			}
+			if in.Verb == "greet" {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
+					"text": "hello " + in.Args + " (message " + in.MessageID + ")"}})
+			} // slow: never answers; the daemon does not wait once it cancels
+		case f.Method == "hydra-acp/mcp_tools/invoke":
+			var in struct {
+				Tool      string `json:"tool"`
+				SessionID string `json:"sessionId"`
+				Args      struct {
+					Text string `json:"text"`
+				} `json:"args"`
+			}
+			_ = json.Unmarshal(f.Params, &in)
+			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
+				"content": []any{map[string]any{"type": "text", "text": in.Tool + ": " + in.Args.Text + " from " + in.SessionID}}}})
+		case f.ID != nil:
+			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "error": map[string]any{"code": -32601, "message": "not served"}})
+		}
+	}
+}
+
+func (p *plugin) record(v any) {
+	if p.log == nil {
+		return
+	}
+	b, _ := json.Marshal(v)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = p.log.Write(append(b, '\n'))
+}
+
+func (p *plugin) send(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.ws.WriteJSON(v)
+}
+
+// call sends a request and waits for its answer.
+func (p *plugin) call(method string, params any) frame { return <-p.start(method, params) }
+
+// start sends a request; its answer comes on the channel.
+func (p *plugin) start(method string, params any) <-chan frame {
+	ch := make(chan frame, 1)
+	p.mu.Lock()
+	p.next++
+	id := p.next
+	p.waiting[id] = ch
+	_ = p.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	p.mu.Unlock()
+	return ch
+}
+
+// askPermission asks session's clients a permission of its own (after two
+// malformed asks), and logs the answers as the "permission" probe.
+func (p *plugin) askPermission(session string) {
+	ask := func(sid string) frame {
+		return p.call("hydra-acp/session/request_permission", map[string]any{"sessionId": sid,
+			"toolCall": map[string]any{"toolCallId": "deploy-1", "title": "deploy"},
+			"options": []any{map[string]any{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
+				map[string]any{"optionId": "reject_once", "name": "Reject", "kind": "reject_once"}}})
+	}
+	code := func(f frame) int {
+		if f.Error == nil {
+			return 0
+		}
+		return f.Error.Code
+	}
+	noSession, unknown, real := ask(""), ask("nope"), ask(session)
+	p.record(map[string]any{"probe": "permission", "noSession": code(noSession), "unknown": code(unknown),
+		"result": real.Result, "error": real.Error})
+}
+
+// child spawns a child of session, prompts it (route daemon) while
+// awaiting its turn, closes it, and logs it all as the "child" probe.
+func (p *plugin) child(session string) {
+	sp := p.call("hydra-acp/child_session/spawn", map[string]any{"parentSessionId": session,
+		"_meta": map[string]any{"hydra-acp": map[string]any{"title": "worker"}}})
+	var res struct {
+		ChildSessionID string `json:"childSessionId"`
+	}
+	_ = json.Unmarshal(sp.Result, &res)
+	out := map[string]any{"probe": "child", "spawn": sp.Result, "spawnError": sp.Error, "childSessionId": res.ChildSessionID}
+	if res.ChildSessionID != "" {
+		wait := p.start("hydra-acp/child_session/await", map[string]any{"childSessionId": res.ChildSessionID, "timeoutMs": 60000})
+		emit := p.call("hydra-acp/message/emit", map[string]any{"sessionId": res.ChildSessionID, "method": "session/prompt",
+			"route": "daemon", "envelope": map[string]any{"sessionId": res.ChildSessionID,
+				"prompt": []any{map[string]any{"type": "text", "text": "work"}}}})
+		aw := <-wait
+		out["emit"], out["await"], out["awaitError"] = emit.Result, aw.Result, aw.Error
+		cl := p.call("hydra-acp/child_session/close", map[string]any{"childSessionId": res.ChildSessionID})
+		out["close"], out["closeError"] = cl.Result, cl.Error
+	}
+	p.record(out)
+}
+
+type message struct {
+	Token     string          `json:"token"`
+	Method    string          `json:"method"`
+	SessionID string          `json:"sessionId"`
+	Envelope  json.RawMessage `json:"envelope"`
+}
+
+func (p *plugin) intercept(f frame) {
+	var m message
+	_ = json.Unmarshal(f.Params, &m)
+	answer := func(v any) { p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": v}) }
+	if m.Method == "session/update" { // observed: every frame is in the log
+		answer(map[string]any{"action": "continue"})
+		return
+	}
+	switch p.mode {
+	case "rewrite":
+		answer(map[string]any{"action": "continue", "payload": prefixed(m.Envelope, "rewritten: ")})
+	case "stop":
+		if m.Method == "session/prompt" {
+			answer(map[string]any{"action": "stop", "payload": map[string]any{"stopReason": "refusal"}})
+			return
+		}
+		answer(map[string]any{"action": "stop"})
+	case "hold":
+		answer(map[string]any{"action": "processing"})
+		res := p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": prefixed(m.Envelope, "held: "), "route": "chain"})
+		p.record(map[string]any{"probe": "emit", "result": res.Result, "error": res.Error})
+		var out struct {
+			Response json.RawMessage `json:"response"`
+		}
+		_ = json.Unmarshal(res.Result, &out)
+		dis := p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": out.Response, "respondsTo": m.Token})
+		p.record(map[string]any{"probe": "discharge", "result": dis.Result, "error": dis.Error})
+	case "abandon":
+		answer(map[string]any{"action": "processing"})
+	case "keepalive":
+		answer(map[string]any{"action": "processing"})
+		for range 5 {
+			time.Sleep(300 * time.Millisecond)
+			ka := p.call("hydra-acp/connection/keep_alive", map[string]any{"token": m.Token, "sessionId": m.SessionID})
+			p.record(map[string]any{"probe": "keep_alive", "result": ka.Result, "error": ka.Error})
+		}
+		p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": map[string]any{"stopReason": "end_turn", "_meta": map[string]any{"heldFor": "1.5s"}}, "respondsTo": m.Token})
+	default:
+		answer(map[string]any{"action": "continue"})
+	}
+}
+
+// prefixed is a prompt envelope with pre before its first text block.
+func prefixed(env json.RawMessage, pre string) json.RawMessage {
+	var e map[string]any
+	if json.Unmarshal(env, &e) != nil {
+		return env
+	}
+	if blocks, ok := e["prompt"].([]any); ok {
+		for _, b := range blocks {
+			if m, ok := b.(map[string]any); ok && m["type"] == "text" {
+				m["text"] = pre + fmt.Sprint(m["text"])
+				break
+			}
+		}
+	}
+	out, _ := json.Marshal(e)
+	return out
+}

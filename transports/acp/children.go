@@ -1,0 +1,252 @@
+package acp
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// Child sessions: a transformer's workers. A child is an ordinary session
+// made with the parent's cwd (unless one is given) and the title seed;
+// its parent is kept in memory (the log has no field for it that is not a
+// fork's).
+
+// maxAwait caps hydra-acp/child_session/await's timeoutMs.
+const maxAwait = 30 * time.Minute
+
+func init() {
+	for m, h := range map[string]handler{
+		"hydra-acp/child_session/spawn": (*conn).childSpawn,
+		"hydra-acp/child_session/await": (*conn).childAwait,
+		"hydra-acp/child_session/close": (*conn).childClose,
+	} {
+		methods[m] = h
+		transformerOnly[m] = true
+	}
+}
+
+type spawnParams struct {
+	AgentID         string     `json:"agentId"`
+	Cwd             string     `json:"cwd"`
+	ParentSessionID string     `json:"parentSessionId"`
+	Interactive     *bool      `json:"interactive"`
+	Meta            metaParams `json:"_meta"`
+}
+
+func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
+	var p spawnParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.AgentID != "" && p.AgentID != agentID {
+		c.fail(ctx, id, rpcErr(CodeAgentNotInstalled, "agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+		return
+	}
+	create := func(cwd string) {
+		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.Settings,
+			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name}
+		sid := sessions.NewID()
+		c.async(ctx).Create(sid, created, func(err error) {
+			if err != nil {
+				c.answerErr(ctx, id, sid, err)
+				return
+			}
+			c.cfg.Pipeline.setParent(sid, p.ParentSessionID)
+			c.reply(ctx, id, map[string]any{"childSessionId": sid})
+		})
+	}
+	if p.Cwd != "" {
+		create(p.Cwd)
+		return
+	}
+	if p.ParentSessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: cwd or a live parentSessionId is required"))
+		return
+	}
+	c.async(ctx).State(p.ParentSessionID, func(st sessions.State, err error) {
+		if err != nil || st.Cwd == "" {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no cwd, and parent "+p.ParentSessionID+" is not a live session"))
+			return
+		}
+		create(st.Cwd)
+	})
+}
+
+func (p *Pipeline) setParent(child, parent string) {
+	if parent == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parents[child] = parent
+}
+
+type awaitParams struct {
+	ChildSessionID string `json:"childSessionId"`
+	Until          string `json:"until"`
+	TimeoutMs      int64  `json:"timeoutMs"`
+}
+
+// childAwait collects the child's updates until its turn completes (or
+// it goes idle: its run ended with nothing queued) or the timeout.
+func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
+	var p awaitParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.ChildSessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: childSessionId is required"))
+		return
+	}
+	switch p.Until {
+	case "":
+		p.Until = "turn_complete"
+	case "turn_complete", "idle":
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, `invalid params: until must be "turn_complete" or "idle"`))
+		return
+	}
+	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
+	if timeout <= 0 || timeout > maxAwait {
+		timeout = maxAwait
+	}
+	c.chainKey++
+	key := c.chainKey
+	c.chains[key] = func(d chainDone) {
+		if d.err != nil {
+			c.fail(ctx, id, d.err)
+			return
+		}
+		c.reply(ctx, id, map[string]any{"entries": rawOrNil(d.response)})
+	}
+	ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key}
+	}))
+}
+
+func (c *conn) childClose(ctx actor.Context, id, params json.RawMessage) {
+	var p struct {
+		ChildSessionID string `json:"childSessionId"`
+	}
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.ChildSessionID == "" {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: childSessionId is required"))
+		return
+	}
+	c.async(ctx).Kill(p.ChildSessionID, func(err error) {
+		if err != nil {
+			c.answerErr(ctx, id, p.ChildSessionID, err)
+			return
+		}
+		c.reply(ctx, id, map[string]any{"ok": true})
+	})
+}
+
+// awaiter watches one child session for child_session/await.
+type awaiter struct {
+	sessions *sessions.Client
+	session  string
+	until    string
+	timeout  time.Duration
+	key      int64
+
+	sub     *actor.PID
+	timer   *time.Timer
+	entries []map[string]any
+	queued  int // prompts waiting, for idle
+	done    bool
+}
+
+type awaitTimeout struct{}
+
+func (w *awaiter) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		root, self := ctx.ActorSystem().Root, ctx.Self()
+		w.timer = time.AfterFunc(w.timeout, func() { root.Send(self, &awaitTimeout{}) })
+		w.sessions.Async(ctx).Subscribe(w.session, 0, true, func(s sessions.Subscribed, err error) {
+			if err != nil {
+				w.finish(ctx, sessionError(w.session, err))
+				return
+			}
+			w.sub = s.Subscription
+		})
+	case *sessions.Events:
+		for _, e := range m.Events {
+			w.onEvent(ctx, e)
+		}
+	case *sessions.Closed, *awaitTimeout:
+		w.finish(ctx, nil)
+	case *actor.Stopping:
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+		if w.sub != nil {
+			w.sessions.Unsubscribe(w.session, w.sub)
+		}
+	case *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	default:
+		actorlog.Unhandled(actorlog.For(ctx, "await", w.session), ctx)
+	}
+}
+
+func (w *awaiter) add(kind string, fields map[string]any) {
+	fields["sessionUpdate"] = kind
+	w.entries = append(w.entries, map[string]any{"method": "session/update",
+		"params": map[string]any{"sessionId": w.session, "update": fields}})
+}
+
+func (w *awaiter) onEvent(ctx actor.Context, e event.Event) {
+	pl, err := event.DecodePayload(e.Kind, e.Payload)
+	if err != nil {
+		return
+	}
+	switch p := pl.(type) {
+	case *event.PromptQueuedPayload:
+		w.queued++
+	case *event.RunStartedPayload:
+		if w.queued > 0 {
+			w.queued--
+		}
+	case *event.MessageDeltaPayload:
+		if p.Channel == event.ChannelText {
+			w.add("agent_message_chunk", map[string]any{"content": map[string]any{"type": "text", "text": p.Text}})
+		}
+	case *event.ToolStartedPayload:
+		w.add("tool_call", map[string]any{"toolCallId": p.ToolCallID, "title": p.Name, "status": "in_progress"})
+	case *event.ToolCompletedPayload:
+		status := "completed"
+		if p.Status != "success" {
+			status = "failed"
+		}
+		w.add("tool_call_update", map[string]any{"toolCallId": p.ToolCallID, "status": status})
+	case *event.RunEndedPayload:
+		w.add("turn_complete", map[string]any{"stopReason": stopReason(p.StopReason)})
+		if w.until == "turn_complete" || w.queued == 0 {
+			w.finish(ctx, nil)
+		}
+	}
+}
+
+func (w *awaiter) finish(ctx actor.Context, err *RPCError) {
+	if w.done {
+		return
+	}
+	w.done = true
+	d := chainDone{key: w.key, err: err}
+	if err == nil {
+		if w.entries == nil {
+			w.entries = []map[string]any{}
+		}
+		d.response, _ = json.Marshal(w.entries)
+	}
+	ctx.Send(ctx.Parent(), &d)
+	ctx.Stop(ctx.Self())
+}

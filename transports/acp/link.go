@@ -1,0 +1,263 @@
+package acp
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// link is a session's side of its transformer chain: one per live session
+// with a chain, watching the session's events live (started again when a
+// client attaches after the session stopped: the chain outlives it). It runs the agent→client
+// chain of each permission request (held from the clients until the chain
+// lets it through) and sends the lifecycle events. It ends with the
+// session's subscription.
+type link struct {
+	pipeline *Pipeline
+	sessions *sessions.Client
+	session  string
+
+	sub       *actor.PID
+	updates   []json.RawMessage // session/update envelopes waiting for the response chain
+	inFlight  bool              // one response chain at a time keeps them in order
+	chains    map[int64]func(chainDone)
+	key       int64
+	completed map[string]bool // tool calls whose tool.completed was sent
+	edited    map[string]bool // paths whose file.edited was sent
+	idle      *time.Timer     // session.idle after IdleAfter of quiet
+	quiet     int             // numbers the idle timer's arming
+}
+
+// idleTick is the idle timer's message.
+type idleTick struct{ n int }
+
+// askNow tells a connection that a held permission request was let through
+// by the chain: its clients are asked now.
+type askNow struct{ session string }
+
+func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{},
+			edited: map[string]bool{}}
+	})
+}
+
+// ensureLink starts session's link unless it runs.
+func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.links[session] {
+		return
+	}
+	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err == nil {
+		p.links[session] = true
+	}
+}
+
+func (p *Pipeline) dropLink(session string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.links, session)
+	for k := range p.released {
+		if strings.HasPrefix(k, session+"\x00") {
+			delete(p.released, k)
+		}
+	}
+}
+
+func (l *link) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		l.sessions.Async(ctx).Subscribe(l.session, 0, true, func(s sessions.Subscribed, err error) {
+			if err != nil {
+				ctx.Stop(ctx.Self())
+				return
+			}
+			l.sub = s.Subscription
+		})
+	case *sessions.Events:
+		for _, e := range m.Events {
+			l.onEvent(ctx, e)
+		}
+		l.armIdle(ctx)
+	case *idleTick:
+		if m.n == l.quiet {
+			l.lifecycle(ctx, "session.idle", map[string]any{})
+		}
+	case *sessions.Closed:
+		l.lifecycle(ctx, "session.closed", map[string]any{})
+		ctx.Stop(ctx.Self())
+	case *chainDone:
+		if then := l.chains[m.key]; then != nil {
+			delete(l.chains, m.key)
+			then(*m)
+		}
+	case *actor.Stopping:
+		if l.idle != nil {
+			l.idle.Stop()
+		}
+		if l.sub != nil {
+			l.sessions.Unsubscribe(l.session, l.sub)
+		}
+		l.pipeline.dropLink(l.session)
+	case *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	default:
+		actorlog.Unhandled(actorlog.For(ctx, "chain_link", l.session), ctx)
+	}
+}
+
+func (l *link) lifecycle(ctx actor.Context, ev string, payload any) {
+	l.pipeline.lifecycle(ctx.ActorSystem().Root, l.session, ev, payload, "")
+}
+
+func (l *link) onEvent(ctx actor.Context, e event.Event) {
+	switch e.Kind {
+	case event.MessageDelta:
+		var p event.MessageDeltaPayload
+		if e.Decode(&p) == nil && p.Channel == event.ChannelText && l.pipeline.chain(l.session, "response:session/update") != nil {
+			env, _ := json.Marshal(map[string]any{"sessionId": l.session, "update": map[string]any{
+				"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": p.Text},
+				"messageId": p.MessageID}})
+			l.updates = append(l.updates, env)
+			l.nextUpdate(ctx)
+		}
+	case event.ToolPermissionRequested:
+		var p event.PermissionRequestedPayload
+		if e.Decode(&p) == nil {
+			l.permission(ctx, p)
+		}
+	case event.ToolPermissionResolved:
+		var p event.PermissionResolvedPayload
+		if e.Decode(&p) == nil {
+			l.lifecycle(ctx, "permission.replied", map[string]any{"toolCallId": p.ToolCallID, "outcome": p.Outcome,
+				"sourceWasTransformer": strings.HasPrefix(p.ResolvedBy, "transformer:")})
+		}
+	case event.ToolStarted:
+		var p event.ToolStartedPayload
+		if e.Decode(&p) == nil && p.Category == "edit" {
+			var args struct {
+				Path string `json:"path"`
+			}
+			if json.Unmarshal([]byte(p.Arguments), &args) == nil && args.Path != "" && !l.edited[args.Path] {
+				l.edited[args.Path] = true
+				l.lifecycle(ctx, "file.edited", map[string]any{"path": args.Path, "toolCallId": p.ToolCallID})
+			}
+		}
+	case event.CompactionStarted, event.CompactionEnded:
+		var p event.CompactionPayload
+		if e.Decode(&p) == nil {
+			phase := "started"
+			switch {
+			case e.Kind == event.CompactionStarted:
+			case p.Error != "" || p.Aborted:
+				phase = "failed"
+			default:
+				phase = "swapped"
+			}
+			l.lifecycle(ctx, "compaction", map[string]any{"phase": phase, "reason": p.Reason})
+		}
+	case event.ToolCompleted:
+		var p event.ToolCompletedPayload
+		if e.Decode(&p) == nil && !l.completed[p.ToolCallID] {
+			l.completed[p.ToolCallID] = true
+			status := "completed"
+			if p.Status != "success" {
+				status = "failed"
+			}
+			l.lifecycle(ctx, "tool.completed", map[string]any{"toolCallId": p.ToolCallID, "status": status})
+		}
+	}
+}
+
+// armIdle (re)starts the quiet period after which session.idle fires
+// once.
+func (l *link) armIdle(ctx actor.Context) {
+	if l.idle != nil {
+		l.idle.Stop()
+	}
+	l.quiet++
+	root, self, msg := ctx.ActorSystem().Root, ctx.Self(), &idleTick{n: l.quiet}
+	l.idle = time.AfterFunc(l.pipeline.idleAfter(), func() { root.Send(self, msg) })
+}
+
+// nextUpdate runs the response chain of the oldest waiting update. The
+// chain observes: clients are sent the update as it was recorded, whatever
+// the transformers answer (rewriting what they see is not built).
+func (l *link) nextUpdate(ctx actor.Context) {
+	if l.inFlight || len(l.updates) == 0 {
+		return
+	}
+	env := l.updates[0]
+	l.updates = l.updates[1:]
+	l.inFlight = true
+	l.key++
+	s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/update", phase: "response",
+		direction: "agent→client", envelope: env, names: l.pipeline.chainOf(l.session), key: l.key}
+	l.chains[s.key] = func(chainDone) {
+		l.inFlight = false
+		l.nextUpdate(ctx)
+	}
+	ctx.Spawn(chainProps(s))
+}
+
+// permission runs the agent→client chain of a permission request. stop
+// answers it (by default a denial) without asking a client; continue lets
+// the clients be asked.
+func (l *link) permission(ctx actor.Context, p event.PermissionRequestedPayload) {
+	names := l.pipeline.chain(l.session, "request:session/request_permission")
+	if names == nil {
+		return
+	}
+	opts := make([]permissionOption, len(p.Options))
+	for i, o := range p.Options {
+		opts[i] = permissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind}
+	}
+	env, _ := json.Marshal(map[string]any{"sessionId": l.session, "options": opts,
+		"toolCall": map[string]any{"toolCallId": p.ToolCallID, "title": p.Name, "rawInput": json.RawMessage(orEmpty(p.Arguments))}})
+	l.key++
+	s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/request_permission",
+		direction: "agent→client", envelope: env, names: names, key: l.key}
+	l.chains[s.key] = func(d chainDone) {
+		if d.err != nil || d.action != "stop" {
+			l.pipeline.release(l.session, p.ToolCallID)
+			for _, c := range l.pipeline.watching(l.session) {
+				ctx.Send(c, &askNow{session: l.session})
+			}
+			return
+		}
+		l.decide(ctx, p, d.envelope)
+	}
+	ctx.Spawn(chainProps(s))
+}
+
+// decide records a transformer's short-circuit: its selected option, or
+// by default a denial (cancelled).
+func (l *link) decide(ctx actor.Context, p event.PermissionRequestedPayload, payload json.RawMessage) {
+	d := sessions.Decision{ToolCallID: p.ToolCallID, By: "transformer:" + strings.Join(l.pipeline.chainOf(l.session), ","),
+		OptionID: "reject_once", Reason: "denied by a transformer"}
+	var ans permissionAnswer
+	if json.Unmarshal(payload, &ans) == nil && ans.Outcome.Outcome == "selected" {
+		if kind, ok := optionKind(p.Options, ans.Outcome.OptionID); ok {
+			d.OptionID, d.Reason = ans.Outcome.OptionID, "chosen by a transformer"
+			d.Allow, d.Always = strings.HasPrefix(kind, "allow"), kind == "allow_always"
+		}
+	}
+	l.sessions.Async(ctx).Decide(l.session, d, func(err error) {
+		if err != nil {
+			actorlog.For(ctx, "chain_link", l.session).Debug("transformer's permission answer not taken", "error", err)
+		}
+	})
+}
+
+func orEmpty(s string) string {
+	if s == "" || !json.Valid([]byte(s)) {
+		return "{}"
+	}
+	return s
+}

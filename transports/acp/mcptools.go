@@ -1,0 +1,227 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpCallTimeout bounds one tool call forwarded to its process.
+const mcpCallTimeout = 5 * time.Minute
+
+// mcpServerSpec is what a process registered with hydra-acp/mcp_tools/register.
+type mcpServerSpec struct {
+	conn         *actor.PID
+	instructions string
+	tools        []mcpToolSpec
+}
+
+type mcpToolSpec struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+type mcpRegisterParams struct {
+	Instructions string        `json:"instructions"`
+	Tools        []mcpToolSpec `json:"tools"`
+}
+
+func init() {
+	methods["hydra-acp/mcp_tools/register"] = (*conn).mcpToolsRegister
+}
+
+// mcpToolsRegister records (or replaces) the calling process's tools; only
+// extensions and transformers may call it.
+func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {
+	var p mcpRegisterParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	for i, t := range p.Tools {
+		if t.Name == "" || t.Description == "" || len(t.InputSchema) == 0 || isNull(t.InputSchema) {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: tools["+itoa(i)+"] needs name, description and inputSchema"))
+			return
+		}
+	}
+	c.cfg.Pipeline.mu.Lock()
+	c.cfg.Pipeline.mcp[c.peer.Name] = &mcpServerSpec{conn: ctx.Self(), instructions: p.Instructions, tools: p.Tools}
+	c.cfg.Pipeline.mu.Unlock()
+	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(p.Tools)})
+}
+
+// dropMCP forgets conn's registration when it closes.
+func (p *Pipeline) dropMCP(name string, conn *actor.PID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.mcp[name]; s != nil && s.conn.Equal(conn) {
+		delete(p.mcp, name)
+	}
+}
+
+func (p *Pipeline) mcpServer(name string) (*mcpServerSpec, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.mcp[name]
+	return s, ok
+}
+
+// mcpDescriptors mints session's capability token and returns an HTTP MCP
+// descriptor per process that registered tools, for its mcpServers.
+func (p *Pipeline) mcpDescriptors(session string) []json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.mcp) == 0 || p.MCPBaseURL == "" {
+		return nil
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // never fails on Linux (getrandom)
+	tok := "troupe_mcp_" + hex.EncodeToString(b)
+	p.caps[sha256.Sum256([]byte(tok))] = session
+	names := make([]string, 0, len(p.mcp))
+	for n := range p.mcp {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]json.RawMessage, 0, len(names))
+	for _, n := range names {
+		d, _ := json.Marshal(map[string]any{"type": "http", "name": n, "url": p.MCPBaseURL + "/mcp/" + n,
+			"headers": []any{map[string]string{"name": "Authorization", "value": "Bearer " + tok}}})
+		out = append(out, d)
+	}
+	return out
+}
+
+// capSession is the session a capability token was minted for.
+func (p *Pipeline) capSession(tok string) (string, bool) {
+	if tok == "" {
+		return "", false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.caps[sha256.Sum256([]byte(tok))]
+	return s, ok
+}
+
+// withMCP appends descriptors to a session/new's mcpServers.
+func withMCP(servers json.RawMessage, add []json.RawMessage) json.RawMessage {
+	if len(add) == 0 {
+		return servers
+	}
+	var list []json.RawMessage
+	if len(servers) > 0 && !isNull(servers) {
+		_ = json.Unmarshal(servers, &list)
+	}
+	b, _ := json.Marshal(append(list, add...))
+	return b
+}
+
+// MCPHandler serves /mcp/{name}: the tools process name registered, over
+// Streamable HTTP, to an agent presenting its session's capability token
+// (the daemon's own bearer is not asked for). A call is forwarded to the
+// process as hydra-acp/mcp_tools/invoke with the session the token names.
+func (p *Pipeline) MCPHandler(system *actor.ActorSystem) http.Handler {
+	type key struct{}
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		s, _ := r.Context().Value(key{}).(*mcp.Server)
+		return s
+	}, &mcp.StreamableHTTPOptions{Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		spec, ok := p.mcpServer(name)
+		if !ok {
+			httpError(w, http.StatusNotFound, "no MCP server "+name)
+			return
+		}
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		session, ok := p.capSession(strings.TrimSpace(tok))
+		if !ok {
+			httpError(w, http.StatusUnauthorized, "missing or invalid capability token")
+			return
+		}
+		srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "troupe"}, &mcp.ServerOptions{Instructions: spec.instructions})
+		for _, t := range spec.tools {
+			tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+			if len(t.OutputSchema) > 0 {
+				tool.OutputSchema = t.OutputSchema
+			}
+			srv.AddTool(tool, forwardTool(system, spec.conn, name, t.Name, session))
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), key{}, srv)))
+	})
+}
+
+// forwardTool asks the registering process's connection to invoke the tool
+// and waits (in the HTTP request's goroutine) for its answer.
+func forwardTool(system *actor.ActorSystem, conn *actor.PID, server, tool, session string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		ans, err := callProcess(ctx, system, conn, mcpCallTimeout, "hydra-acp/mcp_tools/invoke",
+			map[string]any{"server": server, "tool": tool, "args": args, "sessionId": session})
+		if err != nil {
+			return nil, err
+		}
+		if ans.Error != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: ans.Error.Message}}}, nil
+		}
+		var out mcp.CallToolResult
+		if err := json.Unmarshal(ans.Result, &out); err != nil {
+			return nil, errors.New("the process answered no CallToolResult: " + err.Error())
+		}
+		return &out, nil
+	}
+}
+
+func httpError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	_, _ = w.Write(append(b, '\n'))
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// callProcess sends a process's connection a request and waits for the
+// answer, outside any actor (an HTTP handler, a model call): the answer
+// comes to a reply actor this call spawns and stops, and ctx or the
+// timeout ends the wait.
+func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (Message, error) {
+	answers := make(chan Message, 1)
+	reply := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if a, ok := c.Message().(*peerAnswer); ok {
+			select {
+			case answers <- a.m:
+			default:
+			}
+		}
+	}))
+	defer system.Root.Stop(reply)
+	system.Root.Send(conn, &peerCall{method: method, params: params, reply: reply})
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m := <-answers:
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	case <-t.C:
+		return Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
+	}
+}

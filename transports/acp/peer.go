@@ -1,0 +1,238 @@
+package acp
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
+
+// transformerOnly are the methods served to a transformer's connection
+// alone; anyone else is answered MethodNotFound.
+var transformerOnly = map[string]bool{
+	"hydra-acp/transformer/initialize": true,
+	"hydra-acp/transformer/attach":     true,
+	"hydra-acp/message/emit":           true,
+	"hydra-acp/connection/keep_alive":  true,
+}
+
+// processOnly are the methods served to extensions and transformers alone.
+var processOnly = map[string]bool{
+	"hydra-acp/mcp_tools/register": true,
+}
+
+func init() {
+	methods["hydra-acp/transformer/initialize"] = (*conn).transformerInitialize
+	methods["hydra-acp/transformer/attach"] = (*conn).transformerAttach
+	methods["hydra-acp/message/emit"] = (*conn).messageEmit
+	methods["hydra-acp/connection/keep_alive"] = (*conn).keepAlive
+}
+
+// callPeer sends this connection's transformer a request for a chain run;
+// the answer goes back to the run.
+func (c *conn) callPeer(ctx actor.Context, m *peerCall) {
+	if c.closing {
+		ctx.Send(m.reply, &peerAnswer{step: m.step, m: Message{Error: rpcErr(CodeInternal, "the transformer's connection is closing")}})
+		return
+	}
+	c.ask(ctx, m.method, m.params, outgoing{reply: m.reply, step: m.step})
+}
+
+// peerGone: a transformer's connection ends. It leaves the pipeline, and
+// the chain runs waiting on its answers go on at once (fail-open).
+func (c *conn) peerGone(ctx actor.Context) {
+	if c.peer.Kind == KindTransformer && c.self != nil {
+		c.cfg.Pipeline.removeTransformer(c.peer.Name, c.self)
+	}
+	if c.peer.Kind != "" && c.self != nil {
+		c.cfg.Pipeline.dropMCP(c.peer.Name, c.self)
+		c.cfg.Pipeline.dropCommands(c.peer.Name, c.self)
+	}
+	for id, o := range c.outgoing {
+		if o.reply != nil {
+			ctx.Send(o.reply, &peerAnswer{step: o.step, m: Message{Error: rpcErr(CodeInternal, "the transformer's connection closed")}})
+			delete(c.outgoing, id)
+		}
+	}
+}
+
+// runChain starts a chain run as a child; then gets its outcome on this
+// connection's mailbox.
+func (c *conn) runChain(ctx actor.Context, s chainSpec, then func(chainDone)) {
+	c.chainKey++
+	s.key, s.pipeline, s.sessions = c.chainKey, c.cfg.Pipeline, c.cfg.Sessions
+	c.chains[s.key] = then
+	ctx.Spawn(chainProps(s))
+}
+
+type transformerInitParams struct {
+	Intercepts []string `json:"intercepts"`
+}
+
+func (c *conn) transformerInitialize(ctx actor.Context, id, params json.RawMessage) {
+	var p transformerInitParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts)
+	c.tInited = true
+	c.reply(ctx, id, map[string]any{"ack": true})
+}
+
+type sessionIDParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// transformerAttach puts the calling transformer (never another) into a
+// live session's chain.
+func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) {
+	var p sessionIDParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	if !c.tInited {
+		c.fail(ctx, id, rpcErr(CodeInternal, "hydra-acp/transformer/initialize first"))
+		return
+	}
+	c.async(ctx).State(p.SessionID, func(_ sessions.State, err error) {
+		if err != nil {
+			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not live"))
+			return
+		}
+		c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
+		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID)
+		c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
+		c.reply(ctx, id, map[string]any{"ok": true})
+	})
+}
+
+func (c *conn) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
+	c.cfg.Pipeline.lifecycle(ctx.ActorSystem().Root, session, ev, payload, only)
+}
+
+type emitParams struct {
+	SessionID  string          `json:"sessionId"`
+	Method     string          `json:"method"`
+	Envelope   json.RawMessage `json:"envelope"`
+	Route      string          `json:"route"`
+	RespondsTo string          `json:"respondsTo"`
+}
+
+// messageEmit discharges a processing claim (respondsTo), or delivers a
+// message through the rest of the chain (route chain) or straight to the
+// session (route daemon), answering the agent's response.
+func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
+	var p emitParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	if p.RespondsTo != "" {
+		run, ok := c.cfg.Pipeline.claim(p.RespondsTo)
+		if !ok {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no processing claim "+p.RespondsTo+" (discharged, abandoned or unknown)"))
+			return
+		}
+		ctx.Send(run, &discharge{token: p.RespondsTo, envelope: p.Envelope})
+		c.reply(ctx, id, map[string]any{"ok": true})
+		return
+	}
+	if !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	if p.Method == "" || len(p.Envelope) == 0 {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: method and envelope are required"))
+		return
+	}
+	s := chainSpec{session: p.SessionID, method: p.Method, direction: "client→agent", envelope: p.Envelope,
+		skip: c.peer.Name, tail: true, client: c.peer.Name}
+	switch p.Route {
+	case "chain":
+		s.names = c.cfg.Pipeline.chainOf(p.SessionID)
+		if i := slices.Index(s.names, c.peer.Name); i >= 0 {
+			s.pos = i + 1 // re-enter after the emitter
+		}
+	case "daemon":
+	default:
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, `invalid params: route must be "chain" or "daemon"`))
+		return
+	}
+	c.runChain(ctx, s, func(d chainDone) {
+		switch {
+		case d.err != nil:
+			c.fail(ctx, id, d.err)
+		case d.action == "stop":
+			c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.envelope)})
+		default:
+			c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.response)})
+		}
+	})
+}
+
+func rawOrNil(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+type keepAliveParams struct {
+	Token     string `json:"token"`
+	SessionID string `json:"sessionId"`
+}
+
+func (c *conn) keepAlive(ctx actor.Context, id, params json.RawMessage) {
+	var p keepAliveParams
+	if !c.decodeParams(ctx, id, params, &p) {
+		return
+	}
+	run, ok := c.cfg.Pipeline.claim(p.Token)
+	if !ok {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no processing claim "+p.Token))
+		return
+	}
+	ctx.Send(run, &keepAlive{token: p.Token})
+	c.reply(ctx, id, map[string]any{"ok": true})
+}
+
+// chainable are the requests a session's chain sees at dispatch (prompt
+// and cancel have their own, ordered, paths).
+var chainable = map[string]bool{"session/set_mode": true, "session/load": true}
+
+// throughChain runs m through its session's chain when a transformer
+// intercepts it, then serves it (continue, maybe rewritten) or answers the
+// transformer's payload (stop); false when no chain wants it.
+func (c *conn) throughChain(ctx actor.Context, m Message, h handler) bool {
+	var p sessionIDParams
+	if json.Unmarshal(m.Params, &p) != nil || p.SessionID == "" {
+		return false
+	}
+	names := c.cfg.Pipeline.chain(p.SessionID, "request:"+m.Method)
+	if names == nil {
+		return false
+	}
+	c.runChain(ctx, chainSpec{session: p.SessionID, method: m.Method, direction: "client→agent", envelope: m.Params, names: names},
+		func(d chainDone) {
+			switch {
+			case d.err != nil:
+				if m.ID != nil {
+					c.fail(ctx, m.ID, d.err)
+				}
+			case d.action == "stop":
+				if m.ID != nil {
+					c.reply(ctx, m.ID, rawOrEmpty(d.envelope))
+				}
+			default:
+				h(c, ctx, m.ID, d.envelope)
+			}
+		})
+	return true
+}
+
+func rawOrEmpty(b json.RawMessage) any {
+	if len(b) == 0 || isNull(b) {
+		return map[string]any{}
+	}
+	return b
+}
