@@ -36,7 +36,8 @@ func TestSessionCLIVerbs(t *testing.T) {
 	// After "--" the words are the prompt's, flag-like or not.
 	r := cli(t, env, "", "session", "prompt", id, "--", "write", "f.txt", "--url", "-x")
 	testkit.Equal(t, r.ok(t, "prompt"), "wrote it\n")
-	if !strings.Contains(r.stderr, "[tool]") || !strings.Contains(r.stderr, "[tool completed]") {
+	// The rest of the turn is on stderr, plain: the call's line, the end.
+	if !strings.Contains(r.stderr, "  ✓ write f.txt ") || !strings.HasSuffix(r.stderr, "── end_turn\n") || strings.Contains(r.stderr, "\x1b") {
 		t.Fatalf("prompt's stderr does not show the tool call: %q", r.stderr)
 	}
 	diff := run("", "diff", id)

@@ -26,6 +26,10 @@ type ClientConfig struct {
 	Options    Options
 	// Name and Version are sent as clientInfo.
 	Name, Version string
+	// AskElsewhere, with no Keys, is the note a permission request gets
+	// instead of a prompt: the request stays open for a client that can
+	// answer it.
+	AskElsewhere string
 }
 
 // Client is one person's view of sessions over one ACP connection: it
@@ -266,6 +270,10 @@ func (c *Client) serve(f frame) error {
 	a, err := ParseAsk(f.ID, f.Params)
 	if err != nil {
 		return c.send(outFrame{ID: f.ID, Error: &RPCError{Code: CodeInvalidParams, Message: err.Error()}})
+	}
+	if c.cfg.Keys == nil && c.cfg.AskElsewhere != "" {
+		c.r.Note(c.cfg.AskElsewhere)
+		return c.r.Err()
 	}
 	c.r.Ask(a)
 	return c.r.Err()

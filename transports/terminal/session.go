@@ -57,8 +57,9 @@ func (c *Client) Open(ctx context.Context, o AttachOptions) (Attached, error) {
 		params["_meta"] = map[string]any{"hydra-acp": map[string]any{"readonly": true}}
 	}
 	var a Attached
+	// The daemon's error names the session: no wrapping.
 	if err := c.call(ctx, "session/attach", params, &a); err != nil {
-		return a, fmt.Errorf("attach %s: %w", o.SessionID, err)
+		return a, err
 	}
 	c.r.SetRunning(a.Meta.Hydra.Busy)
 	c.r.SetClientID(a.ClientID)

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// session prompt on a terminal renders its turn as attach does: the
+// spinner while the model has not answered, thinking dimmed, colours, the
+// edit's line and diff; the permission is answered by key. A second
+// prompt's Ctrl-C (a key: the terminal is in raw mode) cancels its turn:
+// exit 130.
+func TestSessionPromptTerminal(t *testing.T) {
+	env, model := llmEnv(t,
+		llmserver.Steps(llmserver.Delay(time.Second), llmserver.Thinking("The notes have a typo."), llmserver.Text("I'll fix "), llmserver.Text("the typo."),
+			llmserver.ToolCall("c1", "edit", `{"path":"notes.txt","old_string":"helo","new_string":"hello"}`)),
+		llmserver.Steps(llmserver.Text("Fixed: notes.txt "), llmserver.Text("now says hello.")),
+		llmserver.Steps(llmserver.Text("working "), llmserver.Delay(time.Minute), llmserver.Text("never")))
+	d := startDaemon(t, t.TempDir(), env, model...)
+	cwd := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	sid := d.create(t, cwd)
+
+	v := startView(t, d, true, []string{"NO_COLOR="}, "prompt", sid, "fix the typo in notes.txt")
+	v.waitFor(t, "Reject ")
+	v.press(t, "y")
+	testkit.Equal(t, v.exit(t), 0)
+	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(b), "hello world\n")
+	out := v.out.String()
+	if !spinnerDraw.MatchString(out) {
+		t.Fatalf("no spinner while the model had not answered: %q", out)
+	}
+	compareGolden(t, "prompt_tty.golden", normaliseView(out, nil))
+
+	v = startView(t, d, true, []string{"NO_COLOR="}, "prompt", sid, "start")
+	v.waitFor(t, "working")
+	v.press(t, "\x03")
+	testkit.Equal(t, v.exit(t), promptCancelled)
+	if out := stripANSI(v.out.String()); !strings.Contains(out, "cancelling the turn") || !strings.Contains(out, "the turn ended: cancelled") {
+		t.Fatalf("prompt output: %q", out)
+	}
+}
