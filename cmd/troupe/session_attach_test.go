@@ -126,14 +126,28 @@ func permissionTurn(t *testing.T) ([]string, []string) {
 		llmserver.Steps(llmserver.Text("Fixed: notes.txt "), llmserver.Text("now says hello.")))
 }
 
+// notesDir is a session's directory with a notes.txt that has a typo.
+func notesDir(t *testing.T) string {
+	cwd := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	return cwd
+}
+
+// wantNotes checks what notes.txt in cwd says.
+func wantNotes(t *testing.T, cwd, want string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(b), want)
+}
+
 // attachTurn runs the scripted turn with attach watching: another client
 // prompts, attach answers the permission with y, then detaches; it
 // returns attach's normalised output.
 func attachTurn(t *testing.T, tty bool) string {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 
 	v := startAttach(t, d, tty, []string{"NO_COLOR="}, sid)
@@ -145,9 +159,7 @@ func attachTurn(t *testing.T, tty bool) string {
 	v.press(t, "y")
 	other.waitAnswer(pid)
 	v.waitFor(t, "── end_turn")
-	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
-	testkit.NoError(t, err)
-	testkit.Equal(t, string(b), "hello world\n")
+	wantNotes(t, cwd, "hello world\n")
 
 	if tty {
 		v.press(t, "\x03") // nothing runs: one Ctrl-C detaches
@@ -247,8 +259,7 @@ func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
 func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 	v := startAttach(t, d, false, nil, sid)
 	v.waitFor(t, "attached to")
@@ -263,9 +274,7 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	v.press(t, "y")
 	other.waitAnswer(pid)
 	v.waitFor(t, "── end_turn")
-	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
-	testkit.NoError(t, err)
-	testkit.Equal(t, string(b), "helo world\n")
+	wantNotes(t, cwd, "helo world\n")
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
 	if out := v.out.String(); !strings.Contains(out, "✗ edit notes.txt") || strings.Contains(out, "→") {
@@ -305,8 +314,7 @@ func TestSessionAttachUsage(t *testing.T) {
 func TestSessionPromptTurnRenders(t *testing.T) {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 	ws, err := (&daemonclient.Client{URL: d.url, Token: d.token}).DialWS(context.Background())
 	testkit.NoError(t, err)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,17 +21,14 @@ func TestSessionPromptTerminal(t *testing.T) {
 		llmserver.Steps(llmserver.Text("Fixed: notes.txt "), llmserver.Text("now says hello.")),
 		llmserver.Steps(llmserver.Text("working "), llmserver.Delay(time.Minute), llmserver.Text("never")))
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 
 	v := startView(t, d, true, []string{"NO_COLOR="}, "prompt", sid, "fix the typo in notes.txt")
 	v.waitFor(t, "Reject ")
 	v.press(t, "y")
 	testkit.Equal(t, v.exit(t), 0)
-	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
-	testkit.NoError(t, err)
-	testkit.Equal(t, string(b), "hello world\n")
+	wantNotes(t, cwd, "hello world\n")
 	out := v.out.String()
 	if !spinnerDraw.MatchString(out) {
 		t.Fatalf("no spinner while the model had not answered: %q", out)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -63,16 +62,7 @@ func (c *Client) DialWS(ctx context.Context) (*websocket.Conn, error) {
 	if res == nil {
 		return nil, &NotRunningError{Home: c.Home, URL: c.URL, Err: err}
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	e := &Error{Method: http.MethodGet, Path: "/acp", Status: res.StatusCode, Body: b}
-	var eb struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(b, &eb) == nil {
-		e.Message = eb.Error
-	}
-	return nil, e
+	return nil, readError(http.MethodGet, "/acp", res)
 }
 
 // DialACP is DialWS, then initialize with clientName.

@@ -28,14 +28,8 @@ const (
 	CodeSessionNotFound = daemonclient.CodeSessionNotFound
 )
 
-type frame struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *RPCError       `json:"error,omitempty"`
-}
+// frame is one JSON-RPC message from the daemon.
+type frame = daemonclient.Frame
 
 type outFrame struct {
 	JSONRPC string          `json:"jsonrpc"`
