@@ -308,6 +308,6 @@ func (c *Client) interrupt() error {
 		return nil
 	}
 	c.lastInt = now
-	c.r.Note("^C cancelling the turn (Ctrl-C again to detach)")
+	c.r.Note("^C cancelling the turn (Ctrl-C again to leave)")
 	return c.send(outFrame{Method: "session/cancel", Params: sessionOf{SessionID: c.sessionID}})
 }
