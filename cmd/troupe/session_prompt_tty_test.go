@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,11 +10,13 @@ import (
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
 // session prompt on a terminal renders its turn as attach does: the
 // spinner while the model has not answered, thinking dimmed, colours, the
 // edit's line and diff; the permission is answered by key. A second
 // prompt's Ctrl-C (a key: the terminal is in raw mode) cancels its turn:
-// exit 130.
+// exit 130; with NO_COLOR set it has no colour.
 func TestSessionPromptTerminal(t *testing.T) {
 	env, model := llmEnv(t,
 		llmserver.Steps(llmserver.Delay(time.Second), llmserver.Thinking("The notes have a typo."), llmserver.Text("I'll fix "), llmserver.Text("the typo."),
@@ -35,11 +38,13 @@ func TestSessionPromptTerminal(t *testing.T) {
 	}
 	compareGolden(t, "prompt_tty.golden", normaliseView(out, nil))
 
-	v = startView(t, d, true, []string{"NO_COLOR="}, "prompt", sid, "start")
+	// With NO_COLOR set: no colour on the terminal.
+	v = startView(t, d, true, []string{"NO_COLOR=1"}, "prompt", sid, "start")
 	v.waitFor(t, "working")
 	v.press(t, "\x03")
 	testkit.Equal(t, v.exit(t), promptCancelled)
-	if out := stripANSI(v.out.String()); !strings.Contains(out, "cancelling the turn") || !strings.Contains(out, "the turn ended: cancelled") {
+	out = v.out.String()
+	if sgr.MatchString(out) || !strings.Contains(out, "cancelling the turn") || !strings.Contains(out, "the turn ended: cancelled") {
 		t.Fatalf("prompt output: %q", out)
 	}
 }
