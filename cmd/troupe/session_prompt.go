@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/troupehq/troupe/transports/daemonclient"
@@ -73,10 +74,17 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 	}
 	defer view.close()
 	view.cfg.AskElsewhere = "a tool call waits for permission: answer it with `troupe session attach " + id + "`"
-	// The dispatcher's first Ctrl-C cancels the turn; it lets the second
-	// end troupe at once. On a terminal Ctrl-C comes as a key instead.
 	ints := make(chan os.Signal, 1)
-	defer context.AfterFunc(ctx, func() { ints <- os.Interrupt })()
+	if view.cfg.Keys != nil {
+		// Ctrl-C comes as a key; a SIGINT from elsewhere is caught too, so
+		// troupe leaves through the view, which gives the terminal back.
+		signal.Notify(ints, os.Interrupt)
+		defer signal.Stop(ints)
+	} else {
+		// The dispatcher's first SIGINT cancels the turn; it lets the
+		// second end troupe at once.
+		defer context.AfterFunc(ctx, func() { ints <- os.Interrupt })()
+	}
 	view.cfg.Interrupts = ints
 
 	stop, err := terminal.PromptTurn(view.ctx, view.cfg, id, text)
