@@ -20,8 +20,7 @@ func TestDaemonStopKillsAfterTimeoutAndStalePidFile(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"TROUPE_HOME=" + home}
 	cli(t, env, "", "daemon", "start", "--listen", "127.0.0.1:0").ok(t, "daemon start")
-	pid := daemonPID(t, home)
-	reapOnCleanup(t, pid)
+	pid := reapedDaemon(t, home)
 	testkit.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
 	r := cli(t, env, "", "daemon", "stop", "--timeout", "300ms")
 	testkit.Equal(t, r.ok(t, "daemon stop"), "troupe daemon: killed (pid "+itoa(pid)+")\n")
@@ -37,8 +36,7 @@ func TestDaemonStopKillsAfterTimeoutAndStalePidFile(t *testing.T) {
 	}
 
 	cli(t, env, "", "daemon", "restart", "--listen", "127.0.0.1:0").ok(t, "daemon restart when stopped")
-	pid = daemonPID(t, home)
-	reapOnCleanup(t, pid)
+	pid = reapedDaemon(t, home)
 	testkit.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	_, err = syscall.Wait4(pid, &ws, 0, nil)
 	testkit.NoError(t, err)
@@ -53,11 +51,9 @@ func TestDaemonStopKillsAfterTimeoutAndStalePidFile(t *testing.T) {
 
 	// restart of a running daemon: a new process answers.
 	cli(t, env, "", "daemon", "start", "--listen", "127.0.0.1:0").ok(t, "daemon start")
-	first := daemonPID(t, home)
-	reapOnCleanup(t, first)
+	first := reapedDaemon(t, home)
 	out := cli(t, env, "", "daemon", "restart", "--listen", "127.0.0.1:0").ok(t, "daemon restart")
-	second := daemonPID(t, home)
-	reapOnCleanup(t, second)
+	second := reapedDaemon(t, home)
 	if second == first || !strings.Contains(out, "stopped (pid "+itoa(first)+")") || !strings.Contains(out, "listening on") {
 		t.Fatalf("restart: pids %d then %d, printed %q", first, second, out)
 	}
@@ -104,8 +100,7 @@ func TestDaemonConcurrentStarts(t *testing.T) {
 		go func() { outs <- cliNoFatal(bin, env, "daemon", "start", "--listen", "127.0.0.1:0") }()
 	}
 	a, b := <-outs, <-outs
-	pid := daemonPID(t, home)
-	reapOnCleanup(t, pid)
+	pid := reapedDaemon(t, home)
 	for _, r := range []cliResult{a, b} {
 		if r.code != 0 || !strings.Contains(r.stdout, "(pid "+itoa(pid)+")") {
 			t.Fatalf("concurrent start: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

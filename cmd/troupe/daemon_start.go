@@ -42,15 +42,24 @@ func parseStart(name string, args []string, stderr io.Writer, extra func(*flag.F
 	if extra != nil {
 		extra(f.fs)
 	}
-	pos, err := parse(f.fs, args)
+	if code, ok := parseNoArgs(f.fs, args, name, stderr); !ok {
+		return nil, code
+	}
+	return f, 0
+}
+
+// parseNoArgs parses a command's flags that takes no argument: an exit
+// code and false when it cannot go on (help, a bad flag, an argument).
+func parseNoArgs(fs *flag.FlagSet, args []string, name string, stderr io.Writer) (int, bool) {
+	pos, err := parse(fs, args)
 	if err != nil {
-		return nil, exitCode(err)
+		return exitCode(err), false
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(stderr, "troupe %s: unexpected argument %q\n", name, pos[0])
-		return nil, 2
+		return 2, false
 	}
-	return f, 0
+	return 0, true
 }
 
 // childArgs are the flags given, for the background `troupe daemon`: the

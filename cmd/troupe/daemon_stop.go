@@ -30,13 +30,8 @@ func runDaemonStop(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("daemon stop", stderr)
 	common.register(fs)
 	fs.DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "troupe daemon stop: unexpected argument %q\n", pos[0])
-		return 2
+	if code, ok := parseNoArgs(fs, args, "daemon stop", stderr); !ok {
+		return code
 	}
 	home, err := boot.HomePath(common.home)
 	if err != nil {
@@ -153,13 +148,8 @@ func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("daemon status", stderr)
 	cf.register(fs)
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "troupe daemon status: unexpected argument %q\n", pos[0])
-		return 2
+	if code, ok := parseNoArgs(fs, args, "daemon status", stderr); !ok {
+		return code
 	}
 	ctx := context.Background()
 	home, err := boot.HomePath(cf.home)

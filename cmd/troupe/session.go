@@ -15,6 +15,7 @@ import (
 
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/daemonclient"
+	"github.com/troupehq/troupe/transports/terminal"
 )
 
 func init() {
@@ -98,7 +99,7 @@ func sessionVerbs() []sessionVerb {
 		{"kill", "ID", "stop a live session (it goes cold, loadable again)", runSessionKill},
 		{"rm", "ID", "delete a session and its log", runSessionRm},
 		{"title", "ID TEXT", "set a session's title", runSessionTitle},
-		{"attach", "ID [--readonly] [--from-start | --new-only]", "the live view: streams the session, answers permissions by key; Ctrl-C cancels the turn, twice detaches", runSessionAttachVerb},
+		{"attach", "ID [--readonly] [--from-start | --new-only]", "the live view: streams the session, answers permissions by key; Ctrl-C cancels the turn, twice detaches", runSessionAttach},
 	}
 }
 
@@ -175,6 +176,9 @@ func describe(err error, c *daemonclient.Client) string {
 	}
 	if daemonclient.IsSessionNotFound(err) {
 		return err.Error() + ": see `troupe session list`"
+	}
+	if errors.Is(err, terminal.ErrClosed) {
+		return err.Error() + "; is it still running? see `troupe daemon status`"
 	}
 	return err.Error()
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/troupehq/troupe/transports/daemonclient"
+	"github.com/troupehq/troupe/transports/terminal"
 )
 
 // attachInfo is what session/attach answers, as far as the client reads it.
@@ -41,11 +42,8 @@ func attachSession(ctx context.Context, c *daemonclient.Client, verb, id, policy
 	if err != nil {
 		return nil, info, err
 	}
-	params := map[string]any{"sessionId": id, "historyPolicy": policy,
-		"clientInfo": map[string]any{"name": "troupe session " + verb, "version": currentVersion()}}
-	if readonly {
-		params["_meta"] = map[string]any{"hydra-acp": map[string]any{"readonly": true}}
-	}
+	params := terminal.AttachParams(terminal.AttachOptions{SessionID: id, HistoryPolicy: policy, Readonly: readonly},
+		"troupe session "+verb, currentVersion())
 	res, err := a.Call(ctx, "session/attach", params, nil)
 	if err != nil {
 		a.Close()

@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 )
 
@@ -36,7 +37,13 @@ type attachView struct {
 // (tty) or on pipes.
 func startAttach(t *testing.T, d *daemonProc, tty bool, env []string, args ...string) *attachView {
 	t.Helper()
-	cmd := exec.Command(testkit.BuildTroupe(t), append([]string{"session", "attach", "--url", d.url, "--token", d.token}, args...)...)
+	return startView(t, d, tty, env, "attach", args...)
+}
+
+// startView runs `troupe session VERB args...` on d as startAttach does.
+func startView(t *testing.T, d *daemonProc, tty bool, env []string, verb string, args ...string) *attachView {
+	t.Helper()
+	cmd := exec.Command(testkit.BuildTroupe(t), append([]string{"session", verb, "--url", d.url, "--token", d.token}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	v := &attachView{cmd: cmd, out: &testkit.Buffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	var stderr testkit.Buffer
@@ -105,7 +112,7 @@ func (v *attachView) exit(t *testing.T) int {
 		testkit.NoError(t, err)
 		return 0
 	case <-time.After(acpWait):
-		t.Fatal("attach did not exit")
+		t.Fatal("the view did not exit")
 		return -1
 	}
 }
@@ -119,14 +126,28 @@ func permissionTurn(t *testing.T) ([]string, []string) {
 		llmserver.Steps(llmserver.Text("Fixed: notes.txt "), llmserver.Text("now says hello.")))
 }
 
+// notesDir is a session's directory with a notes.txt that has a typo.
+func notesDir(t *testing.T) string {
+	cwd := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	return cwd
+}
+
+// wantNotes checks what notes.txt in cwd says.
+func wantNotes(t *testing.T, cwd, want string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(b), want)
+}
+
 // attachTurn runs the scripted turn with attach watching: another client
 // prompts, attach answers the permission with y, then detaches; it
 // returns attach's normalised output.
 func attachTurn(t *testing.T, tty bool) string {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 
 	v := startAttach(t, d, tty, []string{"NO_COLOR="}, sid)
@@ -138,9 +159,7 @@ func attachTurn(t *testing.T, tty bool) string {
 	v.press(t, "y")
 	other.waitAnswer(pid)
 	v.waitFor(t, "── end_turn")
-	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
-	testkit.NoError(t, err)
-	testkit.Equal(t, string(b), "hello world\n")
+	wantNotes(t, cwd, "hello world\n")
 
 	if tty {
 		v.press(t, "\x03") // nothing runs: one Ctrl-C detaches
@@ -240,8 +259,7 @@ func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
 func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
 	v := startAttach(t, d, false, nil, sid)
 	v.waitFor(t, "attached to")
@@ -256,9 +274,7 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	v.press(t, "y")
 	other.waitAnswer(pid)
 	v.waitFor(t, "── end_turn")
-	b, err := os.ReadFile(filepath.Join(cwd, "notes.txt"))
-	testkit.NoError(t, err)
-	testkit.Equal(t, string(b), "helo world\n")
+	wantNotes(t, cwd, "helo world\n")
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
 	if out := v.out.String(); !strings.Contains(out, "✗ edit notes.txt") || strings.Contains(out, "→") {
@@ -266,29 +282,24 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	}
 }
 
-// Each way attach cannot start says so in one line naming the fix, and
-// exits non-zero.
-func TestSessionAttachErrors(t *testing.T) {
+// Bad usage of attach is exit 2 with one line naming what is wanted (no
+// daemon, a wrong token, an unknown session: TestSessionCLIErrorPaths).
+func TestSessionAttachUsage(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), nil)
 	bin := testkit.BuildTroupe(t)
 	cases := []struct {
 		name string
 		args []string
-		code int
 		want string
 	}{
-		{"no daemon", []string{"s-x", "--home", t.TempDir()}, 1, "start one with `troupe daemon start`"},
-		{"nothing listening", []string{"s-x", "--url", "http://127.0.0.1:1", "--token", "t"}, 1, "no troupe daemon answers at http://127.0.0.1:1: start one with `troupe daemon start`"},
-		{"wrong token", []string{"s-x", "--url", d.url, "--token", "wrong"}, 1, "refused the token; pass the one in $TROUPE_HOME/auth-token with --token"},
-		{"unknown session", []string{"s-nosuch", "--url", d.url, "--token", d.token}, 1, "session s-nosuch not found; list them with `troupe session list`"},
-		{"no id", []string{"--url", d.url, "--token", d.token}, 2, "want one session id"},
-		{"both replays", []string{"s-x", "--from-start", "--new-only", "--url", d.url, "--token", d.token}, 2, "exclude each other"},
+		{"no id", []string{"--url", d.url, "--token", d.token}, "want one session id"},
+		{"both replays", []string{"s-x", "--from-start", "--new-only", "--url", d.url, "--token", d.token}, "exclude each other"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := testkit.Start(t, bin, nil, append([]string{"session", "attach"}, c.args...)...)
 			_ = p.Stdin.Close()
-			testkit.Equal(t, p.Wait(t, acpWait), c.code)
+			testkit.Equal(t, p.Wait(t, acpWait), 2)
 			stderr := p.Stderr()
 			if !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
 				t.Fatalf("stderr %q, want one line with %q", stderr, c.want)
@@ -303,10 +314,9 @@ func TestSessionAttachErrors(t *testing.T) {
 func TestSessionPromptTurnRenders(t *testing.T) {
 	env, model := permissionTurn(t)
 	d := startDaemon(t, t.TempDir(), env, model...)
-	cwd := t.TempDir()
-	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("helo world\n"), 0o644))
+	cwd := notesDir(t)
 	sid := d.create(t, cwd)
-	ws, err := dialACP(context.Background(), d.url, d.token)
+	ws, err := (&daemonclient.Client{URL: d.url, Token: d.token}).DialWS(context.Background())
 	testkit.NoError(t, err)
 	keys, press := io.Pipe()
 	defer press.Close()

@@ -76,17 +76,8 @@ func runSessionImport(ctx context.Context, c *daemonclient.Client, args []string
 		return failed(stderr, "import", c, fmt.Errorf("%s is not a JSON bundle", pos[0]))
 	}
 	body := map[string]any{"bundle": json.RawMessage(b), "replace": *replace}
-	if *cwd != "" {
-		dir, err := absDir(*cwd)
-		if err != nil {
-			return failed(stderr, "import", c, err)
-		}
-		body["cwd"] = dir
-	}
-	var out struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/import", body, &out); err != nil {
+	id, err := postForID(ctx, c, "/v1/sessions/import", body, *cwd)
+	if err != nil {
 		var he *daemonclient.Error
 		if asError(err, &he) && he.Status == http.StatusConflict {
 			var clash struct {
@@ -98,6 +89,6 @@ func runSessionImport(ctx context.Context, c *daemonclient.Client, args []string
 		}
 		return failed(stderr, "import", c, err)
 	}
-	fmt.Fprintln(stdout, out.SessionID)
+	fmt.Fprintln(stdout, id)
 	return 0
 }

@@ -38,7 +38,7 @@ func BenchmarkDaemonCLI(b *testing.B) {
 			t0 := time.Now()
 			cli(b, env, "", start...).ok(b, "daemon start")
 			starts = append(starts, time.Since(t0))
-			reapOnCleanup(b, daemonPID(b, home))
+			reapedDaemon(b, home)
 			t0 = time.Now()
 			cli(b, env, "", "daemon", "stop").ok(b, "daemon stop")
 			stops = append(stops, time.Since(t0))
@@ -49,7 +49,7 @@ func BenchmarkDaemonCLI(b *testing.B) {
 		b.ReportMetric(float64(stops[len(stops)/2].Microseconds())/1000, "ms-stop(median)")
 	})
 	cli(b, env, "", start...).ok(b, "daemon start")
-	reapOnCleanup(b, daemonPID(b, home))
+	reapedDaemon(b, home)
 	b.Cleanup(func() { cli(b, env, "", "daemon", "stop") })
 	var id string
 	for range 20 {

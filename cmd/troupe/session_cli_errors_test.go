@@ -41,6 +41,8 @@ func TestSessionCLIErrorPaths(t *testing.T) {
 		{args: []string{"kill", id}, withID: true},
 		{args: []string{"rm", id}, withID: true},
 		{args: []string{"title", id, "a title"}, withID: true},
+		{args: []string{"attach", id}, withID: true},
+		{args: []string{"attach", id, "--readonly", "--from-start"}, withID: true},
 	}
 	oneLine := func(t *testing.T, r cliResult, want ...string) {
 		t.Helper()

@@ -96,6 +96,15 @@ func daemonPID(t testing.TB, home string) int {
 	return pid
 }
 
+// reapedDaemon is the pid of home's detached daemon, killed and reaped
+// when the test ends (reapOnCleanup).
+func reapedDaemon(t testing.TB, home string) int {
+	t.Helper()
+	pid := daemonPID(t, home)
+	reapOnCleanup(t, pid)
+	return pid
+}
+
 // reapOnCleanup kills and reaps the detached daemon pid when the test
 // ends, passed or failed, if it still runs.
 func reapOnCleanup(t testing.TB, pid int) {

@@ -24,8 +24,7 @@ func TestSessionCLIDaemonStartPromptStopStartTranscript(t *testing.T) {
 	env = append(env, "TROUPE_HOME="+home)
 
 	out := cli(t, env, "", append([]string{"daemon", "start", "--listen", "127.0.0.1:0"}, model...)...).ok(t, "daemon start")
-	pid := daemonPID(t, home)
-	reapOnCleanup(t, pid)
+	pid := reapedDaemon(t, home)
 	if !strings.HasPrefix(out, "troupe daemon: listening on http://127.0.0.1:") {
 		t.Fatalf("daemon start printed %q", out)
 	}
@@ -93,8 +92,7 @@ func TestSessionCLIDaemonStartPromptStopStartTranscript(t *testing.T) {
 	testkit.Equal(t, cli(t, env, "", "daemon", "status").code, 3)
 
 	cli(t, env, "", append([]string{"daemon", "start", "--listen", "127.0.0.1:0"}, model...)...).ok(t, "daemon start again")
-	pid2 := daemonPID(t, home)
-	reapOnCleanup(t, pid2)
+	reapedDaemon(t, home)
 	transcript := cli(t, env, "", "session", "transcript", id).ok(t, "session transcript")
 	at := 0
 	for _, want := range []string{"say hello", "hello there", "and again?", "the second answer"} {

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/troupehq/troupe/transports/daemonclient"
+	"github.com/troupehq/troupe/transports/terminal"
 )
 
 // Exit statuses of `troupe session prompt`, from the turn's stop reason.
@@ -35,9 +38,12 @@ func promptExit(reason string) int {
 	return promptError
 }
 
-// runSessionPrompt sends a prompt over ACP and streams the agent's text
-// to stdout, line-oriented and plain; tool calls and notes go to stderr.
-// Interrupted (ctx ends: Ctrl-C) it cancels the turn and waits for its end.
+// runSessionPrompt sends a prompt over ACP and renders its turn through
+// transports/terminal: the answer to stdout, the rest (thinking, tool
+// lines, notes) to stderr; on a terminal with colour and the spinner.
+// With stdin a terminal a permission request is answered by key, else it
+// is left open for `troupe session attach`. Ctrl-C cancels the turn and
+// waits for its end; a second one leaves at once.
 func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	v := newVerbFlags("prompt", stderr)
 	queue := v.fs.Bool("queue", false, "enqueue the prompt and return without waiting for its answer")
@@ -46,7 +52,8 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 		return code
 	}
 	id, text := pos[0], strings.Join(pos[1:], " ")
-	if text == "-" {
+	fromStdin := text == "-"
+	if fromStdin {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
 			return failed(stderr, "prompt", c, fmt.Errorf("read the prompt from stdin: %w", err))
@@ -57,32 +64,31 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 		fmt.Fprintln(stderr, "troupe session prompt: the prompt is empty")
 		return 2
 	}
-	// The connection outlives ctx: an interrupt cancels the turn on it.
-	conn, stop := context.WithCancel(context.Background())
-	defer stop()
-	a, info, err := attachSession(conn, c, "prompt", id, "none", false)
-	if err != nil {
-		return failed(stderr, "prompt", c, err)
-	}
-	defer a.Close()
-	pid, err := a.Send("session/prompt", map[string]any{"sessionId": id,
-		"prompt": []any{map[string]any{"type": "text", "text": text}}})
-	if err != nil {
-		return failed(stderr, "prompt", c, err)
-	}
 	if *queue {
-		return awaitQueued(conn, c, a, info.ClientID, stdout, stderr)
+		return queuePrompt(c, id, text, stdout, stderr)
 	}
-	cancelled := context.AfterFunc(ctx, func() {
-		fmt.Fprintln(stderr, "troupe session prompt: cancelling the turn (Ctrl-C again to leave at once)")
-		_, _ = a.Send("session/cancel", map[string]any{"sessionId": id})
-	})
-	defer cancelled()
-	p := &promptStream{id: id, stdout: stdout, stderr: stderr}
-	res, err := a.Await(conn, pid, p.frame)
-	p.endLine()
-	var closed *daemonclient.ClosedError
-	if errors.As(err, &closed) {
+	view, err := openSessionView(ctx, c, viewOptions{name: "troupe session prompt", side: stderr,
+		keys: !fromStdin && isTerminal(stdin)}, stdin, stdout, stderr)
+	if err != nil {
+		return failed(stderr, "prompt", c, err)
+	}
+	defer view.close()
+	view.cfg.AskElsewhere = "a tool call waits for permission: answer it with `troupe session attach " + id + "`"
+	ints := make(chan os.Signal, 1)
+	if view.cfg.Keys != nil {
+		// Ctrl-C comes as a key; a SIGINT from elsewhere is caught too, so
+		// troupe leaves through the view, which gives the terminal back.
+		signal.Notify(ints, os.Interrupt)
+		defer signal.Stop(ints)
+	} else {
+		// The dispatcher's first SIGINT cancels the turn; it lets the
+		// second end troupe at once.
+		defer context.AfterFunc(ctx, func() { ints <- os.Interrupt })()
+	}
+	view.cfg.Interrupts = ints
+
+	stop, err := terminal.PromptTurn(view.ctx, view.cfg, id, text)
+	if errors.Is(err, terminal.ErrClosed) {
 		// The prompt is in the session's durable queue: it is not lost.
 		fmt.Fprintf(stderr, "troupe session prompt: %v; the turn goes on when the daemon runs again: see `troupe session transcript %s`\n", err, id)
 		return promptError
@@ -90,81 +96,27 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 	if err != nil {
 		return failed(stderr, "prompt", c, err)
 	}
-	var out struct {
-		StopReason string `json:"stopReason"`
+	if stop != "end_turn" {
+		fmt.Fprintf(stderr, "troupe session prompt: the turn ended: %s\n", stop)
 	}
-	if err := json.Unmarshal(res, &out); err != nil {
-		return failed(stderr, "prompt", c, fmt.Errorf("decode the answer: %w", err))
-	}
-	if out.StopReason != "end_turn" {
-		fmt.Fprintf(stderr, "troupe session prompt: the turn ended: %s\n", out.StopReason)
-	}
-	return promptExit(out.StopReason)
+	return promptExit(stop)
 }
 
-// promptStream writes one prompt's updates.
-type promptStream struct {
-	id             string
-	stdout, stderr io.Writer
-	open           bool // agent text written without its final newline
-	asked          bool
-}
-
-type promptUpdate struct {
-	Update struct {
-		SessionUpdate string `json:"sessionUpdate"`
-		// A chunk's is one block, a tool call's a list: decoded by kind.
-		Content json.RawMessage `json:"content"`
-		Title   string          `json:"title"`
-		Status  string          `json:"status"`
-	} `json:"update"`
-}
-
-func (p *promptStream) frame(f daemonclient.Frame) error {
-	switch f.Method {
-	case "session/update":
-		var u promptUpdate
-		if err := json.Unmarshal(f.Params, &u); err != nil {
-			return fmt.Errorf("decode session/update: %w", err)
-		}
-		switch u.Update.SessionUpdate {
-		case "agent_message_chunk":
-			var block struct {
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal(u.Update.Content, &block); err != nil {
-				return fmt.Errorf("decode a chunk: %w", err)
-			}
-			if t := block.Text; t != "" {
-				_, _ = io.WriteString(p.stdout, t)
-				p.open = !strings.HasSuffix(t, "\n")
-			}
-		case "tool_call":
-			p.endLine()
-			fmt.Fprintf(p.stderr, "[tool] %s\n", u.Update.Title)
-		case "tool_call_update":
-			if u.Update.Status == "completed" || u.Update.Status == "failed" {
-				fmt.Fprintf(p.stderr, "[tool %s]\n", u.Update.Status)
-			}
-		}
-	case "session/request_permission":
-		// A plain stream cannot ask: it leaves the request open for a
-		// client that can.
-		if !p.asked {
-			p.endLine()
-			fmt.Fprintf(p.stderr, "troupe session prompt: a tool call waits for permission: answer it with `troupe session attach %s`\n", p.id)
-			p.asked = true
-		}
+// queuePrompt is prompt --queue: it sends the prompt and returns once the
+// daemon has queued it.
+func queuePrompt(c *daemonclient.Client, id, text string, stdout, stderr io.Writer) int {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a, info, err := attachSession(ctx, c, "prompt", id, "none", false)
+	if err != nil {
+		return failed(stderr, "prompt", c, err)
 	}
-	return nil
-}
-
-// endLine ends the agent's text with a newline if it has none.
-func (p *promptStream) endLine() {
-	if p.open {
-		_, _ = io.WriteString(p.stdout, "\n")
-		p.open = false
+	defer a.Close()
+	if _, err := a.Send("session/prompt", map[string]any{"sessionId": id,
+		"prompt": []any{map[string]any{"type": "text", "text": text}}}); err != nil {
+		return failed(stderr, "prompt", c, err)
 	}
+	return awaitQueued(ctx, c, a, info.ClientID, stdout, stderr)
 }
 
 // awaitQueued reads until the daemon has queued the prompt (every prompt

@@ -145,21 +145,29 @@ func runSessionFork(ctx context.Context, c *daemonclient.Client, args []string, 
 	if *at != "" {
 		body["forkAt"] = *at
 	}
-	if *cwd != "" {
-		dir, err := absDir(*cwd)
+	id, err := postForID(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/fork", body, *cwd)
+	if err != nil {
+		return failed(stderr, "fork", c, err)
+	}
+	fmt.Fprintln(stdout, id)
+	return 0
+}
+
+// postForID posts body, with cwd made absolute when given, and returns
+// the id of the session the daemon made (fork, import).
+func postForID(ctx context.Context, c *daemonclient.Client, path string, body map[string]any, cwd string) (string, error) {
+	if cwd != "" {
+		dir, err := absDir(cwd)
 		if err != nil {
-			return failed(stderr, "fork", c, err)
+			return "", err
 		}
 		body["cwd"] = dir
 	}
 	var out struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(pos[0])+"/fork", body, &out); err != nil {
-		return failed(stderr, "fork", c, err)
-	}
-	fmt.Fprintln(stdout, out.SessionID)
-	return 0
+	err := c.Do(ctx, http.MethodPost, path, body, &out)
+	return out.SessionID, err
 }
 
 func runSessionKill(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {

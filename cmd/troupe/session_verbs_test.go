@@ -36,7 +36,8 @@ func TestSessionCLIVerbs(t *testing.T) {
 	// After "--" the words are the prompt's, flag-like or not.
 	r := cli(t, env, "", "session", "prompt", id, "--", "write", "f.txt", "--url", "-x")
 	testkit.Equal(t, r.ok(t, "prompt"), "wrote it\n")
-	if !strings.Contains(r.stderr, "[tool]") || !strings.Contains(r.stderr, "[tool completed]") {
+	// The rest of the turn is on stderr, plain: the call's line, the end.
+	if !strings.Contains(r.stderr, "  ✓ write f.txt ") || !strings.HasSuffix(r.stderr, "── end_turn\n") || strings.Contains(r.stderr, "\x1b") {
 		t.Fatalf("prompt's stderr does not show the tool call: %q", r.stderr)
 	}
 	diff := run("", "diff", id)
@@ -105,9 +106,7 @@ func TestSessionCLIVerbs(t *testing.T) {
 
 	// A prompt cancelled from another shell ends with exit 130.
 	slow := testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, "take your time")
-	testkit.Eventually(t, 30*time.Second, "the slow turn running", func() bool {
-		return strings.Contains(run("", "list", "--json"), `"busy": true`)
-	})
+	waitBusy(t, env)
 	testkit.Equal(t, run("", "cancel", id), id+": the running turn is cancelled\n")
 	testkit.Equal(t, slow.Wait(t, 30*time.Second), 130)
 	if !strings.Contains(slow.Stderr(), "the turn ended: cancelled") {
@@ -155,13 +154,8 @@ func TestSessionCLIVerbs(t *testing.T) {
 // session lists as awaiting input, and a cancel from another shell ends
 // the turn (exit 130).
 func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
-	home := t.TempDir()
-	env, model := llmEnv(t, llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
+	_, env, id, p := backgroundPrompt(t, "run echo", llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
 		llmserver.Steps(llmserver.Text("done")))
-	startDaemon(t, home, env, model...)
-	env = append(env, "TROUPE_HOME="+home)
-	id := strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
-	p := testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, "run echo")
 	testkit.Eventually(t, 30*time.Second, "the note on the permission", func() bool {
 		return strings.Contains(p.Stderr(), "a tool call waits for permission: answer it with `troupe session attach "+id+"`")
 	})
@@ -175,19 +169,43 @@ func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
 // The daemon stopping under a prompt: one line saying so and where the
 // turn goes on, exit 1.
 func TestSessionCLIPromptDaemonStops(t *testing.T) {
-	home := t.TempDir()
-	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("slow "), llmserver.Delay(20*time.Second), llmserver.Text("never")))
-	d := startDaemon(t, home, env, model...)
-	env = append(env, "TROUPE_HOME="+home)
-	id := strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
-	p := testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, "take your time")
-	testkit.Eventually(t, 30*time.Second, "the turn running", func() bool {
-		return strings.Contains(cli(t, env, "", "session", "list", "--json").ok(t, "list"), `"busy": true`)
-	})
+	d, env, id, p := backgroundPrompt(t, "take your time", llmserver.Steps(llmserver.Text("slow "), llmserver.Delay(20*time.Second), llmserver.Text("never")))
+	waitBusy(t, env)
 	d.proc.Signal(syscall.SIGTERM)
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 1)
 	msg := p.Stderr()
 	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "the daemon closed the connection") || !strings.Contains(msg, "troupe session transcript "+id) {
 		t.Fatalf("prompt's stderr when the daemon stopped: %q", msg)
 	}
+}
+
+// With stdin not a terminal, Ctrl-C (SIGINT) cancels the turn and waits
+// for its end: exit 130.
+func TestSessionCLIPromptInterrupt(t *testing.T) {
+	_, env, _, p := backgroundPrompt(t, "take your time", llmserver.Steps(llmserver.Text("slow "), llmserver.Delay(20*time.Second), llmserver.Text("never")))
+	waitBusy(t, env)
+	p.Signal(syscall.SIGINT)
+	testkit.Equal(t, p.Wait(t, 30*time.Second), promptCancelled)
+	if msg := p.Stderr(); !strings.Contains(msg, "cancelling the turn") || !strings.Contains(msg, "the turn ended: cancelled") {
+		t.Fatalf("prompt's stderr after Ctrl-C: %q", msg)
+	}
+}
+
+// backgroundPrompt starts a daemon with the scripted replies and a
+// session on it, then `troupe session prompt` of text in the background
+// (stdin not a terminal); env finds the daemon.
+func backgroundPrompt(t *testing.T, text string, replies ...llmserver.Reply) (d *daemonProc, env []string, id string, p *testkit.Proc) {
+	home := t.TempDir()
+	env, model := llmEnv(t, replies...)
+	d = startDaemon(t, home, env, model...)
+	env = append(env, "TROUPE_HOME="+home)
+	id = strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
+	return d, env, id, testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, text)
+}
+
+// waitBusy waits until the daemon lists a session busy.
+func waitBusy(t *testing.T, env []string) {
+	testkit.Eventually(t, 30*time.Second, "the turn running", func() bool {
+		return strings.Contains(cli(t, env, "", "session", "list", "--json").ok(t, "list"), `"busy": true`)
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,10 +44,11 @@ func (e *RPCError) Error() string { return e.Message }
 // ACP's session-not-found code as troupe answers it.
 const CodeSessionNotFound = -32001
 
-// DialACP opens /acp with the bearer token and the acp.v1 subprotocol,
-// and sends initialize with clientName. A refused upgrade is an *Error
-// with the HTTP status.
-func (c *Client) DialACP(ctx context.Context, clientName string) (*ACP, error) {
+// DialWS opens the daemon's /acp WebSocket with the bearer token and the
+// acp.v1 subprotocol, and nothing more: for a client that speaks ACP over
+// it itself (transports/terminal). A refused upgrade is an *Error with
+// the HTTP status.
+func (c *Client) DialWS(ctx context.Context) (*websocket.Conn, error) {
 	u := "ws" + strings.TrimPrefix(c.URL, "http") + "/acp"
 	h := http.Header{}
 	if c.Token != "" {
@@ -56,20 +56,20 @@ func (c *Client) DialACP(ctx context.Context, clientName string) (*ACP, error) {
 	}
 	dl := websocket.Dialer{Subprotocols: []string{"acp.v1"}}
 	ws, res, err := dl.DialContext(ctx, u, h)
+	if err == nil {
+		return ws, nil
+	}
+	if res == nil {
+		return nil, &NotRunningError{Home: c.Home, URL: c.URL, Err: err}
+	}
+	return nil, readError(http.MethodGet, "/acp", res)
+}
+
+// DialACP is DialWS, then initialize with clientName.
+func (c *Client) DialACP(ctx context.Context, clientName string) (*ACP, error) {
+	ws, err := c.DialWS(ctx)
 	if err != nil {
-		if res != nil {
-			defer res.Body.Close()
-			b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-			e := &Error{Method: http.MethodGet, Path: "/acp", Status: res.StatusCode, Body: b}
-			var eb struct {
-				Error string `json:"error"`
-			}
-			if json.Unmarshal(b, &eb) == nil {
-				e.Message = eb.Error
-			}
-			return nil, e
-		}
-		return nil, fmt.Errorf("connect to %s: %w", u, err)
+		return nil, err
 	}
 	a := &ACP{ws: ws}
 	a.stop = context.AfterFunc(ctx, func() { _ = ws.Close() })

@@ -22,7 +22,10 @@ const (
 // Options say where the daemon is. URL and Token, when set, win over what
 // the home's files say.
 type Options struct {
-	Home  string // the data home; empty: $TROUPE_HOME, else ~/.troupe
+	// Home is the data home as troupe picks it (boot.HomePath, which this
+	// package does not import: it stays free of the runtime); it may be
+	// empty when URL is set.
+	Home  string
 	URL   string // e.g. http://127.0.0.1:55514
 	Token string
 	// HTTP is the client requests go through; nil: a default one.
@@ -50,9 +53,9 @@ const healthWait = 5 * time.Second
 
 // Discover finds the daemon and checks it answers /v1/health.
 func Discover(ctx context.Context, opts Options) (*Client, error) {
-	home, err := homePath(opts.Home)
-	if err != nil {
-		return nil, err
+	home := opts.Home
+	if home == "" && opts.URL == "" {
+		return nil, errors.New("find the daemon: no data home given")
 	}
 	c := &Client{URL: strings.TrimRight(opts.URL, "/"), Token: opts.Token, Home: home, http: opts.HTTP}
 	if c.http == nil {
@@ -68,7 +71,7 @@ func Discover(ctx context.Context, opts Options) (*Client, error) {
 		}
 		c.URL = strings.TrimSpace(string(b))
 	}
-	if c.Token == "" {
+	if c.Token == "" && home != "" {
 		b, err := os.ReadFile(filepath.Join(home, TokenFile))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read the daemon's token: %w", err)
@@ -81,19 +84,4 @@ func Discover(ctx context.Context, opts Options) (*Client, error) {
 		return nil, &NotRunningError{Home: home, URL: c.URL, Err: err}
 	}
 	return c, nil
-}
-
-// homePath is the data home as troupe picks it, without touching it.
-func homePath(flag string) (string, error) {
-	if flag != "" {
-		return filepath.Abs(flag)
-	}
-	if env := os.Getenv("TROUPE_HOME"); env != "" {
-		return filepath.Abs(env)
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find data home: set TROUPE_HOME or pass --home: %w", err)
-	}
-	return filepath.Join(h, ".troupe"), nil
 }

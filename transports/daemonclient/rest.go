@@ -110,6 +110,12 @@ func (c *Client) Send(ctx context.Context, method, path string, body any) (*http
 	if res.StatusCode < 400 {
 		return res, nil
 	}
+	return nil, readError(method, path, res)
+}
+
+// readError reads and closes an error answer: the protocol's
+// {"error": ...} body as an *Error.
+func readError(method, path string, res *http.Response) *Error {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	e := &Error{Method: method, Path: path, Status: res.StatusCode, Body: b}
@@ -119,5 +125,5 @@ func (c *Client) Send(ctx context.Context, method, path string, body any) (*http
 	if json.Unmarshal(b, &eb) == nil {
 		e.Message = eb.Error
 	}
-	return nil, e
+	return e
 }

@@ -2,6 +2,7 @@ package daemonclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -50,5 +51,17 @@ func TestErrorsDecodedAndTokenSent(t *testing.T) {
 		if a != "Bearer tok" {
 			t.Fatalf("request %d sent Authorization %q", i, a)
 		}
+	}
+}
+
+// A dial that reaches nothing says no daemon answers there, naming the fix.
+func TestDialWSNoDaemon(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	_, err := (&Client{URL: url, Token: "tok"}).DialWS(context.Background())
+	var nr *NotRunningError
+	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "no troupe daemon answers at "+url+": start one with `troupe daemon start`") {
+		t.Fatalf("dial with nothing listening: %v", err)
 	}
 }

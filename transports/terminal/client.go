@@ -26,6 +26,10 @@ type ClientConfig struct {
 	Options    Options
 	// Name and Version are sent as clientInfo.
 	Name, Version string
+	// AskElsewhere, with no Keys, is the note a permission request gets
+	// instead of a prompt: the request stays open for a client that can
+	// answer it.
+	AskElsewhere string
 }
 
 // Client is one person's view of sessions over one ACP connection: it
@@ -267,6 +271,10 @@ func (c *Client) serve(f frame) error {
 	if err != nil {
 		return c.send(outFrame{ID: f.ID, Error: &RPCError{Code: CodeInvalidParams, Message: err.Error()}})
 	}
+	if c.cfg.Keys == nil && c.cfg.AskElsewhere != "" {
+		c.r.Note(c.cfg.AskElsewhere)
+		return c.r.Err()
+	}
 	c.r.Ask(a)
 	return c.r.Err()
 }
@@ -300,6 +308,6 @@ func (c *Client) interrupt() error {
 		return nil
 	}
 	c.lastInt = now
-	c.r.Note("^C cancelling the turn (Ctrl-C again to detach)")
+	c.r.Note("^C cancelling the turn (Ctrl-C again to leave)")
 	return c.send(outFrame{Method: "session/cancel", Params: sessionOf{SessionID: c.sessionID}})
 }

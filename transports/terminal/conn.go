@@ -2,7 +2,8 @@ package terminal
 
 import (
 	"encoding/json"
-	"fmt"
+
+	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
 // Conn is one ACP connection, a JSON-RPC message per WebSocket text
@@ -16,29 +17,19 @@ type Conn interface {
 // textMessage is a WebSocket text frame (RFC 6455's opcode 1).
 const textMessage = 1
 
-// RPCError is an error answer from the daemon.
-type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *RPCError) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+// RPCError is an error answer from the daemon: daemonclient's, so a
+// caller tells errors apart one way whichever client it used.
+type RPCError = daemonclient.RPCError
 
 // The codes a client reads.
 const (
 	CodeMethodNotFound  = -32601
 	CodeInvalidParams   = -32602
-	CodeSessionNotFound = -32001
+	CodeSessionNotFound = daemonclient.CodeSessionNotFound
 )
 
-type frame struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *RPCError       `json:"error,omitempty"`
-}
+// frame is one JSON-RPC message from the daemon.
+type frame = daemonclient.Frame
 
 type outFrame struct {
 	JSONRPC string          `json:"jsonrpc"`

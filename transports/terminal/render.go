@@ -16,12 +16,16 @@ type Options struct {
 	Live bool
 	// Now is the spinner's clock; time.Now when nil.
 	Now func() time.Time
+	// Side, when set, takes all but the agent's answer (thinking, tool
+	// lines, asks, notes, the spinner), so the answer alone can be piped.
+	Side io.Writer
 }
 
 // Renderer turns one session's updates into terminal output. It is not
 // safe for concurrent use: one loop feeds it.
 type Renderer struct {
-	w    io.Writer
+	w    io.Writer // the agent's answer
+	side io.Writer // the rest: w unless Options.Side
 	st   style
 	live bool
 	now  func() time.Time
@@ -56,7 +60,11 @@ func NewRenderer(w io.Writer, o Options) *Renderer {
 	if now == nil {
 		now = time.Now
 	}
-	return &Renderer{w: w, st: style{colour: o.Colour}, live: o.Live, now: now, lineStart: true,
+	side := o.Side
+	if side == nil {
+		side = w
+	}
+	return &Renderer{w: w, side: side, st: style{colour: o.Colour}, live: o.Live, now: now, lineStart: true,
 		tools: map[string]*toolView{}, answered: map[string]bool{}}
 }
 
@@ -81,12 +89,22 @@ func (r *Renderer) SetRunning(busy bool) {
 	}
 }
 
-func (r *Renderer) write(s string) {
+func (r *Renderer) write(s string) { r.writeTo(r.side, s) }
+
+// blockOut is where the open block's writes go: the answer's to w.
+func (r *Renderer) blockOut() io.Writer {
+	if r.block == "text" {
+		return r.w
+	}
+	return r.side
+}
+
+func (r *Renderer) writeTo(w io.Writer, s string) {
 	if s == "" || r.err != nil {
 		return
 	}
 	r.clearSpinner()
-	if _, err := io.WriteString(r.w, s); err != nil {
+	if _, err := io.WriteString(w, s); err != nil {
 		r.err = err
 		return
 	}
@@ -118,13 +136,21 @@ func (r *Renderer) endBlock() {
 	if r.block == "" {
 		return
 	}
+	out := r.blockOut()
 	r.block = ""
 	if r.styled {
-		r.write(r.st.off())
+		r.writeTo(out, r.st.off())
 	}
 	if !r.lineStart {
-		r.write("\n")
+		r.writeTo(out, "\n")
 	}
+}
+
+// EndLine closes what is left open (a streamed block, a tool line), so
+// what the caller writes next starts a line.
+func (r *Renderer) EndLine() {
+	r.endBlock()
+	r.closeTool()
 }
 
 // openBlock starts a streamed block of kind unless one is open.
@@ -138,7 +164,7 @@ func (r *Renderer) openBlock(kind, seq, prefix string) {
 		r.write("\n")
 	}
 	r.block, r.styled = kind, seq != ""
-	r.write(r.st.on(seq) + prefix)
+	r.writeTo(r.blockOut(), r.st.on(seq)+prefix)
 }
 
 type stampMeta struct {
@@ -231,7 +257,7 @@ func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
 		r.stopWaiting()
 	}
 	r.openBlock(kind, seq, prefix)
-	r.write(text)
+	r.writeTo(r.blockOut(), text)
 }
 
 // PromptSent: this client's own prompt went out, so a turn will run.

@@ -212,3 +212,28 @@ func TestRenderToolEndsUnderAsk(t *testing.T) {
 		t.Fatalf("got:\n%q\nwant:\n%q", out.String(), want)
 	}
 }
+
+// With Side set, the agent's answer alone goes to the main writer (the
+// block's closing newline with it); thinking, tool lines and the turn's
+// end go to Side.
+func TestRenderSideTakesAllButTheAnswer(t *testing.T) {
+	var answer, side bytes.Buffer
+	r := NewRenderer(&answer, Options{Side: &side})
+	for _, u := range []string{
+		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"Hmm."}}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello "}}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"there"}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"bash","status":"pending","rawInput":{"command":"ls"}}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"done"}}`,
+	} {
+		r.Update(json.RawMessage(`{"sessionId":"s","update":` + u + `}`))
+	}
+	r.TurnEnded("end_turn")
+	if answer.String() != "hello there\ndone\n" {
+		t.Fatalf("answer: %q", answer.String())
+	}
+	if side.String() != "Hmm.\n  ✓ bash ls\n── end_turn\n" {
+		t.Fatalf("side: %q", side.String())
+	}
+}

@@ -45,20 +45,27 @@ type Attached struct {
 	} `json:"_meta"`
 }
 
-// Open attaches to a session and shows what the daemon replays.
-func (c *Client) Open(ctx context.Context, o AttachOptions) (Attached, error) {
-	c.sessionID, c.readonly = o.SessionID, o.Readonly
+// AttachParams are session/attach's params for o, from the client name
+// and version: for any client of the daemon, this one or another.
+func AttachParams(o AttachOptions, name, version string) map[string]any {
 	params := map[string]any{"sessionId": o.SessionID, "historyPolicy": o.HistoryPolicy,
-		"clientInfo": map[string]any{"name": c.cfg.Name, "version": c.cfg.Version}}
+		"clientInfo": map[string]any{"name": name, "version": version}}
 	if o.AfterMessageID != "" {
 		params["afterMessageId"] = o.AfterMessageID
 	}
 	if o.Readonly {
 		params["_meta"] = map[string]any{"hydra-acp": map[string]any{"readonly": true}}
 	}
+	return params
+}
+
+// Open attaches to a session and shows what the daemon replays.
+func (c *Client) Open(ctx context.Context, o AttachOptions) (Attached, error) {
+	c.sessionID, c.readonly = o.SessionID, o.Readonly
 	var a Attached
-	if err := c.call(ctx, "session/attach", params, &a); err != nil {
-		return a, fmt.Errorf("attach %s: %w", o.SessionID, err)
+	// The daemon's error names the session: no wrapping.
+	if err := c.call(ctx, "session/attach", AttachParams(o, c.cfg.Name, c.cfg.Version), &a); err != nil {
+		return a, err
 	}
 	c.r.SetRunning(a.Meta.Hydra.Busy)
 	c.r.SetClientID(a.ClientID)

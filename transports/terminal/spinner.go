@@ -21,7 +21,7 @@ func (r *Renderer) Tick() {
 	}
 	r.frame = (r.frame + 1) % len(spinnerFrames)
 	s := "\r\x1b[2K" + r.st.wrap(sgrCyan, spinnerFrames[r.frame]) + r.st.wrap(sgrDim, fmt.Sprintf(" waiting for the model %.1fs", waited.Seconds()))
-	if _, err := r.w.Write([]byte(s)); err != nil {
+	if _, err := r.side.Write([]byte(s)); err != nil {
 		r.err = err
 		return
 	}
@@ -34,7 +34,7 @@ func (r *Renderer) clearSpinner() {
 		return
 	}
 	r.spinnerShown = false
-	if _, err := r.w.Write([]byte("\r\x1b[2K")); err != nil {
+	if _, err := r.side.Write([]byte("\r\x1b[2K")); err != nil {
 		r.err = err
 	}
 }
