@@ -28,13 +28,13 @@ type Scenario struct {
 
 // SessionSpec describes Count sessions alike.
 type SessionSpec struct {
-	Name    string      `yaml:"name"`
-	Count   int         `yaml:"count"`
-	Clients int         `yaml:"clients"`
-	Approve string      `yaml:"approve"`
-	Model   yaml.Node   `yaml:"model"`
-	Prompts []PromptOp  `yaml:"prompts"`
-	Detach  []DetachOp  `yaml:"detach"`
+	Name    string     `yaml:"name"`
+	Count   int        `yaml:"count"`
+	Clients int        `yaml:"clients"`
+	Approve string     `yaml:"approve"`
+	Model   yaml.Node  `yaml:"model"`
+	Prompts []PromptOp `yaml:"prompts"`
+	Detach  []DetachOp `yaml:"detach"`
 	script  llmserver.Script
 }
 
