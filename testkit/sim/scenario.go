@@ -90,6 +90,9 @@ const (
 	DropClient  = "drop_client"  // close a client's socket at once; it reattaches after_message
 )
 
+// maxCount bounds every count: a plan is built whole before the run.
+const maxCount = 100_000
+
 var faultKinds = []string{KillDaemon, KillSession, KillTool, KillLLM, DropClient}
 
 // Duration is a time.Duration written like "250ms".
@@ -170,6 +173,9 @@ func (s *Scenario) check() error {
 		if !slices.Contains(faultKinds, f.Kind) {
 			return fmt.Errorf("fault %d: kind %q: want one of %v", i+1, f.Kind, faultKinds)
 		}
+		if f.Count < 0 || f.Count > maxCount {
+			return fmt.Errorf("fault %d: count must be 0..%d", i+1, maxCount)
+		}
 		if f.Count > 1 && f.Every == 0 {
 			return fmt.Errorf("fault %d: count %d needs every", i+1, f.Count)
 		}
@@ -178,8 +184,8 @@ func (s *Scenario) check() error {
 		}
 	}
 	if r := s.Random; r != nil {
-		if r.Count < 0 || (r.Count > 0 && r.To <= r.From) {
-			return errors.New("random: want count ≥ 0 and to after from")
+		if r.Count < 0 || r.Count > maxCount || (r.Count > 0 && r.To <= r.From) {
+			return fmt.Errorf("random: want count 0..%d and to after from", maxCount)
 		}
 		if len(r.Kinds) == 0 && r.Count > 0 {
 			return errors.New("random: no kinds")
@@ -203,8 +209,8 @@ func (sp *SessionSpec) check() error {
 	if sp.Clients == 0 {
 		sp.Clients = 1
 	}
-	if sp.Count < 0 || sp.Clients < 0 {
-		return errors.New("count and clients must be positive")
+	if sp.Count < 0 || sp.Clients < 0 || sp.Count > maxCount || sp.Clients > 100 {
+		return fmt.Errorf("count must be 1..%d and clients 1..100", maxCount)
 	}
 	switch sp.Approve {
 	case "":
@@ -226,6 +232,9 @@ func (sp *SessionSpec) check() error {
 	for i, p := range sp.Prompts {
 		if p.Text == "" {
 			return fmt.Errorf("prompt %d: no text", i+1)
+		}
+		if p.Count < 0 || p.Count > maxCount {
+			return fmt.Errorf("prompt %d: count must be 0..%d", i+1, maxCount)
 		}
 		if p.Count > 1 && p.Every == 0 {
 			return fmt.Errorf("prompt %d: count %d needs every", i+1, p.Count)
