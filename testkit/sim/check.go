@@ -19,6 +19,8 @@ const (
 	invPromptEnds = "every prompt ends with a reason"
 	invLeaks      = "no leaks after shutdown"
 	invIntegrity  = "store integrity_check"
+	invUp         = "daemon dies only when killed"
+	invShutdown   = "daemon shuts down with exit 0"
 )
 
 // checkStore checks, while no daemon writes (after a SIGKILL) or at the
@@ -428,7 +430,7 @@ func clip(s string) string {
 func crashLines(s string) string {
 	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range ls {
-		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
+		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "WARNING: DATA RACE") {
 			return strings.Join(ls[i:min(len(ls), i+40)], "\n")
 		}
 	}

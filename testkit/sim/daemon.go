@@ -25,6 +25,32 @@ type daemon struct {
 	url   string
 	token string
 	owned bool
+	// logs, when set, keeps each daemon's stderr there (daemon-N.stderr).
+	logs string
+	runs int
+}
+
+// exited reports whether the daemon died (on its own: the runner waits
+// out the deaths it causes).
+func (d *daemon) exited() bool {
+	if !d.owned || d.proc == nil {
+		return false
+	}
+	select {
+	case <-d.proc.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// keepLog writes the finished daemon's stderr to the logs directory.
+func (d *daemon) keepLog() {
+	if d.logs == "" || d.proc == nil {
+		return
+	}
+	d.runs++
+	_ = os.WriteFile(filepath.Join(d.logs, fmt.Sprintf("daemon-%d.stderr", d.runs)), []byte(d.proc.Stderr()), 0o644)
 }
 
 // start runs `troupe daemon` on port 0 in d.home and waits for its address.
@@ -72,6 +98,7 @@ func (d *daemon) kill() error {
 		return fmt.Errorf("killed daemon: %w", err)
 	}
 	d.proc.Stop()
+	d.keepLog()
 	return nil
 }
 
@@ -82,11 +109,11 @@ func (d *daemon) stop() (int, error) {
 	}
 	d.proc.Signal(syscall.SIGTERM)
 	code, err := d.proc.ExitCode(60 * time.Second)
+	d.proc.Stop()
+	d.keepLog()
 	if err != nil {
-		d.proc.Stop()
 		return -1, fmt.Errorf("daemon shutdown: %w", err)
 	}
-	d.proc.Stop()
 	return code, nil
 }
 

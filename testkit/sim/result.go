@@ -132,7 +132,7 @@ func (r *Result) Report(w io.Writer) {
 		fmt.Fprintf(w, "  daemon SIGKILLed %d times; kill to every client reattached: %s\n", r.Kills, durations(r.Restarts))
 	}
 	fmt.Fprintln(w, "\ninvariants:")
-	for _, inv := range []string{invAcked, invOnce, invToolOnce, invPromptEnds, invLeaks, invIntegrity} {
+	for _, inv := range []string{invAcked, invOnce, invToolOnce, invPromptEnds, invLeaks, invIntegrity, invUp, invShutdown} {
 		bad := 0
 		for _, v := range r.Violations {
 			if v.Invariant == inv {
@@ -145,8 +145,8 @@ func (r *Result) Report(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-34s %-16s (%d checked)\n", inv, verdict, r.Checked[inv])
 	}
-	fmt.Fprintf(w, "  goroutines of the simulator: %d before, %d after; daemon exit %d; prompts lost before stored: %d\n",
-		r.Goroutines[0], r.Goroutines[1], r.ShutdownCode, r.LostUnacked)
+	fmt.Fprintf(w, "  goroutines of the simulator: %d before, %d after; prompts lost before stored: %d\n",
+		r.Goroutines[0], r.Goroutines[1], r.LostUnacked)
 	fmt.Fprintf(w, "\nviolations: %d\n", len(r.Violations))
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  [%s] %s %s\n", v.Invariant, v.Session, v.Detail)

@@ -107,7 +107,7 @@ func (r *runner) setup() error {
 		return err
 	}
 	r.home = filepath.Join(r.work, "home")
-	r.d = &daemon{bin: r.opts.Bin, home: r.home, owned: r.opts.DaemonURL == "",
+	r.d = &daemon{bin: r.opts.Bin, home: r.home, owned: r.opts.DaemonURL == "", logs: r.opts.Work,
 		env:  []string{"OPENAI_BASE_URL=" + r.models.URL() + "/v1", "OPENAI_API_KEY="},
 		args: []string{"--provider", "openai", "--model", "tiny", "--approval-mode", r.scn.ApprovalMode}}
 	if r.d.owned {
@@ -183,6 +183,7 @@ func (r *runner) play(ctx context.Context, plan []Action, start time.Time) {
 }
 
 func (r *runner) do(a Action) error {
+	r.reviveIfDead()
 	if a.Kind == KillDaemon {
 		return r.restartDaemon()
 	}
@@ -290,6 +291,7 @@ func (r *runner) restKill(id string) error {
 func (r *runner) restartDaemon() error {
 	r.gate.Lock()
 	defer r.gate.Unlock()
+	r.res.count(invUp)
 	if err := r.d.kill(); err != nil {
 		return err
 	}
@@ -319,6 +321,43 @@ func (r *runner) restartDaemon() error {
 	return err
 }
 
+// reviveIfDead notices a daemon that died on its own, reports it with
+// the end of its stderr, and starts another so the scenario goes on.
+func (r *runner) reviveIfDead() {
+	if !r.d.exited() {
+		return
+	}
+	r.gate.Lock()
+	defer r.gate.Unlock()
+	if !r.d.exited() {
+		return
+	}
+	code, _ := r.d.proc.ExitCode(0)
+	r.res.violate(Violation{Invariant: invUp, Detail: fmt.Sprintf("the daemon exited %d by itself:\n%s", code, crashLines(r.d.proc.Stderr()))})
+	r.d.proc.Stop()
+	r.d.keepLog()
+	for _, s := range r.sessions {
+		for _, c := range s.clients {
+			c.drop()
+		}
+	}
+	r.checkStore("after the daemon's own death")
+	if err := r.d.start(); err != nil {
+		r.res.note("restart after the daemon's death: %v", err)
+		return
+	}
+	if err := r.parallel(func(s *session) error {
+		for _, c := range s.clients {
+			if err := c.connect(r.d); err != nil {
+				return fmt.Errorf("session %s: reattach: %w", s.name, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		r.res.note("reattach after the daemon's death: %v", err)
+	}
+}
+
 // injectDrop deletes the events from the last one a client was shown.
 func (r *runner) injectDrop() {
 	for _, s := range r.sessions {
@@ -339,6 +378,7 @@ func (r *runner) injectDrop() {
 func (r *runner) settle(ctx context.Context) {
 	deadline := time.Now().Add(r.scn.Settle.D())
 	for time.Now().Before(deadline) && ctx.Err() == nil {
+		r.reviveIfDead()
 		if r.allEnded() {
 			return
 		}
@@ -354,10 +394,13 @@ func (r *runner) teardown() {
 		}
 	}
 	if r.d != nil && r.d.proc != nil {
+		r.reviveIfDead()
+		r.res.count(invUp)
+		r.res.count(invShutdown)
 		code, err := r.d.stop()
 		r.res.ShutdownCode = code
 		if err != nil || code != 0 {
-			r.res.violate(Violation{Invariant: "clean shutdown", Detail: fmt.Sprintf("daemon exit %d: %v\n%s", code, err, crashLines(r.d.proc.Stderr()))})
+			r.res.violate(Violation{Invariant: invShutdown, Detail: fmt.Sprintf("daemon exit %d: %v\n%s", code, err, crashLines(r.d.proc.Stderr()))})
 		}
 	}
 	if r.models != nil {
