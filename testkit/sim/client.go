@@ -218,7 +218,9 @@ func (c *client) prompt(p *promptRec, position string) error {
 	if position != "" {
 		params["_meta"] = map[string]any{"hydra-acp": map[string]any{"queuePosition": position}}
 	}
+	c.s.mu.Lock()
 	p.sent = time.Now()
+	c.s.mu.Unlock()
 	_, err := c.send("session/prompt", params, &call{method: "session/prompt", prompt: p})
 	return err
 }

@@ -197,11 +197,20 @@ func (r *runner) do(a Action) error {
 		c := s.clients[0]
 		if !c.connected() {
 			if err := c.connect(r.d); err != nil {
+				s.mu.Lock()
 				p.lost = true
+				s.mu.Unlock()
 				return err
 			}
 		}
-		return c.prompt(p, a.Position)
+		if err := c.prompt(p, a.Position); err != nil {
+			// Never sent: the store cannot have it.
+			s.mu.Lock()
+			p.lost = true
+			s.mu.Unlock()
+			return err
+		}
+		return nil
 	case actUpdate, actCancel:
 		return r.editQueued(s, a)
 	case actDetach:
