@@ -51,10 +51,11 @@ bench-daemon-scale:
 
 # 100 SIGKILL/restart cycles of the daemon under 200 scripted sessions with
 # reattaching clients, the invariants checked after each (troupe sim; not
-# part of make test). SOAK=testkit/sim/testdata/soak-short.yml runs 10.
+# part of make test). SOAK=testkit/sim/testdata/soak-short.yml runs 10;
+# SOAK_ARGS="--work DIR" keeps the home and each daemon's stderr.
 SOAK ?= testkit/sim/testdata/soak.yml
 soak: build
-	./$(BIN) sim $(SOAK) --embedded
+	./$(BIN) sim $(SOAK) --embedded $(SOAK_ARGS)
 
 # Every decoder's fuzz target for FUZZTIME each (a crash found is kept in
 # the package's testdata/fuzz as a regression case).
