@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -190,6 +191,9 @@ func (f *prompts) ended(id string) bool {
 
 // finalChecks runs every invariant on the settled run, the daemon still up.
 func (r *runner) finalChecks() {
+	r.reviveIfDead()
+	// One wait for every live client to read its last updates.
+	r.textWait = time.Now().Add(15 * time.Second)
 	if r.opts.Inject == "duplicate-update" {
 		c := r.sessions[0].clients[0]
 		c.mu.Lock()
@@ -236,6 +240,9 @@ func (r *runner) checkOnce(s *session, evs []storeEvent) {
 	fresh := &client{s: s, idx: len(s.clients)}
 	if err := fresh.connect(r.d); err != nil {
 		r.res.violate(Violation{Invariant: invOnce, Session: s.name, Detail: "fresh full attach: " + err.Error()})
+		// A hung daemon would fail every session the same way, slowly.
+		r.lastHealth = time.Time{}
+		r.reviveIfDead()
 		return
 	}
 	want := fresh.seen()
@@ -245,8 +252,7 @@ func (r *runner) checkOnce(s *session, evs []storeEvent) {
 		// A live client may still be reading the run's last updates. (Its
 		// own prompts end with their answers, not turn_complete: its last
 		// seq may stay below a replay's.)
-		deadline := time.Now().Add(10 * time.Second)
-		for text(c.seen()) != wantText && time.Now().Before(deadline) {
+		for text(c.seen()) != wantText && time.Now().Before(r.textWait) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		got := c.seen()
@@ -423,6 +429,43 @@ func clip(s string) string {
 		return s[:100] + "…"
 	}
 	return s
+}
+
+// goroutineSummary counts a goroutine dump's goroutines by their state and
+// first troupe frame, most first: where a hung daemon waits.
+func goroutineSummary(dump string) string {
+	counts := map[string]int{}
+	var state string
+	for _, l := range strings.Split(dump, "\n") {
+		if i := strings.Index(l, "["); strings.HasPrefix(l, "goroutine ") && i > 0 {
+			state = l[i:]
+			continue
+		}
+		if state != "" && strings.Contains(l, "troupehq/troupe/") && !strings.HasPrefix(l, "\t") {
+			counts[state+" "+l]++
+			state = ""
+		}
+	}
+	type kv struct {
+		k string
+		n int
+	}
+	var all []kv
+	for k, n := range counts {
+		all = append(all, kv{k, n})
+	}
+	slices.SortFunc(all, func(a, b kv) int { return b.n - a.n })
+	var b strings.Builder
+	for i, e := range all {
+		if i == 15 {
+			break
+		}
+		fmt.Fprintf(&b, "%6d %s\n", e.n, clip(e.k))
+	}
+	if b.Len() == 0 {
+		return crashLines(dump)
+	}
+	return b.String()
 }
 
 // crashLines is the part of a daemon's stderr that says why it died: from

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,17 @@ func (d *daemon) stop() (int, error) {
 		return -1, fmt.Errorf("daemon shutdown: %w", err)
 	}
 	return code, nil
+}
+
+// healthy reports whether /v1/health answers within timeout.
+func (d *daemon) healthy(timeout time.Duration) bool {
+	c := http.Client{Timeout: timeout}
+	res, err := c.Get(d.url + "/v1/health")
+	if err != nil {
+		return false
+	}
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
 }
 
 func (d *daemon) wsURL() string { return "ws" + strings.TrimPrefix(d.url, "http") + "/acp" }

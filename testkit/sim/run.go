@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -53,9 +54,11 @@ type runner struct {
 	res      *Result
 
 	// gate: actions hold it shared; a daemon restart holds it alone.
-	gate     sync.RWMutex
-	bg       sync.WaitGroup // reattaches after drops
-	injected bool
+	gate       sync.RWMutex
+	bg         sync.WaitGroup // reattaches after drops
+	injected   bool
+	lastHealth time.Time
+	textWait   time.Time
 }
 
 // Run runs the scenario and checks its invariants. An error means the run
@@ -183,6 +186,12 @@ func (r *runner) play(ctx context.Context, plan []Action, start time.Time) {
 }
 
 func (r *runner) do(a Action) error {
+	if r.opts.Inject == "freeze-daemon" && !r.injected && a.At > 0 && r.d.owned {
+		// SIGSTOP: alive, and answering nothing.
+		_ = syscall.Kill(r.d.proc.Cmd.Process.Pid, syscall.SIGSTOP)
+		r.injected = true
+		r.res.note("inject: the daemon was sent SIGSTOP")
+	}
 	r.reviveIfDead()
 	if a.Kind == KillDaemon {
 		return r.restartDaemon()
@@ -330,19 +339,36 @@ func (r *runner) restartDaemon() error {
 	return err
 }
 
-// reviveIfDead notices a daemon that died on its own, reports it with
-// the end of its stderr, and starts another so the scenario goes on.
+// reviveIfDead notices a daemon that died on its own, or stopped
+// answering /v1/health within 5s (it is then sent SIGQUIT, for Go's goroutine dump,
+// and SIGKILL), reports it with the end of its stderr, and starts another
+// so the scenario goes on. Health is asked at most once a second.
 func (r *runner) reviveIfDead() {
-	if !r.d.exited() {
+	if !r.d.owned || r.d.proc == nil {
+		return
+	}
+	hung := false
+	if !r.d.exited() && time.Since(r.lastHealth) > time.Second {
+		r.lastHealth = time.Now()
+		hung = !r.d.healthy(5 * time.Second)
+	}
+	if !hung && !r.d.exited() {
 		return
 	}
 	r.gate.Lock()
 	defer r.gate.Unlock()
-	if !r.d.exited() {
-		return
+	if hung {
+		r.d.proc.Signal(syscall.SIGQUIT)
+		r.d.proc.Signal(syscall.SIGCONT) // a stopped process takes the QUIT once it runs
+		if _, err := r.d.proc.ExitCode(10 * time.Second); err != nil {
+			r.d.proc.Kill()
+		}
+		_, _ = r.d.proc.ExitCode(30 * time.Second)
+		r.res.violate(Violation{Invariant: invUp, Detail: "the daemon stopped answering /v1/health for 5s; its goroutines:\n" + goroutineSummary(r.d.proc.Stderr())})
+	} else {
+		code, _ := r.d.proc.ExitCode(0)
+		r.res.violate(Violation{Invariant: invUp, Detail: fmt.Sprintf("the daemon exited %d by itself:\n%s", code, crashLines(r.d.proc.Stderr()))})
 	}
-	code, _ := r.d.proc.ExitCode(0)
-	r.res.violate(Violation{Invariant: invUp, Detail: fmt.Sprintf("the daemon exited %d by itself:\n%s", code, crashLines(r.d.proc.Stderr()))})
 	r.d.proc.Stop()
 	r.d.keepLog()
 	for _, s := range r.sessions {

@@ -92,15 +92,16 @@ faults: [{at: 1s, kind: kill_session, session: b}]`, `no session "b"`},
 }
 
 // Deliberately broken runs are caught: an event a client was shown
-// deleted from the store while the daemon is down, and an update handed
-// to a client twice.
+// deleted from the store while the daemon is down, an update handed to a
+// client twice, a daemon that stops answering (SIGSTOP).
 func TestInjectedViolationsAreReported(t *testing.T) {
-	for _, c := range []struct{ inject, invariant string }{
-		{"drop-acked-event", invAcked},
-		{"duplicate-update", invOnce},
+	for _, c := range []struct{ inject, file, invariant string }{
+		{"drop-acked-event", "broken.yml", invAcked},
+		{"duplicate-update", "broken.yml", invOnce},
+		{"freeze-daemon", "frozen.yml", invUp},
 	} {
 		t.Run(c.inject, func(t *testing.T) {
-			res, report := run(t, "testdata/broken.yml", Options{Inject: c.inject})
+			res, report := run(t, "testdata/"+c.file, Options{Inject: c.inject})
 			t.Log(report)
 			found := false
 			for _, v := range res.Violations {
