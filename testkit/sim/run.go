@@ -366,8 +366,9 @@ func (r *runner) reviveIfDead() {
 		_, _ = r.d.proc.ExitCode(30 * time.Second)
 		r.res.violate(Violation{Invariant: invUp, Detail: "the daemon stopped answering /v1/health for 5s; its goroutines:\n" + goroutineSummary(r.d.proc.Stderr())})
 	} else {
-		code, _ := r.d.proc.ExitCode(0)
-		r.res.violate(Violation{Invariant: invUp, Detail: fmt.Sprintf("the daemon exited %d by itself:\n%s", code, crashLines(r.d.proc.Stderr()))})
+		<-r.d.proc.Done()
+		// ProcessState says "exit status 2" or names the signal.
+		r.res.violate(Violation{Invariant: invUp, Detail: fmt.Sprintf("the daemon ended by itself (%s):\n%s", r.d.proc.Cmd.ProcessState, crashLines(r.d.proc.Stderr()))})
 	}
 	r.d.proc.Stop()
 	r.d.keepLog()
