@@ -52,7 +52,7 @@
 // directories and the simulator's goroutines are back to their count after
 // shutdown, which exits 0; PRAGMA integrity_check is ok after each crash
 // and at the end. The daemon dies only when killed: one that exits on its
-// own, or stops answering /v1/health for 5 s (it is sent SIGQUIT, and the
+// own, or stops answering /v1/health for 10 s (it is sent SIGQUIT, and the
 // report counts its goroutines by where they wait), is a violation, and
 // another is started so the run goes on. With --work each daemon's stderr
 // is kept there (daemon-N.stderr).

@@ -340,7 +340,7 @@ func (r *runner) restartDaemon() error {
 }
 
 // reviveIfDead notices a daemon that died on its own, or stopped
-// answering /v1/health within 5s (it is then sent SIGQUIT, for Go's goroutine dump,
+// answering /v1/health within 10s (it is then sent SIGQUIT, for Go's goroutine dump,
 // and SIGKILL), reports it with the end of its stderr, and starts another
 // so the scenario goes on. Health is asked at most once a second.
 func (r *runner) reviveIfDead() {
@@ -350,7 +350,7 @@ func (r *runner) reviveIfDead() {
 	hung := false
 	if !r.d.exited() && time.Since(r.lastHealth) > time.Second {
 		r.lastHealth = time.Now()
-		hung = !r.d.healthy(5 * time.Second)
+		hung = !r.d.healthy(10 * time.Second)
 	}
 	if !hung && !r.d.exited() {
 		return
@@ -364,7 +364,7 @@ func (r *runner) reviveIfDead() {
 			r.d.proc.Kill()
 		}
 		_, _ = r.d.proc.ExitCode(30 * time.Second)
-		r.res.violate(Violation{Invariant: invUp, Detail: "the daemon stopped answering /v1/health for 5s; its goroutines:\n" + goroutineSummary(r.d.proc.Stderr())})
+		r.res.violate(Violation{Invariant: invUp, Detail: "the daemon stopped answering /v1/health for 10s; its goroutines:\n" + goroutineSummary(r.d.proc.Stderr())})
 	} else {
 		<-r.d.proc.Done()
 		// ProcessState says "exit status 2" or names the signal.
