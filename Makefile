@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale lint run
+.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -57,6 +57,29 @@ bench-scale:
 # (the LLM servers and the clients). 10,000 takes about 2 minutes and 3 GB.
 bench-daemon-scale:
 	$(GO) test -run '^$$' -bench DaemonScale -benchtime 1x -timeout 15m ./cmd/troupe/
+
+# 100 SIGKILL/restart cycles of the daemon under 200 scripted sessions with
+# reattaching clients, the invariants checked after each (troupe sim; not
+# part of make test). SOAK=testkit/sim/testdata/soak-short.yml runs 10;
+# SOAK_ARGS="--work DIR" keeps the home and each daemon's stderr.
+SOAK ?= testkit/sim/testdata/soak.yml
+soak: build
+	./$(BIN) sim $(SOAK) --embedded $(SOAK_ARGS)
+
+# Every decoder's fuzz target for FUZZTIME each (a crash found is kept in
+# the package's testdata/fuzz as a regression case).
+FUZZTIME ?= 20s
+FUZZ_TARGETS = \
+	runtime/llm/openai:FuzzParseFrame runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
+	runtime/jsontext:FuzzAppendUnescaped runtime/jsontext:FuzzAppendString \
+	runtime/modelconfig:FuzzParseYAML runtime/llamaconfig:FuzzParseYAML \
+	transports/rpc:FuzzDecode transports/rpc:FuzzArgsPrefix transports/jsonstream:FuzzDecode \
+	transports/acp:FuzzDecode transports/hugind:FuzzDecode transports/projection:FuzzDecodeDelta \
+	transports/rest:FuzzBodies transports/rest:FuzzEventFilter transports/daemon:FuzzAuthBodies \
+	testkit/llmserver:FuzzParseScript testkit/sim:FuzzParse
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; done
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

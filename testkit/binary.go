@@ -152,6 +152,9 @@ func (p *Proc) ReadLine(timeout time.Duration) (line string, ok bool) {
 	}
 }
 
+// Done is closed once the process has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
 // Kill sends SIGKILL: the process gets no chance to clean up.
 func (p *Proc) Kill() { _ = p.Cmd.Process.Signal(syscall.SIGKILL) }
 

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/troupehq/troupe/testkit/sim"
+)
+
+func init() {
+	register(command{
+		name: "sim", args: "SCENARIO.yml [--seed S] [--embedded | --daemon URL --token T [--home DIR]]",
+		summary: "run a scenario of many sessions with faults against the daemon, check its invariants and report",
+		run:     runSim,
+	})
+}
+
+type simFlags struct {
+	common    commonFlags
+	seed      string
+	embedded  bool
+	daemonURL string
+	token     string
+	llmListen string
+	work      string
+}
+
+// runSim exits 0 when no invariant broke, 1 when one did or the run could
+// not be made, 2 on bad flags or a bad scenario.
+func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var f simFlags
+	fs := newFlagSet("sim", stderr)
+	f.common.register(fs)
+	fs.StringVar(&f.seed, "seed", "", "seed of the fault schedule (default: the scenario's)")
+	fs.BoolVar(&f.embedded, "embedded", false, "run a daemon of the simulator's own, from this binary, on a fresh home (the default)")
+	fs.StringVar(&f.daemonURL, "daemon", "", "run against this daemon instead (no kill_daemon faults); start it with OPENAI_BASE_URL at --llm-listen/v1")
+	fs.StringVar(&f.token, "token", "", "the --daemon's service token (default $TROUPE_TOKEN, else the --home's auth-token)")
+	fs.StringVar(&f.llmListen, "llm-listen", "127.0.0.1:0", "address the scripted models listen on")
+	fs.StringVar(&f.work, "work", "", "directory kept for the run's home and session directories (default: a temporary one, removed)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitCode(err)
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "troupe sim: %v\n", err)
+		return code
+	}
+	if len(pos) != 1 {
+		return fail(2, errors.New("want one scenario file"))
+	}
+	if f.embedded && f.daemonURL != "" {
+		return fail(2, errors.New("--embedded and --daemon exclude each other"))
+	}
+	scn, err := sim.Load(pos[0])
+	if err != nil {
+		return fail(2, err)
+	}
+	log, err := f.common.logger()
+	if err != nil {
+		return fail(2, err)
+	}
+	opts := sim.Options{DaemonURL: f.daemonURL, Home: f.common.home, LLMListen: f.llmListen, Work: f.work, Log: log}
+	if f.seed != "" {
+		if opts.Seed, err = strconv.ParseUint(f.seed, 10, 64); err != nil {
+			return fail(2, fmt.Errorf("--seed %q: want a number", f.seed))
+		}
+		opts.SeedSet = true
+	}
+	if f.daemonURL == "" {
+		if opts.Bin, err = os.Executable(); err != nil {
+			return fail(1, fmt.Errorf("find this binary: %w", err))
+		}
+	} else if opts.Token, err = simToken(f.token, f.common.home); err != nil {
+		return fail(2, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := sim.Run(ctx, scn, opts)
+	if err != nil {
+		return fail(1, err)
+	}
+	res.Report(stdout)
+	if !res.OK() {
+		return 1
+	}
+	return 0
+}
+
+// simToken is the external daemon's token: the flag, $TROUPE_TOKEN, or
+// the home's auth-token file.
+func simToken(flagValue, home string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if t := os.Getenv("TROUPE_TOKEN"); t != "" {
+		return t, nil
+	}
+	if home == "" {
+		return "", errors.New("--daemon needs --token, $TROUPE_TOKEN or --home")
+	}
+	b, err := os.ReadFile(filepath.Join(home, "auth-token"))
+	if err != nil {
+		return "", fmt.Errorf("read the daemon's token: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
