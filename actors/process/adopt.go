@@ -46,9 +46,7 @@ type adopted struct {
 	done   chan struct{} // closed once Exited was sent
 	quit   chan struct{} // ends the watch when the actor stops first
 	killed atomic.Bool   // we sent SIGKILL
-
-	escalate *time.Timer
-	killAt   time.Time
+	esc    escalation
 }
 
 func (p *adopted) Receive(ctx actor.Context) {
@@ -114,19 +112,7 @@ func (p *adopted) terminate(grace time.Duration) {
 	if p.exited() {
 		return
 	}
-	if grace <= 0 {
-		p.kill()
-		return
-	}
-	proc.TermGroup(p.a.PGID)
-	at := time.Now().Add(grace)
-	if p.escalate != nil {
-		if !at.Before(p.killAt) {
-			return
-		}
-		p.escalate.Stop()
-	}
-	p.killAt, p.escalate = at, time.AfterFunc(grace, p.kill)
+	p.esc.terminate(grace, func() { proc.TermGroup(p.a.PGID) }, p.kill)
 }
 
 func (p *adopted) kill() {

@@ -16,8 +16,7 @@ type process struct {
 	done   chan struct{} // closed once Exited was sent
 	handed []io.Closer   // pipe ends handed to the owner; closed on stop
 
-	escalate *time.Timer // the pending SIGKILL of a Terminate, if any
-	killAt   time.Time
+	esc escalation // the pending SIGKILL of a Terminate, if any
 }
 
 func (p *process) Receive(ctx actor.Context) {
@@ -98,19 +97,30 @@ func (p *process) terminate(grace time.Duration) {
 	if p.group == nil || p.exited() {
 		return
 	}
+	p.esc.terminate(grace, p.group.term, p.group.kill)
+}
+
+// escalation is a Terminate: SIGTERM now, SIGKILL after the grace, which a
+// later Terminate can only shorten.
+type escalation struct {
+	timer *time.Timer
+	at    time.Time
+}
+
+func (e *escalation) terminate(grace time.Duration, term, kill func()) {
 	if grace <= 0 {
-		p.group.kill()
+		kill()
 		return
 	}
-	p.group.term()
+	term()
 	at := time.Now().Add(grace)
-	if p.escalate != nil {
-		if !at.Before(p.killAt) {
+	if e.timer != nil {
+		if !at.Before(e.at) {
 			return
 		}
-		p.escalate.Stop()
+		e.timer.Stop()
 	}
-	p.killAt, p.escalate = at, time.AfterFunc(grace, p.group.kill)
+	e.at, e.timer = at, time.AfterFunc(grace, kill)
 }
 
 // stop ends the program without waiting for it: the reaper reports Exited.
