@@ -1,8 +1,6 @@
 package session
 
 import (
-	"strings"
-
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
@@ -43,11 +41,14 @@ type runTracker struct {
 	runID     string
 	steps     int
 	stepMsgID string
-	text      strings.Builder
-	thinking  strings.Builder
-	open      []openTool
-	toolCats  map[string]string
-	allowed   map[string]bool
+	// text and thinking gather the open step's deltas. Byte slices, not
+	// strings.Builders: recovery builds a fold on a goroutine's stack and
+	// the session copies it, and a Builder's pointer to itself would then
+	// point into a dead stack (the GC dies on it: "bad pointer in Go heap").
+	text, thinking []byte
+	open           []openTool
+	toolCats       map[string]string
+	allowed        map[string]bool
 }
 
 type openTool struct {
@@ -69,16 +70,15 @@ func (r *runTracker) apply(e event.Event, payload any) {
 	case *event.StepStartedPayload:
 		r.steps = p.Step
 		r.stepMsgID = p.MessageID
-		r.text.Reset()
-		r.thinking.Reset()
+		r.text, r.thinking = r.text[:0], r.thinking[:0]
 	case *event.StepEndedPayload:
 		r.stepMsgID = ""
 	case *event.MessageDeltaPayload:
 		switch p.Channel {
 		case event.ChannelText:
-			r.text.WriteString(p.Text)
+			r.text = append(r.text, p.Text...)
 		case event.ChannelThinking:
-			r.thinking.WriteString(p.Text)
+			r.thinking = append(r.thinking, p.Text...)
 		}
 	case *event.ToolStartedPayload:
 		r.open = append(r.open, openTool{id: p.ToolCallID, name: p.Name})

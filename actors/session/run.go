@@ -334,7 +334,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 		}
 	}
 	if r.stepMsgID != "" {
-		add(event.MessageCompleted, event.MessageCompletedPayload{RunID: runID, MessageID: r.stepMsgID, Text: r.text.String(), Thinking: r.thinking.String()})
+		add(event.MessageCompleted, event.MessageCompletedPayload{RunID: runID, MessageID: r.stepMsgID, Text: string(r.text), Thinking: string(r.thinking)})
 		add(event.StepEnded, event.StepEndedPayload{RunID: runID, Step: steps, MessageID: r.stepMsgID, FinishReason: "interrupted"})
 	}
 	var cut []string
