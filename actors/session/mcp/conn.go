@@ -163,6 +163,13 @@ func (c *conn) close() {
 	c.endChild()
 }
 
+// markDead records that the server ended the session (or refused it).
+func (c *conn) markDead() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dead = true
+}
+
 // isDead reports whether the server ended the session.
 func (c *conn) isDead() bool {
 	c.mu.Lock()
@@ -186,9 +193,7 @@ func (c *conn) watch(lost func(error)) {
 		return
 	}
 	err := cs.Wait()
-	c.mu.Lock()
-	c.dead = true
-	c.mu.Unlock()
+	c.markDead()
 	if c.isClosed() {
 		return
 	}
@@ -226,13 +231,8 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 		params.SetProgressToken(token)
 	}
 	res, err := cs.CallTool(ctx, params)
-	if errors.Is(err, sdk.ErrSessionMissing) {
-		// An HTTP server that restarted refused the call unseen (404 for
-		// the old session): the connection is dead and the call may go to
-		// the next one.
-		c.mu.Lock()
-		c.dead = true
-		c.mu.Unlock()
+	if notSent(err) {
+		c.markDead()
 		return nil, fmt.Errorf("mcp server %q: call %s: %w (%v)", c.cfg.Name, name, errNotSent, err)
 	}
 	if err != nil {
@@ -245,6 +245,15 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 	}
 	c.waitListed(ctx)
 	return res, nil
+}
+
+// notSent reports a call the SDK refused without the server acting on it,
+// so the connection is dead and the call may go to the next one: an HTTP
+// server that restarted answered 404 for the old session, or the SDK saw
+// the server go (its read side ended) and did not write the call, before
+// the watcher could mark the connection dead.
+func notSent(err error) bool {
+	return errors.Is(err, sdk.ErrSessionMissing) || errors.Is(err, sdk.ErrConnectionClosed)
 }
 
 // fail wraps err with the server's name and, when a stdio server wrote to

@@ -35,9 +35,25 @@ type child struct {
 // transport speaks MCP over the child's pipes. Closing the connection
 // closes stdin, not stdout, as the SDK's CommandTransport does: a server
 // ends on EOF and may still write on its way out. The process actor closes
-// stdout when it stops.
-func (p *child) transport() sdk.Transport {
-	return &sdk.IOTransport{Reader: io.NopCloser(p.started.Stdout), Writer: p.started.Stdin}
+// stdout when it stops. ended runs when stdout ends, before the SDK sees
+// it: so the connection is marked dead before the calls in flight fail,
+// and a call made after one failed waits for the restart.
+func (p *child) transport(ended func()) sdk.Transport {
+	return &sdk.IOTransport{Reader: io.NopCloser(endReader{p.started.Stdout, ended}), Writer: p.started.Stdin}
+}
+
+// endReader calls ended when its reader fails or reaches EOF.
+type endReader struct {
+	r     io.Reader
+	ended func()
+}
+
+func (e endReader) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err != nil {
+		e.ended()
+	}
+	return n, err
 }
 
 // end ends the server as the MCP spec asks: EOF on stdin, then SIGTERM

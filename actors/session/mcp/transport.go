@@ -31,7 +31,7 @@ func (c *conn) transport() (sdk.Transport, error) {
 	case TransportSSE:
 		return &sdk.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: httpClient(c.cfg.Headers)}, nil
 	}
-	return c.getChild().transport(), nil
+	return c.getChild().transport(c.markDead), nil
 }
 
 // newClient is this connection's client: its handlers feed the calls'
