@@ -27,7 +27,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // The official Go SDK's client, as most MCP hosts are built, against both
 // transports: it connects (it asks for a version newer than troupe serves
 // and settles on 2025-11-25), lists the tools and runs a prompt with
-// progress.
+// progress. The server writes every progress notification before the
+// result, but the SDK hands notifications to their handler on another
+// goroutine than responses, so the test waits for the ones it is owed.
 func TestMCPOfficialClient(t *testing.T) {
 	reply := llmserver.Steps(llmserver.Text("Hi"), llmserver.Delay(50*time.Millisecond), llmserver.Text(" from troupe."))
 	env, model := llmEnv(t, reply, reply)
@@ -45,11 +47,16 @@ func TestMCPOfficialClient(t *testing.T) {
 			defer cancel()
 			var mu sync.Mutex
 			var streamed strings.Builder
+			more := make(chan struct{}, 1)
 			c := sdk.NewClient(&sdk.Implementation{Name: "sdk-client", Version: "1"}, &sdk.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
 					mu.Lock()
 					streamed.WriteString(r.Params.Message)
 					mu.Unlock()
+					select {
+					case more <- struct{}{}:
+					default:
+					}
 				},
 			})
 			cs, err := c.Connect(ctx, tr, nil)
@@ -71,11 +78,28 @@ func TestMCPOfficialClient(t *testing.T) {
 			res, err := cs.CallTool(ctx, params)
 			testkit.NoError(t, err)
 			text := res.Content[0].(*sdk.TextContent).Text
-			mu.Lock()
-			defer mu.Unlock()
-			if res.IsError || text != "Hi from troupe." || streamed.String() != text {
-				t.Errorf("prompt: error %v, answer %q, streamed %q", res.IsError, text, streamed.String())
+			got := waitStreamed(ctx, &mu, &streamed, more, len(text))
+			if res.IsError || text != "Hi from troupe." || got != text {
+				t.Errorf("prompt: error %v, answer %q, streamed %q", res.IsError, text, got)
 			}
 		})
+	}
+}
+
+// waitStreamed returns what the progress notifications streamed once it
+// is n bytes long or more, or when ctx ends.
+func waitStreamed(ctx context.Context, mu *sync.Mutex, streamed *strings.Builder, more <-chan struct{}, n int) string {
+	for {
+		mu.Lock()
+		got := streamed.String()
+		mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			return got
+		}
 	}
 }
