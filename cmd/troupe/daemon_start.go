@@ -111,6 +111,12 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 		}
 	}
 	if pid, held, _ := pidfile.Read(filepath.Join(home, daemonPIDFile)); held {
+		// A daemon takes the file before it answers: one another start
+		// just launched is waited for as our own would be.
+		if url, err := awaitDaemon(ctx, home, pid, f.wait); err == nil {
+			fmt.Fprintf(stdout, "troupe daemon: already running on %s (pid %d)\n", url, pid)
+			return 0
+		}
 		return fail(1, "a daemon (pid %d) holds %s but does not answer; see %s", pid,
 			filepath.Join(home, daemonPIDFile), filepath.Join(home, daemonLogFile))
 	}
