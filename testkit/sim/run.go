@@ -34,8 +34,9 @@ type Options struct {
 	SeedSet bool
 	Log     *slog.Logger
 	// Inject breaks the run on purpose, to show the checks catch it:
-	// "drop-acked-event" deletes, at the first kill_daemon, the events
-	// from the last one a client was shown; "duplicate-update" gives a client one update twice.
+	// "drop-acked-event" deletes, at the first kill_daemon (held until a
+	// client was shown an event), the events from the last one a client
+	// was shown; "duplicate-update" gives a client one update twice.
 	Inject string
 }
 
@@ -309,6 +310,12 @@ func (r *runner) restKill(id string) error {
 func (r *runner) restartDaemon() error {
 	r.gate.Lock()
 	defer r.gate.Unlock()
+	if r.opts.Inject == "drop-acked-event" && !r.injected {
+		// The plan's kill time does not promise a client was shown
+		// anything yet (a slow daemon may not have answered): the
+		// injection needs an acknowledged event to drop.
+		r.waitShown(30 * time.Second)
+	}
 	r.res.count(invUp)
 	if err := r.d.kill(); err != nil {
 		return err
@@ -406,6 +413,21 @@ func (r *runner) injectDrop() {
 			r.res.note("inject: deleted %s's events from seq %d on from the store", s.name, seq)
 			return
 		}
+	}
+	r.res.note("inject: no client was shown an event by the kill: nothing to drop")
+}
+
+// waitShown waits, up to timeout, until a session's first client was shown
+// an event with a seq.
+func (r *runner) waitShown(timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, s := range r.sessions {
+			if s.clients[0].lastSeq() > 0 {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
