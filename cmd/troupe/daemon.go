@@ -12,7 +12,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/runtime/logfile"
@@ -151,17 +150,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	// Its llama-servers outlive a crash of the daemon and are adopted by
-	// the next one; a clean stop ends them.
-	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	sup, err := startLongLivedServers(rt, eng, log)
 	if err != nil {
 		return fail(1, errors.Join(err, shutdown(rt)))
-	}
-	eng.SetLocalServers(rt.LocalServers(sup))
-	if err := eng.Check(); err != nil {
-		// The daemon still serves its sessions' logs; prompts fail until a
-		// model resolves.
-		log.Warn("no model resolves; prompts will fail", "error", err)
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/boot/engine"
@@ -74,16 +73,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	// Like troupe stdio's, its servers outlive a crash and are adopted.
-	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	sup, err := startLongLivedServers(rt, eng, log)
 	if err != nil {
 		return fail(1, errors.Join(err, shutdown(rt)))
-	}
-	eng.SetLocalServers(rt.LocalServers(sup))
-	if err := eng.Check(); err != nil {
-		// The config, model and server tools work without one; prompts
-		// fail until a model resolves.
-		log.Warn("no model resolves; prompts will fail", "error", err)
 	}
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
