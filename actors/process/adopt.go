@@ -98,14 +98,7 @@ func (p *adopted) watch(tell func(any)) {
 	close(p.done)
 }
 
-func (p *adopted) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *adopted) exited() bool { return closed(p.done) }
 
 // terminate is process.terminate for a group known only by its id.
 func (p *adopted) terminate(grace time.Duration) {

@@ -82,9 +82,12 @@ func (p *process) start(ctx actor.Context) {
 	go reap(p.group, &out, grace, tell, p.done)
 }
 
-func (p *process) exited() bool {
+func (p *process) exited() bool { return closed(p.done) }
+
+// closed reports whether ch is closed, without waiting.
+func closed(ch <-chan struct{}) bool {
 	select {
-	case <-p.done:
+	case <-ch:
 		return true
 	default:
 		return false
