@@ -240,9 +240,17 @@ func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now i
 	if status == "" {
 		status = StatusLive
 	}
+	var chain *string
+	if len(m.Transformers) > 0 {
+		b, err := json.Marshal(m.Transformers)
+		if err != nil {
+			return fmt.Errorf("commit batch: session %s transformers: %w", m.ID, err)
+		}
+		chain = new(string(b))
+	}
 	_, err = tx.StmtContext(ctx, s.stmts.upsertMeta).ExecContext(ctx,
 		m.ID, m.Title, m.Cwd, status, m.StatusReason, m.Provider, m.Model, string(usage),
-		m.ParentID, m.ForkedFromSeq, m.Interactive, now, now)
+		m.ParentID, m.ForkedFromSeq, m.Interactive, m.ChildOf, chain, now, now)
 	if err != nil {
 		return fmt.Errorf("commit batch: upsert session %s: %w", m.ID, err)
 	}

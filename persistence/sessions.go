@@ -31,17 +31,21 @@ type SessionMeta struct {
 	ParentID      string      `json:"parent_id,omitempty"`
 	ForkedFromSeq int64       `json:"forked_from_seq,omitempty"`
 	// Interactive is nil while undecided; false for a piped session.
-	Interactive *bool     `json:"interactive,omitempty"`
-	LastSeq     int64     `json:"last_seq"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	Interactive *bool `json:"interactive,omitempty"`
+	// ChildOf is the session a transformer spawned this one for.
+	ChildOf string `json:"child_of,omitempty"`
+	// Transformers is the session's transformer chain (the daemon's).
+	Transformers []string  `json:"transformers,omitempty"`
+	LastSeq      int64     `json:"last_seq"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // A commit writes no session row for its events (that UPDATE was a third
 // of a one-event commit), so a snapshot's last seq and last update come
 // from the session's newest event: one index seek each.
 const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
-	parent_id, forked_from_seq, interactive,
+	parent_id, forked_from_seq, interactive, child_of, transformers,
 	coalesce((SELECT max(seq) FROM events WHERE session_id = sessions.id), 0),
 	created_at,
 	max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
@@ -52,10 +56,16 @@ func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 	var usage string
 	var created, updated int64
 	var interactive sql.NullBool
+	var chain sql.NullString
 	err := row.Scan(&m.ID, &m.Title, &m.Cwd, &m.Status, &m.StatusReason, &m.Provider, &m.Model,
-		&usage, &m.ParentID, &m.ForkedFromSeq, &interactive, &m.LastSeq, &created, &updated)
+		&usage, &m.ParentID, &m.ForkedFromSeq, &interactive, &m.ChildOf, &chain, &m.LastSeq, &created, &updated)
 	if err != nil {
 		return SessionMeta{}, err
+	}
+	if chain.Valid {
+		if err := json.Unmarshal([]byte(chain.String), &m.Transformers); err != nil {
+			return SessionMeta{}, fmt.Errorf("session %s transformers: %w", m.ID, err)
+		}
 	}
 	if interactive.Valid {
 		m.Interactive = &interactive.Bool

@@ -25,13 +25,15 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		sql string
 	}{
 		{&w.upsertMeta, `INSERT INTO sessions
-			(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, interactive, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, interactive,
+				child_of, transformers, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
 				status = excluded.status, status_reason = excluded.status_reason,
 				provider = excluded.provider, model = excluded.model, usage = excluded.usage,
 				parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
-				interactive = excluded.interactive, updated_at = excluded.updated_at`},
+				interactive = excluded.interactive, child_of = excluded.child_of,
+				transformers = excluded.transformers, updated_at = excluded.updated_at`},
 		// Only a new failure replaces a failed status: the actor of a
 		// failed session still records itself cold as it is stopped.
 		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?

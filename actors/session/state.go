@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/troupehq/troupe/persistence"
@@ -22,13 +23,18 @@ type State struct {
 	Settings       event.Settings
 	ParentID       string
 	ForkedFromSeq  int64
-	Usage          event.Usage
-	ActiveRun      string
-	Runs           int
-	Queued         int // prompts waiting (steer and follow-up included)
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	Interactive    *bool
+	// ChildOf is the session a transformer spawned this one for.
+	ChildOf string
+	// Transformers is the daemon's transformer chain: session.created's,
+	// then each transformer.attached. Replaced, never changed in place.
+	Transformers []string
+	Usage        event.Usage
+	ActiveRun    string
+	Runs         int
+	Queued       int // prompts waiting (steer and follow-up included)
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Interactive  *bool
 	// Attention is the flag set of the last attention.changed.
 	Attention []event.AttentionFlag
 
@@ -64,6 +70,7 @@ func (s *State) apply(e event.Event, p any) {
 		s.CreatedAt = e.RecordedAt
 		s.Cwd, s.Title, s.AdditionalDirs, s.MCPServers = p.Cwd, p.Title, p.AdditionalDirs, p.MCPServers
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
+		s.ChildOf, s.Transformers = p.ChildOf, slices.Clip(p.Transformers)
 		s.Interactive = p.Interactive
 		s.Settings = s.Settings.Merge(p.Settings)
 	case *event.Settings:
@@ -89,6 +96,10 @@ func (s *State) apply(e event.Event, p any) {
 		s.Queued--
 	case *event.AttentionPayload:
 		s.Attention = p.All(e.RecordedAt.UnixMilli())
+	case *event.TransformerAttachedPayload:
+		if p.Name != "" && !slices.Contains(s.Transformers, p.Name) {
+			s.Transformers = append(slices.Clip(s.Transformers), p.Name)
+		}
 	}
 	if p, ok := p.(*event.RunStartedPayload); ok && p.RunID != "" {
 		s.Queued--
@@ -101,7 +112,8 @@ func (s *State) apply(e event.Event, p any) {
 // metaChanging reports whether an event of kind k changes the snapshot row
 // beyond last_seq.
 func metaChanging(k event.Kind) bool {
-	return k == event.SessionCreated || k == event.SessionSettingsChanged || k == event.RunEnded
+	return k == event.SessionCreated || k == event.SessionSettingsChanged || k == event.RunEnded ||
+		k == event.TransformerAttached
 }
 
 // Meta is the snapshot row for this state.
@@ -116,5 +128,6 @@ func (s *State) Meta(status string) persistence.SessionMeta {
 		ID: s.ID, Title: s.Title, Cwd: s.Cwd, Status: status,
 		Provider: deref(s.Settings.Provider), Model: deref(s.Settings.Model),
 		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq, Interactive: s.Interactive,
+		ChildOf: s.ChildOf, Transformers: s.Transformers,
 	}
 }

@@ -53,6 +53,11 @@ const (
 	// and is being reconnected, or is back. Written once per change, not
 	// per turn or per attempt; the fold and the runs ignore it.
 	MCPStatus Kind = "mcp.status"
+
+	// TransformerAttached: a transformer joined the session's chain after
+	// its creation (hydra-acp/transformer/attach); the chain it started
+	// with is in session.created.
+	TransformerAttached Kind = "transformer.attached"
 )
 
 var known = map[Kind]bool{
@@ -65,7 +70,7 @@ var known = map[Kind]bool{
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
-	MCPStatus: true,
+	MCPStatus: true, TransformerAttached: true,
 }
 
 // Known reports whether k is a canonical kind.

@@ -92,6 +92,13 @@ type CreatedPayload struct {
 	LineageID string `json:"lineage_id,omitempty"`
 	// ImportedFrom is the session id the imported bundle was exported from.
 	ImportedFrom string `json:"imported_from,omitempty"`
+	// Transformers is the daemon's transformer chain the session started
+	// with (hydra's session/new transformers, or the defaults, as resolved).
+	Transformers []string `json:"transformers,omitempty"`
+	// ChildOf is the session a transformer spawned this one for
+	// (hydra-acp/child_session/spawn's parentSessionId); unlike
+	// ParentSessionID it inherits no history.
+	ChildOf string `json:"child_of,omitempty"`
 }
 
 // PromptQueuedPayload records a prompt entering the queue.
@@ -329,6 +336,11 @@ type HistoryImportedPayload struct {
 type AttentionPayload struct {
 	Flags []string        `json:"flags"`
 	Set   []AttentionFlag `json:"set,omitempty"`
+}
+
+// TransformerAttachedPayload records a transformer joining the chain.
+type TransformerAttachedPayload struct {
+	Name string `json:"name"`
 }
 
 // AttentionFlag is one raised flag, keyed by (Source, Reason).
