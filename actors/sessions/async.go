@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -114,6 +115,11 @@ func (a Async) QueueUpdate(id, messageID string, content []event.Block, then fun
 // QueueAmend is Client.QueueAmend.
 func (a Async) QueueAmend(id string, req AmendRequest, then func(QueueResult, error)) {
 	send(a, id, amendCall(req), then)
+}
+
+// Append is Client.Append: then gets the last seq once it is durable.
+func (a Async) Append(id string, drafts []event.Draft, then func(seq int64, err error)) {
+	send(a, id, appended(&session.Append{Events: drafts}, "append"), then)
 }
 
 // State is Client.State.

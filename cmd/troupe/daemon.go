@@ -143,6 +143,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	pipeline := acp.NewPipeline()
+	pipeline.Tokens = agentMCP.tokens // /mcp/<name>'s tokens outlive a restart
 	var rt *boot.Runtime
 	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
@@ -164,7 +165,8 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
 		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
+		Chain:  func() []string { return pipeline.ResolveChain(nil) },
+		Opened: func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) }})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their

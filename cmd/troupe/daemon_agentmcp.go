@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -95,8 +96,9 @@ func (m *agentMCP) inject() acp.InjectMCP {
 func (m *agentMCP) close(context.Context) error { return m.rings.Close() }
 
 // rebase is session.Engine.MCPServers: the daemon's own entries of a
-// session are pointed at this daemon's address and token, so a session
-// created before a restart on another port or token still reaches them.
+// session (stdin, recall, and an extension's /mcp/<name>) are pointed at
+// this daemon's address and token, so a session created before a restart
+// on another port or token still reaches them.
 func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessionmcp.ServerConfig {
 	base := m.url()
 	if base == "" {
@@ -104,7 +106,7 @@ func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessio
 	}
 	out := make([]sessionmcp.ServerConfig, len(servers))
 	for i, s := range servers {
-		if s.Transport() == sessionmcp.TransportHTTP && (s.Name == agentmcp.StdinServer || s.Name == agentmcp.RecallServer) {
+		if s.Transport() == sessionmcp.TransportHTTP && (s.Name == agentmcp.StdinServer || s.Name == agentmcp.RecallServer || m.extension(id, s)) {
 			d := m.tokens.Descriptor(base, s.Name, id)
 			s.URL = d.URL
 			s.Headers = []sessionmcp.HTTPHeader{{Name: d.Headers[0].Name, Value: d.Headers[0].Value}}
@@ -112,4 +114,19 @@ func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessio
 		out[i] = s
 	}
 	return out
+}
+
+// extension reports an entry the daemon injected for an extension's tools:
+// its /mcp/<name> with session id's token, which only the daemon mints.
+func (m *agentMCP) extension(id string, s sessionmcp.ServerConfig) bool {
+	if !strings.HasSuffix(s.URL, "/mcp/"+s.Name) {
+		return false
+	}
+	for _, h := range s.Headers {
+		tok, ok := strings.CutPrefix(h.Value, "Bearer ")
+		if sid, valid := m.tokens.Check(tok); ok && strings.EqualFold(h.Name, "Authorization") && valid && sid == id {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
@@ -12,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/troupehq/troupe/actors/plugins"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/daemon"
@@ -43,7 +46,26 @@ func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*d
 	p.pipeline.OnVersion = func(peer acp.Peer, v string) {
 		p.tokens.SetVersion(plugins.Identity{Kind: peer.Kind, Name: peer.Name}, v)
 	}
+	if err := restoreChains(rt.Sessions, p.pipeline); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// restoreChains gives the sessions of the store their recorded transformer
+// chains, before anyone can attach: each transformer intercepts its
+// sessions again once it has reconnected.
+func restoreChains(ss *sessions.Client, pipeline *acp.Pipeline) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	metas, err := ss.List(ctx, "")
+	if err != nil {
+		return fmt.Errorf("restore transformer chains: %w", err)
+	}
+	for _, m := range metas {
+		pipeline.RestoreChain(m.ID, m.Transformers)
+	}
+	return nil
 }
 
 // peer names the process whose token r carries.

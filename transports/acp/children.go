@@ -13,8 +13,8 @@ import (
 
 // Child sessions: a transformer's workers. A child is an ordinary session
 // made with the parent's cwd (unless one is given) and the title seed;
-// its parent is kept in memory (the log has no field for it that is not a
-// fork's).
+// its session.created records the parent as child_of (not as a fork's
+// parent_session_id, which would inherit the parent's history).
 
 // maxAwait caps hydra-acp/child_session/await's timeoutMs.
 const maxAwait = 30 * time.Minute
@@ -49,14 +49,13 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 	}
 	create := func(cwd string) {
 		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.Settings,
-			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name}
+			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID}
 		sid := sessions.NewID()
 		c.async(ctx).Create(sid, created, func(err error) {
 			if err != nil {
 				c.answerErr(ctx, id, sid, err)
 				return
 			}
-			c.cfg.Pipeline.setParent(sid, p.ParentSessionID)
 			c.reply(ctx, id, map[string]any{"childSessionId": sid})
 		})
 	}
@@ -75,15 +74,6 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 		}
 		create(st.Cwd)
 	})
-}
-
-func (p *Pipeline) setParent(child, parent string) {
-	if parent == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.parents[child] = parent
 }
 
 type awaitParams struct {

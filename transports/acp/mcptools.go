@@ -2,9 +2,6 @@ package acp
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -77,18 +74,15 @@ func (p *Pipeline) mcpServer(name string) (*mcpServerSpec, bool) {
 	return s, ok
 }
 
-// mcpDescriptors mints session's capability token and returns an HTTP MCP
-// descriptor per process that registered tools, for its mcpServers.
+// mcpDescriptors returns an HTTP MCP descriptor per process that
+// registered tools, with session's capability token, for its mcpServers.
 func (p *Pipeline) mcpDescriptors(session string) []json.RawMessage {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.mcp) == 0 || p.MCPBaseURL == "" {
 		return nil
 	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails on Linux (getrandom)
-	tok := "troupe_mcp_" + hex.EncodeToString(b)
-	p.caps[sha256.Sum256([]byte(tok))] = session
+	tok := p.Tokens.Mint(session)
 	names := make([]string, 0, len(p.mcp))
 	for n := range p.mcp {
 		names = append(names, n)
@@ -108,10 +102,7 @@ func (p *Pipeline) capSession(tok string) (string, bool) {
 	if tok == "" {
 		return "", false
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s, ok := p.caps[sha256.Sum256([]byte(tok))]
-	return s, ok
+	return p.Tokens.Check(tok)
 }
 
 // withMCP appends descriptors to a session/new's mcpServers.

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // transformerOnly are the methods served to a transformer's connection
@@ -101,10 +102,30 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not live"))
 			return
 		}
-		c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
-		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID)
-		c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
-		c.reply(ctx, id, map[string]any{"ok": true})
+		joined := func() {
+			c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
+			c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID)
+			c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
+			c.reply(ctx, id, map[string]any{"ok": true})
+		}
+		if c.cfg.Pipeline.inChain(p.SessionID, c.peer.Name) {
+			joined() // a restarted transformer: already recorded
+			return
+		}
+		// Recorded before it takes effect, so the chain a restart restores
+		// is never shorter than the one the transformer was told about.
+		d, err := event.NewDraft(event.TransformerAttached, event.TransformerAttachedPayload{Name: c.peer.Name})
+		if err != nil {
+			c.fail(ctx, id, rpcErr(CodeInternal, "record the attach: "+err.Error()))
+			return
+		}
+		c.async(ctx).Append(p.SessionID, []event.Draft{d}, func(_ int64, err error) {
+			if err != nil {
+				c.answerErr(ctx, id, p.SessionID, err)
+				return
+			}
+			joined()
+		})
 	})
 }
 

@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/agentmcp"
 )
 
 // Peer names a process connection: an extension or a transformer, known
@@ -47,19 +48,22 @@ type Pipeline struct {
 	// MCPBaseURL is the daemon's http(s)://host:port, for the /mcp/<name>
 	// descriptors injected into new sessions ("" injects none).
 	MCPBaseURL string
+	// Tokens mints and checks the capability tokens of /mcp/<name>:
+	// derived from the session id, so a session's token outlives a restart
+	// when the key does (the daemon's service token; NewPipeline's is
+	// random).
+	Tokens agentmcp.Tokens
 
 	mu       sync.Mutex
 	peers    map[string]*peerEntry // transformers by name
 	chains   map[string][]string   // session -> transformer names
 	claims   map[string]*actor.PID // processing token -> the chain run holding it
 	watchers map[string]map[string]*actor.PID
-	links    map[string]bool              // sessions whose link runs
-	released map[string]bool              // session\x00toolCallId: permission requests the chain let through
-	mcp      map[string]*mcpServerSpec    // tools registered, by process name
-	caps     map[[sha256.Size]byte]string // capability token digest -> session
-	commands map[string]*commandProcess   // slash-command verbs, by process name
-	pending  []*pendingCommand            // slash commands queued, not yet finished
-	parents  map[string]string            // child session -> parent (child_session/spawn)
+	links    map[string]bool            // sessions whose link runs
+	released map[string]bool            // session\x00toolCallId: permission requests the chain let through
+	mcp      map[string]*mcpServerSpec  // tools registered, by process name
+	commands map[string]*commandProcess // slash-command verbs, by process name
+	pending  []*pendingCommand          // slash commands queued, not yet finished
 }
 
 type peerEntry struct {
@@ -72,8 +76,7 @@ func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
 		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
-		caps: map[[sha256.Size]byte]string{}, commands: map[string]*commandProcess{},
-		parents: map[string]string{}}
+		commands: map[string]*commandProcess{}, Tokens: agentmcp.NewTokens(rand.Text())}
 }
 
 // DefaultIdleAfter is Pipeline.IdleAfter's default.
@@ -125,9 +128,10 @@ func (p *Pipeline) peer(name, what string) (*actor.PID, bool) {
 	return e.conn, true
 }
 
-// setChain resolves a new session's chain: names (or the defaults) that
-// are connected now; the others are skipped (fail-open).
-func (p *Pipeline) setChain(session string, names []string) []string {
+// ResolveChain is a new session's chain: names (nil: the defaults) that
+// are connected now; the others are skipped (fail-open). The session
+// records it in its session.created.
+func (p *Pipeline) ResolveChain(names []string) []string {
 	if names == nil {
 		names = p.Defaults
 	}
@@ -139,19 +143,38 @@ func (p *Pipeline) setChain(session string, names []string) []string {
 			chain = append(chain, n)
 		}
 	}
-	if len(chain) > 0 {
-		p.chains[session] = chain
-	}
 	return chain
 }
 
-// attach adds name to a live session's chain (idempotent).
-func (p *Pipeline) attach(session, name string) {
+// RestoreChain sets session's chain as its log records it, connected or
+// not: a transformer not yet back after a restart intercepts again once
+// it reconnects.
+func (p *Pipeline) RestoreChain(session string, chain []string) {
+	if len(chain) == 0 {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !slices.Contains(p.chains[session], name) {
-		p.chains[session] = append(p.chains[session], name)
+	p.chains[session] = slices.Clone(chain)
+}
+
+// attach adds name to a live session's chain (idempotent); it reports
+// whether name was not in it yet.
+func (p *Pipeline) attach(session, name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if slices.Contains(p.chains[session], name) {
+		return false
 	}
+	p.chains[session] = append(p.chains[session], name)
+	return true
+}
+
+// inChain reports whether name is in session's chain.
+func (p *Pipeline) inChain(session, name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.chains[session], name)
 }
 
 // chain is session's chain when one of its transformers intercepts what.
@@ -258,12 +281,14 @@ func (p *Pipeline) lifecycle(root *actor.RootContext, session, ev string, payloa
 	}
 }
 
-// Opened sets up a session made outside /acp (REST): its chain from names
-// (nil: the defaults), its link, and session.opened to the transformers.
-func (p *Pipeline) Opened(system *actor.ActorSystem, s *sessions.Client, session string, names []string) {
-	if len(p.setChain(session, names)) == 0 {
+// Opened sets up a session made outside /acp (REST): its chain (as
+// ResolveChain made it and its session.created records it), its link, and
+// session.opened to the transformers.
+func (p *Pipeline) Opened(system *actor.ActorSystem, s *sessions.Client, session string, chain []string) {
+	if len(chain) == 0 {
 		return
 	}
+	p.RestoreChain(session, chain)
 	p.ensureLink(system, s, session)
 	p.lifecycle(system.Root, session, "session.opened", map[string]any{}, "")
 }

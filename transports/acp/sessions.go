@@ -70,6 +70,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
 		created.MCPServers = servers
 	}
+	created.Transformers = c.cfg.Pipeline.ResolveChain(p.Meta.Hydra.Transformers)
 	c.async(ctx).Create(sid, created, func(err error) {
 		if err != nil {
 			c.answerErr(ctx, id, sid, err)
@@ -84,7 +85,8 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 					res["_meta"].(map[string]any)["hydra-acp"].(map[string]any)["mcpStdin"] = true
 				}
 				c.reply(ctx, id, res)
-				if len(c.cfg.Pipeline.setChain(sid, p.Meta.Hydra.Transformers)) > 0 {
+				if len(created.Transformers) > 0 {
+					c.cfg.Pipeline.RestoreChain(sid, created.Transformers)
 					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid)
 				}
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
@@ -244,6 +246,9 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			if m.Interactive != nil {
 				h["interactive"] = *m.Interactive
 			}
+			if m.ChildOf != "" {
+				h["parentSessionId"] = m.ChildOf
+			}
 			out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
 				UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
 		}
@@ -276,6 +281,9 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	}
 	if v.Title != "" {
 		m["title"] = v.Title
+	}
+	if v.ChildOf != "" {
+		m["parentSessionId"] = v.ChildOf
 	}
 	if v.Settings.Model != nil {
 		m["currentModel"] = *v.Settings.Model

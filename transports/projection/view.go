@@ -12,7 +12,7 @@ import (
 type View struct {
 	// SessionID is the session shown. Events of other sessions (a fork's
 	// ancestors) are folded too, but only its own count in LastSeq and set
-	// Cwd and Title.
+	// Cwd, Title and ChildOf.
 	SessionID string
 	// Deltas folds message.delta events into the streaming message. Off, a
 	// delta is not decoded and changes nothing but LastSeq.
@@ -22,7 +22,9 @@ type View struct {
 	Settings event.Settings
 	Cwd      string
 	Title    string
-	Pending  event.Pending
+	// ChildOf is the session a transformer spawned this one for.
+	ChildOf string
+	Pending event.Pending
 	// Runs are the runs started and not ended, oldest first: one, unless a
 	// log overlaps them.
 	Runs []*Run
@@ -121,7 +123,7 @@ func (v *View) Apply(e event.Event) Change {
 	case *event.CreatedPayload:
 		v.Settings = v.Settings.Merge(p.Settings)
 		if e.SessionID == v.SessionID {
-			v.Cwd, v.Title = p.Cwd, p.Title
+			v.Cwd, v.Title, v.ChildOf = p.Cwd, p.Title, p.ChildOf
 		}
 	case *event.Settings:
 		v.Settings = v.Settings.Merge(*p)

@@ -38,10 +38,12 @@ type Config struct {
 	// DefaultTransformers is config.yml's, shown by GET /v1/config.
 	DefaultTransformers []string
 	// MCPServers, when set, adds to a new session's mcpServers (the
-	// extensions' /mcp/<name>); Opened, when set, learns a session was
-	// made (its transformer chain).
+	// extensions' /mcp/<name>); Chain, when set, is a new session's
+	// transformer chain, recorded in its session.created; Opened, when
+	// set, learns a session was made with that chain.
 	MCPServers func(id string, servers json.RawMessage) json.RawMessage
-	Opened     func(id string)
+	Chain      func() []string
+	Opened     func(id string, chain []string)
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come

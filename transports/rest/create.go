@@ -42,12 +42,15 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 			created.MCPServers = s
 		}
 	}
+	if a.cfg.Chain != nil {
+		created.Transformers = a.cfg.Chain()
+	}
 	if err := a.cfg.Sessions.Create(ctx, id, created); err != nil {
 		a.sessionError(w, id, err)
 		return
 	}
 	if a.cfg.Opened != nil {
-		a.cfg.Opened(id)
+		a.cfg.Opened(id, created.Transformers)
 	}
 	WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
 }

@@ -23,7 +23,8 @@ type entry struct {
 	CurrentModel        string    `json:"currentModel,omitempty"`
 	CurrentUsage        usage     `json:"currentUsage"`
 	ForkedFromSessionID string    `json:"forkedFromSessionId,omitempty"`
-	Interactive         *bool     `json:"interactive,omitempty"` // absent: undecided
+	ParentSessionID     string    `json:"parentSessionId,omitempty"` // the spawning session of a transformer's child
+	Interactive         *bool     `json:"interactive,omitempty"`     // absent: undecided
 	CreatedAt           time.Time `json:"createdAt"`
 	UpdatedAt           time.Time `json:"updatedAt"`
 }
@@ -42,7 +43,7 @@ type usage struct {
 func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
-		ForkedFromSessionID: m.ParentID, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
 	}

@@ -83,6 +83,9 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 	// The history is flattened: a fork's inherited events are the
 	// import's own, so it needs no parent here.
 	created.ParentSessionID, created.ForkedFromSeq, created.ForkedFromEntry = "", 0, ""
+	// The transformers and the spawning session were the exporting
+	// daemon's: an import starts with no chain and no parent.
+	created.Transformers, created.ChildOf = nil, ""
 	created.LineageID, created.ImportedFrom, created.OriginTransport = b.Session.LineageID, b.Session.SessionID, "import"
 	if err := a.writeImport(ctx, id, created, &b); err != nil {
 		a.sessionError(w, id, err)
@@ -115,9 +118,11 @@ func (a *API) writeImport(ctx context.Context, id string, created event.CreatedP
 	history := b.Troupe.Events
 	for len(history) > 0 {
 		n := min(len(history), appendChunk)
-		drafts := make([]event.Draft, n)
-		for i, e := range history[:n] {
-			drafts[i] = event.Draft{Kind: e.Kind, Payload: e.Payload}
+		drafts := make([]event.Draft, 0, n)
+		for _, e := range history[:n] {
+			if e.Kind != event.TransformerAttached {
+				drafts = append(drafts, event.Draft{Kind: e.Kind, Payload: e.Payload})
+			}
 		}
 		if _, _, err := a.cfg.Sessions.Append(ctx, id, drafts...); err != nil {
 			return err

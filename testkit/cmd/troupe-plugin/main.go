@@ -19,7 +19,10 @@
 //
 // With PLUGIN_COMMANDS set it registers the slash-command verbs greet
 // (answering "hello <args> (message <messageId>)"), slow (never
-// answering) and attach (hydra-acp/transformer/attach to the session). With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
+// answering), attach (hydra-acp/transformer/attach to the session) and
+// child (prompting the child session named by its args while awaiting its
+// turn, then closing it; answering the "child" probe's fields as JSON).
+// With PLUGIN_TOOLS set it registers an MCP tool, echo, answering
 // "echo: <text> from <sessionId>".
 //
 // Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
@@ -105,7 +108,8 @@ func run() error {
 	p.record(map[string]any{"probe": "transformer/initialize", "errorCode": code})
 	if os.Getenv("PLUGIN_COMMANDS") != "" {
 		res := p.call("hydra-acp/commands/register", map[string]any{"commands": []any{
-			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}, map[string]any{"verb": "attach"}}})
+			map[string]any{"verb": "greet", "argsHint": "<name>"}, map[string]any{"verb": "slow"}, map[string]any{"verb": "attach"},
+			map[string]any{"verb": "child", "argsHint": "<childSessionId>"}}})
 		p.record(map[string]any{"probe": "commands/register", "result": res.Result, "error": res.Error})
 	}
 	if os.Getenv("PLUGIN_TOOLS") != "" {
@@ -176,6 +180,12 @@ func (p *plugin) read() error {
 						text = "attach failed: " + res.Error.Message
 					}
 					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": text}})
+				}()
+			}
+			if in.Verb == "child" {
+				go func() {
+					b, _ := json.Marshal(p.work(strings.TrimSpace(in.Args)))
+					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": string(b)}})
 				}()
 			}
 			if in.Verb == "greet" {
@@ -261,16 +271,23 @@ func (p *plugin) child(session string) {
 	_ = json.Unmarshal(sp.Result, &res)
 	out := map[string]any{"probe": "child", "spawn": sp.Result, "spawnError": sp.Error, "childSessionId": res.ChildSessionID}
 	if res.ChildSessionID != "" {
-		wait := p.start("hydra-acp/child_session/await", map[string]any{"childSessionId": res.ChildSessionID, "timeoutMs": 60000})
-		emit := p.call("hydra-acp/message/emit", map[string]any{"sessionId": res.ChildSessionID, "method": "session/prompt",
-			"route": "daemon", "envelope": map[string]any{"sessionId": res.ChildSessionID,
-				"prompt": []any{map[string]any{"type": "text", "text": "work"}}}})
-		aw := <-wait
-		out["emit"], out["await"], out["awaitError"] = emit.Result, aw.Result, aw.Error
-		cl := p.call("hydra-acp/child_session/close", map[string]any{"childSessionId": res.ChildSessionID})
-		out["close"], out["closeError"] = cl.Result, cl.Error
+		for k, v := range p.work(res.ChildSessionID) {
+			out[k] = v
+		}
 	}
 	p.record(out)
+}
+
+// work prompts child (route daemon) while awaiting its turn, then closes
+// it; it returns what each call answered.
+func (p *plugin) work(child string) map[string]any {
+	wait := p.start("hydra-acp/child_session/await", map[string]any{"childSessionId": child, "timeoutMs": 60000})
+	emit := p.call("hydra-acp/message/emit", map[string]any{"sessionId": child, "method": "session/prompt",
+		"route": "daemon", "envelope": map[string]any{"sessionId": child,
+			"prompt": []any{map[string]any{"type": "text", "text": "work"}}}})
+	aw := <-wait
+	cl := p.call("hydra-acp/child_session/close", map[string]any{"childSessionId": child})
+	return map[string]any{"emit": emit.Result, "await": aw.Result, "awaitError": aw.Error, "close": cl.Result, "closeError": cl.Error}
 }
 
 type message struct {
