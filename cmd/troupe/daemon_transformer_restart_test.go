@@ -193,6 +193,19 @@ func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 	_, parentList := childParent(t, d.daemonProc, c, parent)
 	testkit.Equal(t, parentList, "")
 
+	// An attach answer names the parent too.
+	var att struct {
+		Meta struct {
+			Hydra struct {
+				ParentSessionID string `json:"parentSessionId"`
+			} `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
+	c.waitAnswer(c.call("session/attach", map[string]any{"sessionId": cid, "historyPolicy": "none",
+		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})).decode(t, &att)
+	testkit.Equal(t, att.Meta.Hydra.ParentSessionID, parent)
+	c.waitAnswer(c.call("session/detach", map[string]any{"sessionId": cid}))
+
 	// The transformer works the child again through its command.
 	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": parent}))
 	id := c.prompt(parent, "/hydra tr child "+cid)
