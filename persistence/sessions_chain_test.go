@@ -2,6 +2,8 @@ package persistence
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -38,4 +40,51 @@ func TestSessionRowKeepsChildOfAndChain(t *testing.T) {
 			t.Fatalf("plain row %+v", m)
 		}
 	}
+	chains, err := s.Chains(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chains) != 1 || !slices.Equal(chains["child"], []string{"a", "b", "c"}) {
+		t.Fatalf("chains %v", chains)
+	}
+}
+
+// BenchmarkDaemonStartChains is what a daemon reads of a store of 10,000
+// sessions, 100 of them with a chain, to restore the chains as it starts:
+// Chains against the full listing it would otherwise take.
+func BenchmarkDaemonStartChains(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "troupe.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for i := 0; i < 10_000; i += 500 {
+		var batch Batch
+		for j := i; j < i+500; j++ {
+			m := SessionMeta{ID: fmt.Sprintf("s%05d", j)}
+			if j%100 == 0 {
+				m.Transformers = []string{"planner"}
+			}
+			batch.Metas = append(batch.Metas, m)
+			batch.Events = append(batch.Events, events(m.ID, 1, 1)...)
+		}
+		if _, err := s.Commit(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("Chains", func(b *testing.B) {
+		for b.Loop() {
+			if c, err := s.Chains(ctx); err != nil || len(c) != 100 {
+				b.Fatal(len(c), err)
+			}
+		}
+	})
+	b.Run("Sessions", func(b *testing.B) {
+		for b.Loop() {
+			if l, err := s.Sessions(ctx, ""); err != nil || len(l) != 10_000 {
+				b.Fatal(len(l), err)
+			}
+		}
+	})
 }

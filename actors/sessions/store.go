@@ -18,6 +18,11 @@ func (c *Client) List(ctx context.Context, cwd string) ([]Meta, error) {
 	return c.store.Sessions(ctx, cwd)
 }
 
+// Chains returns the transformer chain of every session that has one.
+func (c *Client) Chains(ctx context.Context) (map[string][]string, error) {
+	return c.store.Chains(ctx)
+}
+
 // StorePath is the store's file; clients name sessions by it.
 func (c *Client) StorePath() string { return c.store.Path() }
 

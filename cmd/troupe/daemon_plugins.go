@@ -58,12 +58,12 @@ func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*d
 func restoreChains(ss *sessions.Client, pipeline *acp.Pipeline) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	metas, err := ss.List(ctx, "")
+	chains, err := ss.Chains(ctx)
 	if err != nil {
-		return fmt.Errorf("restore transformer chains: %w", err)
+		return fmt.Errorf("restore: %w", err)
 	}
-	for _, m := range metas {
-		pipeline.RestoreChain(m.ID, m.Transformers)
+	for id, chain := range chains {
+		pipeline.RestoreChain(id, chain)
 	}
 	return nil
 }
