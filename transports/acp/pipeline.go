@@ -158,16 +158,13 @@ func (p *Pipeline) RestoreChain(session string, chain []string) {
 	p.chains[session] = slices.Clone(chain)
 }
 
-// attach adds name to a live session's chain (idempotent); it reports
-// whether name was not in it yet.
-func (p *Pipeline) attach(session, name string) bool {
+// attach adds name to a live session's chain (idempotent).
+func (p *Pipeline) attach(session, name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if slices.Contains(p.chains[session], name) {
-		return false
+	if !slices.Contains(p.chains[session], name) {
+		p.chains[session] = append(p.chains[session], name)
 	}
-	p.chains[session] = append(p.chains[session], name)
-	return true
 }
 
 // inChain reports whether name is in session's chain.
