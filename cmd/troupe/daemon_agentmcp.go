@@ -123,8 +123,11 @@ func (m *agentMCP) extension(id string, s sessionmcp.ServerConfig) bool {
 		return false
 	}
 	for _, h := range s.Headers {
-		tok, ok := strings.CutPrefix(h.Value, "Bearer ")
-		if sid, valid := m.tokens.Check(tok); ok && strings.EqualFold(h.Name, "Authorization") && valid && sid == id {
+		tok, bearer := strings.CutPrefix(h.Value, "Bearer ")
+		if !bearer || !strings.EqualFold(h.Name, "Authorization") {
+			continue
+		}
+		if sid, ok := m.tokens.Check(tok); ok && sid == id {
 			return true
 		}
 	}
