@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -119,4 +120,19 @@ func (a Async) QueueAmend(id string, req AmendRequest, then func(QueueResult, er
 // State is Client.State.
 func (a Async) State(id string, then func(State, error)) {
 	send(a, id, stateCall(), then)
+}
+
+// Append is Client.Append: then gets the seqs once durable.
+func (a Async) Append(id string, drafts []event.Draft, then func(first, last int64, err error)) {
+	send(a, id, call[[2]int64]{msg: &session.Append{Events: drafts}, read: func(res any) ([2]int64, error) {
+		r, err := replyAs[*session.Appended](res, "append")
+		if err != nil {
+			return [2]int64{}, err
+		}
+		return [2]int64{r.FirstSeq, r.LastSeq}, r.Err
+	}}, func(s [2]int64, err error) {
+		if then != nil {
+			then(s[0], s[1], err)
+		}
+	})
 }

@@ -37,6 +37,7 @@ var payloadOf = map[Kind]func() any{
 	HistoryImported:         func() any { return &HistoryImportedPayload{} },
 	AttentionChanged:        func() any { return &AttentionPayload{} },
 	MCPStatus:               func() any { return &MCPStatusPayload{} },
+	UpdateTransformed:       func() any { return &UpdateTransformedPayload{} },
 }
 
 // DecodePayload unmarshals payload into the typed struct of kind (a pointer,

@@ -53,6 +53,11 @@ const (
 	// and is being reconnected, or is back. Written once per change, not
 	// per turn or per attempt; the fold and the runs ignore it.
 	MCPStatus Kind = "mcp.status"
+
+	// UpdateTransformed: a transformer on the session's response chain
+	// rewrote or dropped the session/update of the event at seq, so that
+	// a replay shows what live clients were shown. Not folded.
+	UpdateTransformed Kind = "update.transformed"
 )
 
 var known = map[Kind]bool{
@@ -65,7 +70,7 @@ var known = map[Kind]bool{
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
-	MCPStatus: true,
+	MCPStatus: true, UpdateTransformed: true,
 }
 
 // Known reports whether k is a canonical kind.

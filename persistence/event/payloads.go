@@ -358,3 +358,12 @@ type MCPStatusPayload struct {
 	Error  string `json:"error,omitempty"`
 	Tools  int    `json:"tools,omitempty"`
 }
+
+// UpdateTransformedPayload is a response chain's decision on the
+// session/update of the event at Seq: Dropped (clients never see it), or
+// Update, the ACP update object shown instead.
+type UpdateTransformedPayload struct {
+	Seq     int64           `json:"seq"`
+	Dropped bool            `json:"dropped,omitempty"`
+	Update  json.RawMessage `json:"update,omitempty"`
+}

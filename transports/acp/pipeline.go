@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -60,6 +61,8 @@ type Pipeline struct {
 	commands map[string]*commandProcess   // slash-command verbs, by process name
 	pending  []*pendingCommand            // slash commands queued, not yet finished
 	parents  map[string]string            // child session -> parent (child_session/spawn)
+	gates    sync.Map                     // session -> *gate: agent updates waiting for the response chain (written under mu)
+	ngates   atomic.Int32                 // how many gates, read without the lock
 }
 
 type peerEntry struct {
@@ -158,13 +161,21 @@ func (p *Pipeline) attach(session, name string) {
 func (p *Pipeline) chain(session, what string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := p.chains[session]
-	for _, n := range names {
+	if !p.interceptsLocked(session, what) {
+		return nil
+	}
+	return slices.Clone(p.chains[session])
+}
+
+// interceptsLocked reports whether one of session's chain intercepts what;
+// under p.mu.
+func (p *Pipeline) interceptsLocked(session, what string) bool {
+	for _, n := range p.chains[session] {
 		if e := p.peers[n]; e != nil && e.intercepts[what] {
-			return slices.Clone(names)
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 func (p *Pipeline) chainOf(session string) []string {

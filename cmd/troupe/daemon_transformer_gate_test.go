@@ -1,0 +1,181 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// gateHome is a home whose config.yml has one transformer, "tr",
+// intercepting response:session/update and acting on it as updates says
+// (the plugin's PLUGIN_UPDATES), in every session's default chain; start
+// runs a daemon on it (again after a kill) and waits for tr.
+type gateHome struct {
+	home, log string
+	env       []string
+}
+
+func newGateHome(t *testing.T, updates string, extra map[string]any, replies ...llmserver.Reply) *gateHome {
+	t.Helper()
+	g := &gateHome{home: t.TempDir(), log: filepath.Join(t.TempDir(), "tr.log")}
+	cfg := map[string]any{
+		"transformers": []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)},
+			"env": map[string]string{"PLUGIN_UPDATES": updates, "PLUGIN_INTERCEPTS": "response:session/update", "PLUGIN_LOG": g.log}}},
+		"defaultTransformers": []string{"tr"},
+	}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	b, err := yaml.Marshal(cfg)
+	testkit.NoError(t, err)
+	testkit.NoError(t, os.WriteFile(filepath.Join(g.home, "config.yml"), b, 0o600))
+	fine := llmserver.Steps(llmserver.Text("fine"))
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: replies, Default: &fine})
+	g.env = []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
+	return g
+}
+
+func (g *gateHome) start(t *testing.T) *daemonProc {
+	t.Helper()
+	d := startDaemon(t, g.home, g.env, "--provider", "openai", "--model", "tiny", "--approval-mode", "auto_edit")
+	d.waitRunning(t, "transformers", "tr", g.log, 0)
+	return d
+}
+
+// gatedTurn prompts sid from a while w watches; it returns what each was
+// shown of the turn (a's up to its answer, w's up to turn_complete).
+func gatedTurn(t *testing.T, a, w *acpClient, sid, text string) (got, watched []wsFrame) {
+	t.Helper()
+	id := a.prompt(sid, text)
+	got = a.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, stopReasonOf(t, got[len(got)-1]), "end_turn")
+	watched = w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	return got, watched
+}
+
+// fullReplay is what a new client attaching with the full history is shown.
+func fullReplay(t *testing.T, d *daemonProc, sid string) []wsFrame {
+	t.Helper()
+	c := d.dialACP(t, "late")
+	fs, _ := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	return fs
+}
+
+// A transformer rewriting agent_message_chunk (continue with a payload):
+// both attached clients are shown the rewritten text, never the original;
+// a client attaching afterwards gets it in its replay, and so does one
+// after the daemon is SIGKILLed and started again on the same home.
+func TestDaemonTransformerRewritesUpdates(t *testing.T) {
+	g := newGateHome(t, "upper", nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "hi")
+	testkit.Equal(t, chunks(t, got), "HELLO WORLD")
+	testkit.Equal(t, chunks(t, watched), "HELLO WORLD")
+	requireIncreasing(t, got)
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+
+	d.proc.Kill()
+	d.proc.Wait(t, acpWait)
+	d = g.start(t)
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+	// The decisions are in the log beside what the agent said.
+	out, err := exec.Command(testkit.BuildTroupe(t), "events", sid, "--home", d.home).Output()
+	testkit.NoError(t, err)
+	testkit.Equal(t, strings.Count(string(out), `"kind":"update.transformed"`), 2)
+}
+
+// A transformer stopping tool_call and tool_call_update drops them: no
+// client is shown the call, live or replayed, while the rest of the turn
+// goes out as recorded.
+func TestDaemonTransformerDropsToolCalls(t *testing.T) {
+	g := newGateHome(t, "droptools", nil,
+		llmserver.Steps(llmserver.ToolCall("c1", "read", `{"path":"notes.txt"}`)), llmserver.Steps(llmserver.Text("done")))
+	d := g.start(t)
+	dir := t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("secret"), 0o600))
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(dir)
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "read it")
+	replayed := fullReplay(t, d, sid)
+	for name, fs := range map[string][]wsFrame{"editor": got, "watcher": watched, "replay": replayed} {
+		if n := count(fs, "tool_call") + count(fs, "tool_call_update"); n != 0 {
+			t.Fatalf("%s was shown %d tool call updates", name, n)
+		}
+		testkit.Equal(t, chunks(t, fs), "done")
+	}
+	testkit.Equal(t, count(watched, "turn_complete"), 1)
+}
+
+// processing parks an update until the transformer discharges the claim
+// (message/emit with respondsTo): the discharge's envelope is what the
+// clients are shown, live and replayed.
+func TestDaemonTransformerHoldsUpdates(t *testing.T) {
+	g := newGateHome(t, "holdupper", nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "hi")
+	testkit.Equal(t, chunks(t, got), "HELLO WORLD")
+	testkit.Equal(t, chunks(t, watched), "HELLO WORLD")
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+}
+
+// A processing claim on an update never discharged is abandoned after
+// claimTimeout: the clients are told, and shown the update as recorded.
+func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
+	g := newGateHome(t, "abandon", map[string]any{"claimTimeout": "1s"})
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "hi")
+	testkit.Equal(t, chunks(t, got), "fine")
+	testkit.Equal(t, chunks(t, watched), "fine")
+	for _, fs := range [][]wsFrame{got, watched} {
+		abandoned := 0
+		for _, f := range fs {
+			if f.Method == "hydra-acp/transformer/abandoned_request" {
+				abandoned++
+			}
+		}
+		testkit.Equal(t, abandoned, 1)
+	}
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "fine")
+}
+
+// A transformer SIGKILLed mid-turn: the session's clients keep being
+// shown its updates (fail-open), every one of them, in order.
+func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
+	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(20, "x")))
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	id := a.prompt(sid, "go")
+	first := a.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
+	testkit.Equal(t, chunks(t, first), "X")
+	in := d.plugin(t, "transformers", "tr")
+	testkit.NoError(t, syscall.Kill(in.PID, syscall.SIGKILL))
+	got := append(first, a.until(func(f wsFrame) bool { return f.answers(id) })...)
+	testkit.Equal(t, stopReasonOf(t, got[len(got)-1]), "end_turn")
+	watched := w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	requireIncreasing(t, got)
+	for _, fs := range [][]wsFrame{got, watched} {
+		text := chunks(t, fs)
+		testkit.Equal(t, strings.ToLower(text), strings.Repeat("x", 20))
+	}
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), chunks(t, got))
+}
