@@ -179,3 +179,40 @@ func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 	}
 	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), chunks(t, got))
 }
+
+// While the chain is behind (a transformer taking 200 ms an update), the
+// chunks waiting behind the one in it make one trip together: the
+// transformer gets fewer, longer chunks, the same text; what it rewrites
+// is what every client is shown, live, replayed and after a restart.
+func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
+	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(50, "x")))
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "go")
+	want := strings.Repeat("X", 50)
+	testkit.Equal(t, chunks(t, got), want)
+	testkit.Equal(t, chunks(t, watched), want)
+	requireIncreasing(t, got)
+	trips, text := 0, ""
+	for _, l := range logLines(t, g.log) {
+		p, _ := l["params"].(map[string]any)
+		if l["method"] == "hydra-acp/transformer/message" && p["method"] == "session/update" {
+			u, _ := p["envelope"].(map[string]any)["update"].(map[string]any)
+			if u["sessionUpdate"] == "agent_message_chunk" {
+				trips++
+				text += u["content"].(map[string]any)["text"].(string)
+			}
+		}
+	}
+	testkit.Equal(t, text, strings.Repeat("x", 50))
+	if trips >= 50 || count(got, "agent_message_chunk") != trips {
+		t.Fatalf("%d trips through the chain, %d chunks shown: want fewer than 50, one per trip", trips, count(got, "agent_message_chunk"))
+	}
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), want)
+	d.proc.Kill()
+	d.proc.Wait(t, acpWait)
+	d = g.start(t)
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), want)
+}

@@ -93,23 +93,43 @@ func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
 	return d, ok
 }
 
-// gateMove moves session's gate to seq (never back), recording d for at
-// when given. It reports whether the gate moved.
-func (p *Pipeline) gateMove(session string, seq int64, at int64, d *decision) bool {
+// gateMove moves session's gate to seq (never back), reporting whether it
+// moved.
+func (p *Pipeline) gateMove(session string, seq int64) bool {
 	g := p.gateOf(session)
 	if g == nil {
 		return false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if d != nil {
-		g.decisions[at] = *d
-	}
 	if seq <= g.released {
 		return false
 	}
 	g.released = seq
 	return true
+}
+
+// gateDecide records d for the update of the events from..seq (joined
+// chunks: the ones before seq are dropped, seq shows d).
+func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
+	g := p.gateOf(session)
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d })
+}
+
+// spread sets d at seq and drops from..seq-1 (from 0: seq alone).
+func spread(from, seq int64, d decision, set func(int64, decision)) {
+	if from <= 0 || from > seq {
+		from = seq
+	}
+	for s := from; s < seq; s++ {
+		set(s, decision{dropped: true})
+	}
+	set(seq, d)
 }
 
 // decisionOf reads a chain's outcome on the update envelope env: stop
@@ -163,14 +183,19 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// draft is d's update.transformed draft for the event at seq.
-func (d decision) draft(seq int64) (event.Draft, error) {
-	return event.NewDraft(event.UpdateTransformed, event.UpdateTransformedPayload{Seq: seq, Dropped: d.dropped, Update: d.update})
+// draft is d's update.transformed draft for the update of the events
+// from..seq.
+func (d decision) draft(from, seq int64) (event.Draft, error) {
+	p := event.UpdateTransformedPayload{Seq: seq, Dropped: d.dropped, Update: d.update}
+	if from < seq {
+		p.From = from
+	}
+	return event.NewDraft(event.UpdateTransformed, p)
 }
 
-// decisionFrom reads an update.transformed payload.
-func decisionFrom(p *event.UpdateTransformedPayload) decision {
-	return decision{dropped: p.Dropped || len(p.Update) == 0, update: p.Update}
+// decisionsFrom reads an update.transformed payload into set.
+func decisionsFrom(p *event.UpdateTransformedPayload, set func(int64, decision)) {
+	spread(p.From, p.Seq, decision{dropped: p.Dropped || len(p.Update) == 0, update: p.Update}, set)
 }
 
 // shown is the value an attachment emits for a rewritten update: a chunk

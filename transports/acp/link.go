@@ -32,6 +32,7 @@ type link struct {
 	view    *projection.View // the link's own fold, to build the updates clients would see
 	shown   map[string]bool  // the tool calls shown with tool_call
 	seen    int64            // the last event seen
+	visible int64            // the last event seen but update.transformed (which shows nothing)
 	current *pendingUpdate
 	updates []pendingUpdate // waiting behind current, at most maxUpdateQueue
 
@@ -112,6 +113,9 @@ func (l *link) Receive(ctx actor.Context) {
 				l.observe(ctx, e)
 			}
 			l.seen = max(l.seen, e.Seq)
+			if e.Kind != event.UpdateTransformed {
+				l.visible = e.Seq
+			}
 			l.onEvent(ctx, e)
 		}
 		l.pump(ctx)

@@ -16,11 +16,18 @@ import (
 // many updates' delay and the link no more memory.
 const maxUpdateQueue = 4096
 
-// pendingUpdate is one event's agent update, as the flat envelope the
+// maxJoined bounds how many waiting chunks one trip through the chain
+// carries.
+const maxJoined = 256
+
+// pendingUpdate is the agent update of the events from..seq (one event
+// unless waiting chunks were joined), and the flat envelope the
 // transformers get.
 type pendingUpdate struct {
-	seq int64
-	env json.RawMessage
+	from, seq int64
+	prev      int64 // the last event before it that clients are shown anything of
+	u         any
+	env       json.RawMessage
 }
 
 // observe folds e into the link's view and queues its agent update, if it
@@ -48,21 +55,46 @@ func (l *link) observe(ctx actor.Context, e event.Event) {
 		l.updates = nil
 		return
 	}
-	env, err := json.Marshal(updateParams{SessionID: l.session, Update: u})
-	if err != nil {
-		return
+	l.updates = append(l.updates, pendingUpdate{from: e.Seq, seq: e.Seq, prev: l.visible, u: u})
+}
+
+// next takes the oldest waiting update. While the chain is behind, the
+// chunks of one message waiting right after it, with nothing shown in
+// between, join it: the transformers get them as one chunk (text
+// accumulated from the intercepts is the same), and the chain keeps up
+// with a burst instead of adding a round trip per delta.
+func (l *link) next() (pendingUpdate, error) {
+	cur := l.updates[0]
+	n := 1
+	if c, ok := cur.u.(*chunk); ok && c.Content.Type == "text" {
+		joined := *c
+		for ; n < len(l.updates) && n < maxJoined; n++ {
+			nx := l.updates[n]
+			d, ok := nx.u.(*chunk)
+			if !ok || nx.prev != cur.seq || d.SessionUpdate != joined.SessionUpdate || d.MessageID != joined.MessageID || d.Content.Type != "text" {
+				break
+			}
+			joined.Content.Text += d.Content.Text
+			cur.seq = nx.seq
+		}
+		cur.u = &joined
 	}
-	l.updates = append(l.updates, pendingUpdate{seq: e.Seq, env: env})
+	l.updates = l.updates[n:]
+	if len(l.updates) == 0 {
+		l.updates = nil // let the backing array go once drained
+	}
+	var err error
+	cur.env, err = json.Marshal(updateParams{SessionID: l.session, Update: cur.u})
+	return cur, err
 }
 
 // pump starts the response chain of the oldest waiting update unless one
 // runs, then releases what is decided.
 func (l *link) pump(ctx actor.Context) {
-	if l.current == nil && len(l.updates) > 0 {
-		cur := l.updates[0]
-		l.updates = l.updates[1:]
-		if len(l.updates) == 0 {
-			l.updates = nil // let the backing array go once drained
+	for l.current == nil && len(l.updates) > 0 {
+		cur, err := l.next()
+		if err != nil {
+			continue // unreadable: shown as recorded
 		}
 		l.current = &cur
 		l.key++
@@ -88,7 +120,7 @@ func (l *link) decided(ctx actor.Context, u pendingUpdate, d chainDone) {
 		next()
 		return
 	}
-	draft, err := dec.draft(u.seq)
+	draft, err := dec.draft(u.from, u.seq)
 	if err != nil {
 		actorlog.For(ctx, "chain_link", l.session).Warn("a transformed update not recorded", "seq", u.seq, "error", err)
 		next()
@@ -98,7 +130,7 @@ func (l *link) decided(ctx actor.Context, u pendingUpdate, d chainDone) {
 		if err != nil {
 			actorlog.For(ctx, "chain_link", l.session).Warn("a transformed update not recorded", "seq", u.seq, "error", err)
 		} else {
-			l.pipeline.gateMove(l.session, 0, u.seq, &dec)
+			l.pipeline.gateDecide(l.session, u.from, u.seq, dec)
 		}
 		next()
 	})
@@ -113,11 +145,11 @@ func (l *link) publish(ctx actor.Context) {
 	rel := l.seen
 	switch {
 	case l.current != nil:
-		rel = l.current.seq - 1
+		rel = l.current.from - 1
 	case len(l.updates) > 0:
-		rel = l.updates[0].seq - 1
+		rel = l.updates[0].from - 1
 	}
-	if l.pipeline.gateMove(l.session, rel, 0, nil) {
+	if l.pipeline.gateMove(l.session, rel) {
 		l.open(ctx.ActorSystem().Root)
 	}
 }

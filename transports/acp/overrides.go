@@ -41,7 +41,7 @@ func readOverrides(ctx context.Context, store *sessions.Client, id string) (map[
 		if m == nil {
 			m = map[int64]decision{}
 		}
-		m[p.Seq] = decisionFrom(&p)
+		decisionsFrom(&p, func(s int64, d decision) { m[s] = d })
 		return nil
 	})
 	return m, err

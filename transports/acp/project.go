@@ -85,7 +85,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		if a.overrides == nil {
 			a.overrides = map[int64]decision{}
 		}
-		a.overrides[p.Seq] = decisionFrom(p)
+		decisionsFrom(p, func(s int64, d decision) { a.overrides[s] = d })
 	case *event.PermissionRequestedPayload:
 		// The call shows as pending since tool.started; the request goes
 		// to the client itself.
