@@ -216,3 +216,26 @@ func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 	d = g.start(t)
 	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), want)
 }
+
+// More agent updates waiting for the chain than maxUpdateQueue (4,096):
+// the waiting ones are let through unchanged, with a warning, and the
+// clients get every chunk, live and replayed alike.
+func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
+	const n = 6000
+	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(n, "x")))
+	d := g.start(t)
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "go")
+	text := chunks(t, got)
+	testkit.Equal(t, strings.ToLower(text), strings.Repeat("x", n))
+	if !strings.Contains(text, "X") || !strings.Contains(text, "x") {
+		t.Fatalf("want the first chunks rewritten and the rest let through; got %d upper case of %d", strings.Count(text, "X"), n)
+	}
+	testkit.Equal(t, chunks(t, watched), text)
+	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), text)
+	if !strings.Contains(d.proc.Stderr(), "the response chain is behind") {
+		t.Fatalf("no warning on stderr:\n%s", d.proc.Stderr())
+	}
+}
