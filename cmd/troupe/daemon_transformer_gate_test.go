@@ -15,20 +15,20 @@ import (
 )
 
 // gateHome is a home whose config.yml has one transformer, "tr",
-// intercepting response:session/update and acting on it as updates says
-// (the plugin's PLUGIN_UPDATES), in every session's default chain; start
+// intercepting response:session/update and acting on it as env's
+// PLUGIN_UPDATES says, in every session's default chain; start
 // runs a daemon on it (again after a kill) and waits for tr.
 type gateHome struct {
 	home, log string
 	env       []string
 }
 
-func newGateHome(t *testing.T, updates string, extra map[string]any, replies ...llmserver.Reply) *gateHome {
+func newGateHome(t *testing.T, env map[string]string, extra map[string]any, replies ...llmserver.Reply) *gateHome {
 	t.Helper()
 	g := &gateHome{home: t.TempDir(), log: filepath.Join(t.TempDir(), "tr.log")}
+	env["PLUGIN_INTERCEPTS"], env["PLUGIN_LOG"] = "response:session/update", g.log
 	cfg := map[string]any{
-		"transformers": []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)},
-			"env": map[string]string{"PLUGIN_UPDATES": updates, "PLUGIN_INTERCEPTS": "response:session/update", "PLUGIN_LOG": g.log}}},
+		"transformers": []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)}, "env": env}},
 		"defaultTransformers": []string{"tr"},
 	}
 	for k, v := range extra {
@@ -74,7 +74,7 @@ func fullReplay(t *testing.T, d *daemonProc, sid string) []wsFrame {
 // a client attaching afterwards gets it in its replay, and so does one
 // after the daemon is SIGKILLed and started again on the same home.
 func TestDaemonTransformerRewritesUpdates(t *testing.T) {
-	g := newGateHome(t, "upper", nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -99,7 +99,7 @@ func TestDaemonTransformerRewritesUpdates(t *testing.T) {
 // client is shown the call, live or replayed, while the rest of the turn
 // goes out as recorded.
 func TestDaemonTransformerDropsToolCalls(t *testing.T) {
-	g := newGateHome(t, "droptools", nil,
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "droptools"}, nil,
 		llmserver.Steps(llmserver.ToolCall("c1", "read", `{"path":"notes.txt"}`)), llmserver.Steps(llmserver.Text("done")))
 	d := g.start(t)
 	dir := t.TempDir()
@@ -122,7 +122,7 @@ func TestDaemonTransformerDropsToolCalls(t *testing.T) {
 // (message/emit with respondsTo): the discharge's envelope is what the
 // clients are shown, live and replayed.
 func TestDaemonTransformerHoldsUpdates(t *testing.T) {
-	g := newGateHome(t, "holdupper", nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "holdupper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -136,7 +136,7 @@ func TestDaemonTransformerHoldsUpdates(t *testing.T) {
 // A processing claim on an update never discharged is abandoned after
 // claimTimeout: the clients are told, and shown the update as recorded.
 func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
-	g := newGateHome(t, "abandon", map[string]any{"claimTimeout": "1s"})
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "abandon"}, map[string]any{"claimTimeout": "1s"})
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -159,7 +159,7 @@ func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
 // A transformer SIGKILLed mid-turn: the session's clients keep being
 // shown its updates (fail-open), every one of them, in order.
 func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
-	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(20, "x")))
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(20, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -185,7 +185,7 @@ func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 // transformer gets fewer, longer chunks, the same text; what it rewrites
 // is what every client is shown, live, replayed and after a restart.
 func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
-	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(50, "x")))
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(50, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -222,7 +222,7 @@ func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 // clients get every chunk, live and replayed alike.
 func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
 	const n = 6000
-	g := newGateHome(t, "slowupper", nil, llmserver.Steps(llmserver.Tokens(n, "x")))
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(n, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
 	sid, _ := a.newSession(t.TempDir())
@@ -237,5 +237,53 @@ func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
 	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), text)
 	if !strings.Contains(d.proc.Stderr(), "the response chain is behind") {
 		t.Fatalf("no warning on stderr:\n%s", d.proc.Stderr())
+	}
+}
+
+// A transformer attaching itself to a live session whose chain had no
+// response:session/update intercept gates its updates from then on: to a
+// session with no chain (its link starts), and to one whose link runs for
+// another transformer.
+func TestDaemonTransformerAttachedGatesUpdates(t *testing.T) {
+	t.Run("no chain", func(t *testing.T) { attachedGates(t, false) })
+	t.Run("link running", func(t *testing.T) { attachedGates(t, true) })
+}
+
+func attachedGates(t *testing.T, other bool) {
+	extra := map[string]any{"defaultTransformers": []string{}}
+	var obsLog string
+	if other {
+		obsLog = filepath.Join(t.TempDir(), "obs.log")
+		extra["defaultTransformers"] = []string{"obs"}
+	}
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper", "PLUGIN_COMMANDS": "1"}, extra)
+	if other {
+		b, err := os.ReadFile(filepath.Join(g.home, "config.yml"))
+		testkit.NoError(t, err)
+		var cfg map[string]any
+		testkit.NoError(t, yaml.Unmarshal(b, &cfg))
+		cfg["transformers"] = append(cfg["transformers"].([]any), map[string]any{"name": "obs", "command": []string{testkit.BuildPlugin(t)},
+			"env": map[string]string{"PLUGIN_INTERCEPTS": "lifecycle:session.opened", "PLUGIN_LOG": obsLog}})
+		b, err = yaml.Marshal(cfg)
+		testkit.NoError(t, err)
+		testkit.NoError(t, os.WriteFile(filepath.Join(g.home, "config.yml"), b, 0o600))
+	}
+	d := g.start(t)
+	waitProbe(t, g.log, "commands/register")
+	if other {
+		d.waitRunning(t, "transformers", "obs", obsLog, 0)
+	}
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	got, watched := gatedTurn(t, a, w, sid, "before")
+	testkit.Equal(t, chunks(t, got), "fine")
+	testkit.Equal(t, chunks(t, watched), "fine")
+	gatedTurn(t, a, w, sid, "/hydra tr attach")
+	got, watched = gatedTurn(t, a, w, sid, "after")
+	testkit.Equal(t, chunks(t, got), "FINE")
+	testkit.Equal(t, chunks(t, watched), "FINE")
+	if replay := chunks(t, fullReplay(t, d, sid)); !strings.HasPrefix(replay, "fine") || !strings.HasSuffix(replay, "FINE") {
+		t.Fatalf("replayed %q", replay)
 	}
 }

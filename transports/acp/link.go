@@ -17,8 +17,9 @@ import (
 // with a chain, watching the session's events live (started again when a
 // client attaches after the session stopped: the chain outlives it). It runs the agent→client
 // chain of each permission request (held from the clients until the chain
-// lets it through) and sends the lifecycle events. It ends with the
-// session's subscription.
+// lets it through), the response chain of each agent update (held from
+// the clients by the session's gate until decided: linkgate.go) and sends
+// the lifecycle events. It ends with the session's subscription.
 type link struct {
 	pipeline *Pipeline
 	sessions *sessions.Client
@@ -63,6 +64,9 @@ func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, ses
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.links[session] {
+		// A transformer joined the chain of a session whose link runs: the
+		// link finds the gate at its next events.
+		p.openGateLocked(session)
 		return
 	}
 	// Before the link starts, so that it finds its gate; clients attaching
@@ -107,6 +111,9 @@ func (l *link) Receive(ctx actor.Context) {
 			l.publish(ctx)
 		})
 	case *sessions.Events:
+		if !l.gated {
+			l.gated = l.pipeline.gated(l.session)
+		}
 		watch := l.gated || l.pipeline.chain(l.session, "response:session/update") != nil
 		for _, e := range m.Events {
 			if watch {
