@@ -28,7 +28,7 @@ func newGateHome(t *testing.T, env map[string]string, extra map[string]any, repl
 	g := &gateHome{home: t.TempDir(), log: filepath.Join(t.TempDir(), "tr.log")}
 	env["PLUGIN_INTERCEPTS"], env["PLUGIN_LOG"] = "response:session/update", g.log
 	cfg := map[string]any{
-		"transformers": []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)}, "env": env}},
+		"transformers":        []any{map[string]any{"name": "tr", "command": []string{testkit.BuildPlugin(t)}, "env": env}},
 		"defaultTransformers": []string{"tr"},
 	}
 	for k, v := range extra {
