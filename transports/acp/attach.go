@@ -267,6 +267,9 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 	if r := a.replay; r != nil && r.streaming && !r.ending {
 		a.flushWindow(c, ctx, false)
 	}
+	if released != -2 && released != math.MaxInt64 {
+		c.cfg.Pipeline.gateProjected(a.id, c.self.String(), a.view.LastSeq)
+	}
 }
 
 // onClosed: the subscription ended. One this side ended is expected;

@@ -29,7 +29,15 @@ type gate struct {
 	mu        sync.Mutex // held for a map operation, never across a wait
 	released  int64      // -1 until the link knows where the live stream starts
 	decisions map[int64]decision
+	// projected is how far each watching connection has projected (by
+	// connection), so decisions all of them are past can go.
+	projected map[string]int64
+	added     int // decisions since the last prune
 }
+
+// pruneEvery is how many decisions are recorded between two looks for
+// ones every watching connection is past.
+const pruneEvery = 1024
 
 // gateOpen tells a connection that a session's gate released more.
 type gateOpen struct{ session string }
@@ -41,7 +49,7 @@ func (p *Pipeline) openGateLocked(session string) bool {
 	if _, ok := p.gates.Load(session); ok || !p.interceptsLocked(session, "response:session/update") {
 		return false
 	}
-	p.gates.Store(session, &gate{released: -1, decisions: map[int64]decision{}})
+	p.gates.Store(session, &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
 	p.ngates.Add(1)
 	return true
 }
@@ -116,9 +124,39 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 	if g == nil {
 		return
 	}
+	watchers := p.watchingKeys(session)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d })
+	spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d; g.added++ })
+	if g.added < pruneEvery {
+		return
+	}
+	g.added = 0
+	// A connection attaching from now on reads these from the log.
+	past := int64(math.MaxInt64)
+	for _, w := range watchers {
+		n, ok := g.projected[w]
+		if !ok {
+			return // one that has not said how far it is may need any of them
+		}
+		past = min(past, n)
+	}
+	for s := range g.decisions {
+		if s <= past {
+			delete(g.decisions, s)
+		}
+	}
+}
+
+// gateProjected records how far conn has projected session, when gated.
+func (p *Pipeline) gateProjected(session, conn string, seq int64) {
+	g := p.gateOf(session)
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.projected[conn] = seq
 }
 
 // spread sets d at seq and drops from..seq-1 (from 0: seq alone).

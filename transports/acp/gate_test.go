@@ -3,6 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/asynkron/protoactor-go/actor"
 )
 
 // The response chain's outcome on an update envelope, as the gate reads it.
@@ -48,5 +50,42 @@ func TestSpread(t *testing.T) {
 	spread(0, 9, decision{dropped: true}, func(s int64, d decision) { got[s] = d })
 	if len(got) != 1 || !got[9].dropped {
 		t.Fatalf("spread(0, 9): %+v", got)
+	}
+}
+
+// The gate forgets decisions only once every watching connection has
+// projected past them; one that has not said how far it is keeps them all.
+func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
+	p := NewPipeline()
+	p.gates.Store("s", &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
+	p.ngates.Add(1)
+	a, b := actor.NewPID("local", "a"), actor.NewPID("local", "b")
+	p.watch("s", a)
+	p.watch("s", b)
+	p.gateProjected("s", a.String(), 5000)
+	for s := int64(1); s <= pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 1); !ok {
+		t.Fatal("pruned while a watcher had not said how far it is")
+	}
+	p.gateProjected("s", b.String(), 600)
+	for s := int64(2000); s < 2000+pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 600); ok {
+		t.Fatal("seq 600 kept: every watcher is past it")
+	}
+	if _, ok := p.gateDecision("s", 601); !ok {
+		t.Fatal("seq 601 pruned: b has not projected it")
+	}
+	// b leaves and attaches again: it starts over, so nothing more goes.
+	p.unwatch("s", b)
+	p.watch("s", b)
+	for s := int64(4000); s < 4000+pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 601); !ok {
+		t.Fatal("seq 601 pruned after b attached again")
 	}
 }

@@ -217,6 +217,11 @@ func (p *Pipeline) watch(session string, conn *actor.PID) {
 }
 
 func (p *Pipeline) unwatch(session string, conn *actor.PID) {
+	if g := p.gateOf(session); g != nil {
+		g.mu.Lock()
+		delete(g.projected, conn.String()) // a later attachment of conn starts over
+		g.mu.Unlock()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if w := p.watchers[session]; w != nil {
@@ -225,6 +230,17 @@ func (p *Pipeline) unwatch(session string, conn *actor.PID) {
 			delete(p.watchers, session)
 		}
 	}
+}
+
+// watchingKeys names the connections attached to session.
+func (p *Pipeline) watchingKeys(session string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.watchers[session]))
+	for k := range p.watchers[session] {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (p *Pipeline) watching(session string) []*actor.PID {
