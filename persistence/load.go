@@ -78,3 +78,30 @@ func (s *Store) LastSeq(ctx context.Context, session string) (int64, error) {
 	}
 	return seq.Int64, nil
 }
+
+// LoadKind calls fn for every event of session of one kind, in seq order.
+// Only kinds with a partial index of their own (update.transformed) are
+// read without scanning the session's log.
+func (s *Store) LoadKind(ctx context.Context, session string, kind event.Kind, fn func(event.Event) error) error {
+	rows, err := s.reader.QueryContext(ctx,
+		"SELECT seq, recorded_at, payload FROM events WHERE session_id = ? AND kind = ? ORDER BY seq", session, string(kind))
+	if err != nil {
+		return fmt.Errorf("load %s events of %s: %w", kind, session, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		ev := event.Event{SessionID: session, Kind: kind}
+		var at int64
+		if err := rows.Scan(&ev.Seq, &at, &ev.Payload); err != nil {
+			return fmt.Errorf("load %s events of %s: %w", kind, session, err)
+		}
+		ev.RecordedAt = time.Unix(0, at).UTC()
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load %s events of %s: %w", kind, session, err)
+	}
+	return nil
+}

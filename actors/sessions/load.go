@@ -32,3 +32,9 @@ func (c *Client) HeldElsewhere(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// LoadKind reads session id's events of one kind from the store, in order
+// (see persistence.Store.LoadKind).
+func (c *Client) LoadKind(ctx context.Context, id string, kind event.Kind, fn func(event.Event) error) error {
+	return c.store.LoadKind(ctx, id, kind, fn)
+}

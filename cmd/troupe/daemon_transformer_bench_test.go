@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,11 +24,18 @@ import (
 // 200 prompts each of a one-word reply; the figures are the differences of
 // the round trips' median and p99 (prompt sent to answer read).
 // session/update: a 1,000-delta reply in a session whose chain intercepts
-// response:session/update and in one without, 5 turns each; the figures
-// are the differences of the median and p99 gaps between consecutive
-// chunks the client reads, and of the turns' median wall time.
+// response:session/update (gated: each chunk waits for the transformer's
+// answer) and in one without, 5 turns each, alternating; each chunk's
+// latency is from its event's recorded_at (the session's commit, read
+// back from the store with `troupe events`) to the client reading it. The
+// figures are both sessions' median and p99 and their differences, and
+// the difference of the turns' median wall time: a burst, where the chain
+// (one update at a time, in order) is the bottleneck. The paced figures
+// are the same for 200 deltas 10 ms apart, 3 turns each: a model's pace,
+// where each update waits for one trip through the chain.
 func BenchmarkTransformerChain(b *testing.B) {
 	const prompts, deltas, turns = 200, 1000, 5
+	const pacedDeltas, pacedTurns = 200, 3
 	home := b.TempDir()
 	log := filepath.Join(b.TempDir(), "tr.log")
 	plugin := func(name, intercepts string) map[string]any {
@@ -41,6 +51,14 @@ func BenchmarkTransformerChain(b *testing.B) {
 	var replies []llmserver.Reply
 	for range 2 * turns {
 		replies = append(replies, long)
+	}
+	// paced: a model's pace, one delta every 10 ms.
+	var steps []llmserver.Step
+	for range pacedDeltas {
+		steps = append(steps, llmserver.Text("y"), llmserver.Delay(10*time.Millisecond))
+	}
+	for range 2 * pacedTurns {
+		replies = append(replies, llmserver.Steps(steps...))
 	}
 	srv := llmserver.New(b, llmserver.Script{Model: "tiny", Replies: replies, Default: &reply})
 	d := startDaemon(b, home, []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
@@ -58,34 +76,43 @@ func BenchmarkTransformerChain(b *testing.B) {
 			"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": chain}}})).decode(b, &res)
 		return res.SessionID
 	}
-	// turn returns the gaps between the chunks of one turn and its wall time.
-	turn := func(sid string) ([]time.Duration, time.Duration) {
+	// turn returns when the client read each chunk of one turn, by seq,
+	// and the turn's wall time.
+	turn := func(sid string) (map[int64]time.Time, time.Duration) {
 		start := time.Now()
 		id := c.prompt(sid, "go")
-		var gaps []time.Duration
-		last := time.Time{}
+		read := map[int64]time.Time{}
 		for {
 			f := c.read(time.Minute)
 			if f.isUpdate("agent_message_chunk") {
-				now := time.Now()
-				if !last.IsZero() {
-					gaps = append(gaps, now.Sub(last))
-				}
-				last = now
+				read[messageSeq(b, f)] = time.Now()
 			}
 			if f.answers(id) {
-				return gaps, time.Since(start)
+				return read, time.Since(start)
 			}
 		}
 	}
 	updOn, updOff := session([]string{"up"}), session([]string{})
-	var gapsOn, gapsOff, wallOn, wallOff []time.Duration
+	readOn, readOff := map[int64]time.Time{}, map[int64]time.Time{}
+	var wallOn, wallOff []time.Duration
 	for range turns {
-		g, w := turn(updOn)
-		gapsOn, wallOn = append(gapsOn, g...), append(wallOn, w)
-		g, w = turn(updOff)
-		gapsOff, wallOff = append(gapsOff, g...), append(wallOff, w)
+		r, w := turn(updOn)
+		maps.Copy(readOn, r)
+		wallOn = append(wallOn, w)
+		r, w = turn(updOff)
+		maps.Copy(readOff, r)
+		wallOff = append(wallOff, w)
 	}
+	latOn, latOff := commitToRead(b, home, updOn, readOn), commitToRead(b, home, updOff, readOff)
+	pacedOn, pacedOff := session([]string{"up"}), session([]string{})
+	readOn, readOff = map[int64]time.Time{}, map[int64]time.Time{}
+	for range pacedTurns {
+		r, _ := turn(pacedOn)
+		maps.Copy(readOn, r)
+		r, _ = turn(pacedOff)
+		maps.Copy(readOff, r)
+	}
+	pacedLatOn, pacedLatOff := commitToRead(b, home, pacedOn, readOn), commitToRead(b, home, pacedOff, readOff)
 	with, without := session([]string{"tr"}), session([]string{})
 	roundTrip := func(sid string) time.Duration {
 		start := time.Now()
@@ -102,9 +129,39 @@ func BenchmarkTransformerChain(b *testing.B) {
 		b.ReportMetric(float64((quantile(on, 0.99) - quantile(off, 0.99)).Microseconds()), "µs-prompt-added-p99")
 		b.ReportMetric(float64(quantile(off, 0.5).Microseconds()), "µs-prompt-p50")
 	}
-	b.ReportMetric(float64((quantile(gapsOn, 0.5) - quantile(gapsOff, 0.5)).Microseconds()), "µs-update-added-p50")
-	b.ReportMetric(float64((quantile(gapsOn, 0.99) - quantile(gapsOff, 0.99)).Microseconds()), "µs-update-added-p99")
+	b.ReportMetric(float64(quantile(latOff, 0.5).Microseconds()), "µs-update-p50")
+	b.ReportMetric(float64(quantile(latOff, 0.99).Microseconds()), "µs-update-p99")
+	b.ReportMetric(float64(quantile(latOn, 0.5).Microseconds()), "µs-update-gated-p50")
+	b.ReportMetric(float64(quantile(latOn, 0.99).Microseconds()), "µs-update-gated-p99")
+	b.ReportMetric(float64((quantile(latOn, 0.5) - quantile(latOff, 0.5)).Microseconds()), "µs-update-added-p50")
+	b.ReportMetric(float64((quantile(latOn, 0.99) - quantile(latOff, 0.99)).Microseconds()), "µs-update-added-p99")
 	b.ReportMetric(float64((quantile(wallOn, 0.5)-quantile(wallOff, 0.5)).Microseconds())/1000, "ms-1000-update-turn-added")
+	b.ReportMetric(float64(quantile(pacedLatOff, 0.5).Microseconds()), "µs-paced-update-p50")
+	b.ReportMetric(float64((quantile(pacedLatOn, 0.5) - quantile(pacedLatOff, 0.5)).Microseconds()), "µs-paced-update-added-p50")
+	b.ReportMetric(float64((quantile(pacedLatOn, 0.99) - quantile(pacedLatOff, 0.99)).Microseconds()), "µs-paced-update-added-p99")
+}
+
+// commitToRead is each chunk's latency from its event's recorded_at, as
+// the store has it, to when the client read it.
+func commitToRead(b *testing.B, home, sid string, read map[int64]time.Time) []time.Duration {
+	b.Helper()
+	out, err := exec.Command(testkit.BuildTroupe(b), "events", sid, "--home", home).Output()
+	testkit.NoError(b, err)
+	var lat []time.Duration
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		var e struct {
+			Seq        int64     `json:"seq"`
+			RecordedAt time.Time `json:"recorded_at"`
+		}
+		testkit.NoError(b, json.Unmarshal([]byte(line), &e))
+		if at, ok := read[e.Seq]; ok {
+			lat = append(lat, at.Sub(e.RecordedAt))
+		}
+	}
+	if len(lat) != len(read) {
+		b.Fatalf("%d chunks read, %d found in the store", len(read), len(lat))
+	}
+	return lat
 }
 
 func quantile(ds []time.Duration, q float64) time.Duration {

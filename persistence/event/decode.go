@@ -38,6 +38,7 @@ var payloadOf = map[Kind]func() any{
 	AttentionChanged:        func() any { return &AttentionPayload{} },
 	MCPStatus:               func() any { return &MCPStatusPayload{} },
 	TransformerAttached:     func() any { return &TransformerAttachedPayload{} },
+	UpdateTransformed:       func() any { return &UpdateTransformedPayload{} },
 }
 
 // DecodePayload unmarshals payload into the typed struct of kind (a pointer,

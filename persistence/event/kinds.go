@@ -58,6 +58,11 @@ const (
 	// its creation (hydra-acp/transformer/attach); the chain it started
 	// with is in session.created.
 	TransformerAttached Kind = "transformer.attached"
+
+	// UpdateTransformed: a transformer on the session's response chain
+	// rewrote or dropped the session/update of the event at seq, so that
+	// a replay shows what live clients were shown. Not folded.
+	UpdateTransformed Kind = "update.transformed"
 )
 
 var known = map[Kind]bool{
@@ -70,7 +75,7 @@ var known = map[Kind]bool{
 	RetryStarted: true, RetryEnded: true,
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
-	MCPStatus: true, TransformerAttached: true,
+	MCPStatus: true, TransformerAttached: true, UpdateTransformed: true,
 }
 
 // Known reports whether k is a canonical kind.

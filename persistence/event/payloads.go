@@ -370,3 +370,15 @@ type MCPStatusPayload struct {
 	Error  string `json:"error,omitempty"`
 	Tools  int    `json:"tools,omitempty"`
 }
+
+// UpdateTransformedPayload is a response chain's decision on the
+// session/update of the event at Seq: Dropped (clients never see it), or
+// Update, the ACP update object shown instead. From, when set, is the
+// first of the events (chunks joined into one trip through the chain)
+// whose updates the decision covers: those before Seq are dropped.
+type UpdateTransformedPayload struct {
+	Seq     int64           `json:"seq"`
+	From    int64           `json:"from,omitempty"`
+	Dropped bool            `json:"dropped,omitempty"`
+	Update  json.RawMessage `json:"update,omitempty"`
+}

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,14 @@ type attachment struct {
 	sub      *actor.PID
 	replayTo int64 // -1 until the subscription answered
 	early    []event.Event
+	// loading: the response chain's decisions in the log (update.transformed)
+	// are being read; events wait in early until they are (stopLoad ends it).
+	loading   bool
+	stopLoad  context.CancelFunc
+	overrides map[int64]decision
+	// gateHeld are events past the session's gate, waiting for its
+	// response chain (gateOpen).
+	gateHeld []event.Event
 	replay   *replay // the first replay, sent before the answer; nil once live
 	// staleClosed counts the Closed of subscriptions this side ended.
 	staleClosed int
@@ -143,6 +152,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		a.tail.cold = true
 		return
 	}
+	a.loadOverrides(c, ctx)
 	a.subscribe(c, ctx, 1, true)
 }
 
@@ -177,22 +187,35 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 		a.sub = s.Subscription
 		if first {
 			a.replayTo = s.ReplayTo
-			early := a.early
-			a.early = nil
-			a.onEvents(c, ctx, early)
-			if a.replay != nil && a.view.LastSeq >= a.replayTo {
-				a.endReplay(c, ctx)
+			if !a.loading {
+				a.begin(c, ctx)
 			}
 		}
 	})
 }
 
+// begin projects what came before the subscription answered and the
+// overrides were read.
+func (a *attachment) begin(c *conn, ctx actor.Context) {
+	early := a.early
+	a.early = nil
+	a.onEvents(c, ctx, early)
+	if a.replay != nil && a.view.LastSeq >= a.replayTo {
+		a.endReplay(c, ctx)
+	}
+}
+
 // onEvents folds and projects events in seq order; anything already
 // folded (a catch-up overlapping what was seen) is skipped.
 func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
+	if len(a.gateHeld) > 0 {
+		evs = append(a.gateHeld, evs...)
+		a.gateHeld = nil
+	}
+	released := int64(-2) // read once per batch, at the first event that needs it
 	first := -1
 	for i, e := range evs {
-		if a.replayTo < 0 {
+		if a.replayTo < 0 || a.loading {
 			a.early = append(a.early, e)
 			continue
 		}
@@ -208,6 +231,15 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			// A gap means events of an ended subscription arrived after
 			// a newer one's: the newer one brings them, in order.
 			continue
+		}
+		if released == -2 {
+			released = c.cfg.Pipeline.gateReleased(a.id)
+		}
+		if e.Seq > released {
+			// The response chain has not decided yet: this and the rest
+			// wait for gateOpen.
+			a.gateHeld = append([]event.Event(nil), evs[i:]...)
+			break
 		}
 		if first < 0 {
 			first = i
@@ -235,6 +267,9 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 	if r := a.replay; r != nil && r.streaming && !r.ending {
 		a.flushWindow(c, ctx, false)
 	}
+	if released != -2 && released != math.MaxInt64 {
+		c.cfg.Pipeline.gateProjected(a.id, c.self.String(), a.view.LastSeq)
+	}
 }
 
 // onClosed: the subscription ended. One this side ended is expected;
@@ -259,6 +294,10 @@ func (a *attachment) wake(c *conn, ctx actor.Context) {
 		return
 	}
 	a.cold = false
+	if len(c.cfg.Pipeline.chainOf(a.id)) > 0 {
+		// Its link ended with it: the chain watches the session again.
+		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, a.id)
+	}
 	a.subscribe(c, ctx, a.view.LastSeq+1, false)
 }
 
@@ -274,6 +313,9 @@ func (a *attachment) unsubscribe(c *conn) {
 // requests to this client forgotten.
 func (a *attachment) leave(c *conn) {
 	a.unsubscribe(c)
+	if a.stopLoad != nil {
+		a.stopLoad()
+	}
 	if a.tail != nil {
 		a.tail.stop()
 	}

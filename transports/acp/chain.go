@@ -56,6 +56,9 @@ type chainDone struct {
 	envelope json.RawMessage // continue: the envelope, maybe rewritten; stop: the synthesized reply (may be nil)
 	response json.RawMessage // with a tail: the agent's answer
 	err      *RPCError
+	// discharged: the stop is a processing claim's discharge, whose
+	// envelope replaces the message (a response chain shows it).
+	discharged bool
 }
 
 // chainSpec is one message's trip through a session's chain.
@@ -107,7 +110,7 @@ func (r *chainRun) Receive(ctx actor.Context) {
 		switch {
 		case m.token != r.token:
 		case r.parked:
-			r.finish(ctx, chainDone{action: "stop", envelope: m.envelope})
+			r.finish(ctx, chainDone{action: "stop", envelope: m.envelope, discharged: true})
 		default:
 			r.early = m // the transformer discharged before answering processing
 		}
@@ -186,7 +189,7 @@ func (r *chainRun) answered(ctx actor.Context, m Message) {
 		r.finish(ctx, chainDone{action: "stop", envelope: act.Payload})
 	case "processing":
 		if r.early != nil && r.early.token == r.token {
-			r.finish(ctx, chainDone{action: "stop", envelope: r.early.envelope})
+			r.finish(ctx, chainDone{action: "stop", envelope: r.early.envelope, discharged: true})
 			return
 		}
 		r.parked = true

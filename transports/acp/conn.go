@@ -125,6 +125,12 @@ func (c *conn) Receive(ctx actor.Context) {
 		}
 	case *storeBatch:
 		c.onStoreBatch(ctx, m)
+	case *overridesLoaded:
+		c.onOverrides(ctx, m)
+	case *gateOpen:
+		if a := c.att[m.session]; a != nil && len(a.gateHeld) > 0 {
+			a.onEvents(c, ctx, nil)
+		}
 	case *Written:
 		c.onWritten(ctx, m)
 	case *peerCall:

@@ -10,22 +10,33 @@ import (
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
 // link is a session's side of its transformer chain: one per live session
 // with a chain, watching the session's events live (started again when a
 // client attaches after the session stopped: the chain outlives it). It runs the agent→client
 // chain of each permission request (held from the clients until the chain
-// lets it through) and sends the lifecycle events. It ends with the
-// session's subscription.
+// lets it through), the response chain of each agent update (held from
+// the clients by the session's gate until decided: linkgate.go) and sends
+// the lifecycle events. It ends with the session's subscription.
 type link struct {
 	pipeline *Pipeline
 	sessions *sessions.Client
 	session  string
 
-	sub       *actor.PID
-	updates   []json.RawMessage // session/update envelopes waiting for the response chain
-	inFlight  bool              // one response chain at a time keeps them in order
+	sub *actor.PID
+	// The response chain: the agent updates of the events seen, each
+	// through the chain in seq order, one at a time (current). With a gate
+	// (gated) the session's clients see each only once decided.
+	gated   bool
+	view    *projection.View // the link's own fold, to build the updates clients would see
+	shown   map[string]bool  // the tool calls shown with tool_call
+	seen    int64            // the last event seen
+	visible int64            // the last event seen but update.transformed (which shows nothing)
+	current *pendingUpdate
+	updates []pendingUpdate // waiting behind current, at most maxUpdateQueue
+
 	chains    map[int64]func(chainDone)
 	key       int64
 	completed map[string]bool // tool calls whose tool.completed was sent
@@ -44,7 +55,7 @@ type askNow struct{ session string }
 func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{},
-			edited: map[string]bool{}}
+			edited: map[string]bool{}, view: &projection.View{SessionID: session, Deltas: true}, shown: map[string]bool{}}
 	})
 }
 
@@ -53,38 +64,68 @@ func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, ses
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.links[session] {
+		// A transformer joined the chain of a session whose link runs: the
+		// link finds the gate at its next events.
+		p.openGateLocked(session)
 		return
 	}
-	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err == nil {
-		p.links[session] = true
+	// Before the link starts, so that it finds its gate; clients attaching
+	// from now on hold what the link has not decided.
+	opened := p.openGateLocked(session)
+	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err != nil {
+		if opened {
+			p.closeGateLocked(session)
+		}
+		return
 	}
+	p.links[session] = true
 }
 
-func (p *Pipeline) dropLink(session string) {
+// dropLink forgets session's link and closes its gate, reporting whether
+// there was one (its watchers then project what it held).
+func (p *Pipeline) dropLink(session string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.links, session)
+	gated := p.closeGateLocked(session)
 	for k := range p.released {
 		if strings.HasPrefix(k, session+"\x00") {
 			delete(p.released, k)
 		}
 	}
+	return gated
 }
 
 func (l *link) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		l.gated = l.pipeline.gated(l.session)
 		l.sessions.Async(ctx).Subscribe(l.session, 0, true, func(s sessions.Subscribed, err error) {
 			if err != nil {
 				ctx.Stop(ctx.Self())
 				return
 			}
 			l.sub = s.Subscription
+			// Everything before the live stream was shown before the gate.
+			l.seen = max(l.seen, s.ReplayTo)
+			l.publish(ctx)
 		})
 	case *sessions.Events:
+		if !l.gated {
+			l.gated = l.pipeline.gated(l.session)
+		}
+		watch := l.gated || l.pipeline.chain(l.session, "response:session/update") != nil
 		for _, e := range m.Events {
+			if watch {
+				l.observe(ctx, e)
+			}
+			l.seen = max(l.seen, e.Seq)
+			if e.Kind != event.UpdateTransformed {
+				l.visible = e.Seq
+			}
 			l.onEvent(ctx, e)
 		}
+		l.pump(ctx)
 		l.armIdle(ctx)
 	case *idleTick:
 		if m.n == l.quiet {
@@ -105,7 +146,9 @@ func (l *link) Receive(ctx actor.Context) {
 		if l.sub != nil {
 			l.sessions.Unsubscribe(l.session, l.sub)
 		}
-		l.pipeline.dropLink(l.session)
+		if l.pipeline.dropLink(l.session) {
+			l.open(ctx.ActorSystem().Root) // fail-open: what waited goes out as recorded
+		}
 	case *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
 		actorlog.Unhandled(actorlog.For(ctx, "chain_link", l.session), ctx)
@@ -118,15 +161,6 @@ func (l *link) lifecycle(ctx actor.Context, ev string, payload any) {
 
 func (l *link) onEvent(ctx actor.Context, e event.Event) {
 	switch e.Kind {
-	case event.MessageDelta:
-		var p event.MessageDeltaPayload
-		if e.Decode(&p) == nil && p.Channel == event.ChannelText && l.pipeline.chain(l.session, "response:session/update") != nil {
-			env, _ := json.Marshal(map[string]any{"sessionId": l.session, "update": map[string]any{
-				"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": p.Text},
-				"messageId": p.MessageID}})
-			l.updates = append(l.updates, env)
-			l.nextUpdate(ctx)
-		}
 	case event.ToolPermissionRequested:
 		var p event.PermissionRequestedPayload
 		if e.Decode(&p) == nil {
@@ -184,26 +218,6 @@ func (l *link) armIdle(ctx actor.Context) {
 	l.quiet++
 	root, self, msg := ctx.ActorSystem().Root, ctx.Self(), &idleTick{n: l.quiet}
 	l.idle = time.AfterFunc(l.pipeline.idleAfter(), func() { root.Send(self, msg) })
-}
-
-// nextUpdate runs the response chain of the oldest waiting update. The
-// chain observes: clients are sent the update as it was recorded, whatever
-// the transformers answer (rewriting what they see is not built).
-func (l *link) nextUpdate(ctx actor.Context) {
-	if l.inFlight || len(l.updates) == 0 {
-		return
-	}
-	env := l.updates[0]
-	l.updates = l.updates[1:]
-	l.inFlight = true
-	l.key++
-	s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/update", phase: "response",
-		direction: "agent→client", envelope: env, names: l.pipeline.chainOf(l.session), key: l.key}
-	l.chains[s.key] = func(chainDone) {
-		l.inFlight = false
-		l.nextUpdate(ctx)
-	}
-	ctx.Spawn(chainProps(s))
 }
 
 // permission runs the agent→client chain of a permission request. stop

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -64,6 +65,8 @@ type Pipeline struct {
 	mcp      map[string]*mcpServerSpec  // tools registered, by process name
 	commands map[string]*commandProcess // slash-command verbs, by process name
 	pending  []*pendingCommand          // slash commands queued, not yet finished
+	gates    sync.Map                   // session -> *gate: agent updates waiting for the response chain (written under mu)
+	ngates   atomic.Int32               // how many gates, read without the lock
 }
 
 type peerEntry struct {
@@ -178,13 +181,21 @@ func (p *Pipeline) inChain(session, name string) bool {
 func (p *Pipeline) chain(session, what string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := p.chains[session]
-	for _, n := range names {
+	if !p.interceptsLocked(session, what) {
+		return nil
+	}
+	return slices.Clone(p.chains[session])
+}
+
+// interceptsLocked reports whether one of session's chain intercepts what;
+// under p.mu.
+func (p *Pipeline) interceptsLocked(session, what string) bool {
+	for _, n := range p.chains[session] {
 		if e := p.peers[n]; e != nil && e.intercepts[what] {
-			return slices.Clone(names)
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 func (p *Pipeline) chainOf(session string) []string {
@@ -226,6 +237,11 @@ func (p *Pipeline) watch(session string, conn *actor.PID) {
 }
 
 func (p *Pipeline) unwatch(session string, conn *actor.PID) {
+	if g := p.gateOf(session); g != nil {
+		g.mu.Lock()
+		delete(g.projected, conn.String()) // a later attachment of conn starts over
+		g.mu.Unlock()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if w := p.watchers[session]; w != nil {
@@ -234,6 +250,17 @@ func (p *Pipeline) unwatch(session string, conn *actor.PID) {
 			delete(p.watchers, session)
 		}
 	}
+}
+
+// watchingKeys names the connections attached to session.
+func (p *Pipeline) watchingKeys(session string) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.watchers[session]))
+	for k := range p.watchers[session] {
+		out = append(out, k)
+	}
+	return out
 }
 
 func (p *Pipeline) watching(session string) []*actor.PID {

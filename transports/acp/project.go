@@ -13,7 +13,8 @@ import (
 // only, the hydra notifications, the prompt's answer, permission requests.
 func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	live := a.replay == nil
-	if live && e.Kind == event.MessageDelta {
+	d, decided := a.decision(c, e)
+	if live && e.Kind == event.MessageDelta && !decided {
 		if b := a.frames.get(e.Seq); b != nil {
 			// Another connection built this chunk's frame: it is sent as
 			// is, and the delta need not be decoded (nothing here reads
@@ -34,20 +35,29 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 			a.replay.add(e, p)
 		}
 	}
+	// agent shows the event's agent update as the response chain decided.
+	agent := emit
+	if decided {
+		agent = func(any) {
+			if !d.dropped {
+				emit(d.shown())
+			}
+		}
+	}
 	switch p := ch.Payload.(type) {
 	case nil:
-		if d := ch.Delta; d != nil {
-			if d.Channel == event.ChannelText || d.Channel == event.ChannelThinking {
+		if dp := ch.Delta; dp != nil {
+			if (dp.Channel == event.ChannelText || dp.Channel == event.ChannelThinking) && !decided {
 				if live {
-					c.sendRaw(a.chunkFrame(d, e))
+					c.sendRaw(a.chunkFrame(dp, e))
 					return
 				}
 				if a.replay.streaming {
-					a.replay.addChunk(e, chunkKind(d.Channel), d)
+					a.replay.addChunk(e, chunkKind(dp.Channel), dp)
 					return
 				}
 			}
-			a.delta(d, emit)
+			a.delta(dp, agent)
 		}
 	case *event.MessageCompletedPayload:
 		if !live {
@@ -70,7 +80,12 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 			userChunks(ch.Delivered, emit)
 		}
 	case *event.ToolStartedPayload, *event.ToolProgressPayload, *event.ToolCompletedPayload:
-		a.toolUpdate(ch.Call, emit)
+		a.toolUpdate(ch.Call, agent)
+	case *event.UpdateTransformedPayload:
+		if a.overrides == nil {
+			a.overrides = map[int64]decision{}
+		}
+		decisionsFrom(p, func(s int64, d decision) { a.overrides[s] = d })
 	case *event.PermissionRequestedPayload:
 		// The call shows as pending since tool.started; the request goes
 		// to the client itself.
@@ -117,33 +132,71 @@ func chunkKind(channel string) string {
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
+	if u := deltaUpdate(a.shown, d); u != nil {
+		emit(u)
+	}
+}
+
+// deltaUpdate is a delta's update: a chunk, or a call's first tool_call
+// (shown records the calls shown); nil for none.
+func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
 	switch d.Channel {
 	case event.ChannelText:
-		emit(&chunk{SessionUpdate: "agent_message_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID})
+		return &chunk{SessionUpdate: "agent_message_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID}
 	case event.ChannelThinking:
-		emit(&chunk{SessionUpdate: "agent_thought_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID})
+		return &chunk{SessionUpdate: "agent_thought_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID}
 	case event.ChannelToolCallArgs:
-		if d.ToolCallID == "" || a.shown[d.ToolCallID] {
-			return
+		if d.ToolCallID == "" || shown[d.ToolCallID] {
+			return nil
 		}
-		a.shown[d.ToolCallID] = true
-		emit(&toolCallUpdate{SessionUpdate: "tool_call", ToolCallID: d.ToolCallID, Title: d.ToolName, Kind: toolKind(d.ToolName, ""), Status: "pending"})
+		shown[d.ToolCallID] = true
+		return &toolCallUpdate{SessionUpdate: "tool_call", ToolCallID: d.ToolCallID, Title: d.ToolName, Kind: toolKind(d.ToolName, ""), Status: "pending"}
 	}
+	return nil
 }
 
 // toolUpdate shows a call's whole current state: tool_call the first time,
 // tool_call_update after.
 func (a *attachment) toolUpdate(call *projection.ToolCall, emit func(any)) {
+	if u := toolUpdateOf(a.shown, call); u != nil {
+		emit(u)
+	}
+}
+
+func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
 	if call == nil {
-		return
+		return nil
 	}
 	u := toolState(call)
 	u.SessionUpdate = "tool_call_update"
-	if !a.shown[call.ID] {
-		a.shown[call.ID] = true
+	if !shown[call.ID] {
+		shown[call.ID] = true
 		u.SessionUpdate = "tool_call"
 	}
-	emit(u)
+	return u
+}
+
+// agentKind reports the events whose session/update the agent makes, which
+// go through a response:session/update chain; the daemon's own (the
+// prompt, turn_complete, usage, settings, compaction, permissions) do not.
+func agentKind(k event.Kind) bool {
+	switch k {
+	case event.MessageDelta, event.ToolStarted, event.ToolProgress, event.ToolCompleted:
+		return true
+	}
+	return false
+}
+
+// decision is the response chain's verdict on e's agent update: from the
+// log (update.transformed) or from the session's gate.
+func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
+	if !agentKind(e.Kind) {
+		return decision{}, false
+	}
+	if d, ok := a.overrides[e.Seq]; ok {
+		return d, true
+	}
+	return c.cfg.Pipeline.gateDecision(a.id, e.Seq)
 }
 
 func toolState(call *projection.ToolCall) *toolCallUpdate {

@@ -84,11 +84,13 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 				if p.Meta.Hydra.MCPStdin && c.cfg.InjectMCP != nil {
 					res["_meta"].(map[string]any)["hydra-acp"].(map[string]any)["mcpStdin"] = true
 				}
-				c.reply(ctx, id, res)
+				// The chain and its link (with the gate) before the client
+				// knows the session, so its first prompt's updates are gated.
 				if len(created.Transformers) > 0 {
 					c.cfg.Pipeline.RestoreChain(sid, created.Transformers)
 					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid)
 				}
+				c.reply(ctx, id, res)
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
 			},
 		})

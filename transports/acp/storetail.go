@@ -37,6 +37,8 @@ type storeBatch struct {
 	events   []event.Event
 	replayTo int64
 	err      error
+	// overrides (first batch only) are the log's update.transformed.
+	overrides map[int64]decision
 }
 
 var errPastReplay = errors.New("past the replay's end")
@@ -52,6 +54,9 @@ func (a *attachment) tailStore(c *conn, ctx actor.Context) {
 	go func() {
 		first := &storeBatch{a: a}
 		first.replayTo, first.err = store.LastSeq(tctx, id)
+		if first.err == nil {
+			first.overrides, first.err = readOverrides(tctx, store, id)
+		}
 		if first.err == nil {
 			first.err = store.Load(tctx, id, 1, func(e event.Event) error {
 				if e.Seq > first.replayTo {
@@ -115,6 +120,7 @@ func (c *conn) onStoreBatch(ctx actor.Context, b *storeBatch) {
 	}
 	if b.replayTo >= 0 {
 		a.replayTo = b.replayTo
+		a.mergeOverrides(b.overrides)
 	}
 	a.onEvents(c, ctx, b.events)
 	if a.replay != nil && a.view.LastSeq >= a.replayTo {

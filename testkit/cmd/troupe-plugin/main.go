@@ -17,6 +17,16 @@
 //	         awaiting its turn, close it (the "child" probe)
 //	(empty)  continue unchanged
 //
+// PLUGIN_UPDATES says what it does with the response:session/update
+// messages it intercepts (it continues unchanged without it):
+//
+//	upper      continue, an agent_message_chunk's text in upper case
+//	slowupper  the same after 200 ms
+//	droptools  stop (drop) tool_call and tool_call_update, continue others
+//	holdupper  processing; then discharge the claim with the envelope,
+//	           a chunk's text in upper case
+//	abandon    processing, never discharged
+//
 // With PLUGIN_COMMANDS set it registers the slash-command verbs greet
 // (answering "hello <args> (message <messageId>)"), slow (never
 // answering), attach (hydra-acp/transformer/attach to the session) and
@@ -301,8 +311,8 @@ func (p *plugin) intercept(f frame) {
 	var m message
 	_ = json.Unmarshal(f.Params, &m)
 	answer := func(v any) { p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": v}) }
-	if m.Method == "session/update" { // observed: every frame is in the log
-		answer(map[string]any{"action": "continue"})
+	if m.Method == "session/update" { // every frame is in the log
+		p.update(m, answer)
 		return
 	}
 	switch p.mode {
@@ -356,6 +366,57 @@ func prefixed(env json.RawMessage, pre string) json.RawMessage {
 			}
 		}
 	}
+	out, _ := json.Marshal(e)
+	return out
+}
+
+// update acts on a response:session/update as PLUGIN_UPDATES says.
+func (p *plugin) update(m message, answer func(any)) {
+	var env struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(m.Envelope, &env)
+	switch os.Getenv("PLUGIN_UPDATES") {
+	case "upper":
+		answer(map[string]any{"action": "continue", "payload": upper(m.Envelope)})
+	case "slowupper":
+		time.Sleep(200 * time.Millisecond)
+		answer(map[string]any{"action": "continue", "payload": upper(m.Envelope)})
+	case "droptools":
+		if k := env.Update.SessionUpdate; k == "tool_call" || k == "tool_call_update" {
+			answer(map[string]any{"action": "stop"})
+			return
+		}
+		answer(map[string]any{"action": "continue"})
+	case "holdupper":
+		answer(map[string]any{"action": "processing"})
+		dis := p.call("hydra-acp/message/emit", map[string]any{"sessionId": m.SessionID, "method": m.Method,
+			"envelope": upper(m.Envelope), "respondsTo": m.Token})
+		if dis.Error != nil {
+			p.record(map[string]any{"probe": "discharge", "error": dis.Error})
+		}
+	case "abandon":
+		answer(map[string]any{"action": "processing"})
+	default:
+		answer(map[string]any{"action": "continue"})
+	}
+}
+
+// upper is a session/update envelope with an agent_message_chunk's text
+// in upper case (any other update as it was).
+func upper(env json.RawMessage) json.RawMessage {
+	var e map[string]any
+	if json.Unmarshal(env, &e) != nil {
+		return env
+	}
+	u, _ := e["update"].(map[string]any)
+	c, _ := u["content"].(map[string]any)
+	if u["sessionUpdate"] != "agent_message_chunk" || c == nil {
+		return env
+	}
+	c["text"] = strings.ToUpper(fmt.Sprint(c["text"]))
 	out, _ := json.Marshal(e)
 	return out
 }

@@ -1,0 +1,250 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"sync"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// The gate holds a session's agent updates from its clients until the
+// response:session/update chain has decided on each. A session has one
+// only while its link runs and its chain intercepts response:session/update
+// (from the link's start); every other session goes ungated and pays
+// nothing but reading Pipeline.ngates.
+
+// decision is the chain's verdict on one event's agent update: dropped, or
+// update shown instead (an ACP update object). Unchanged is no decision.
+type decision struct {
+	dropped bool
+	update  json.RawMessage
+}
+
+// gate is one session's: every event up to released may be projected;
+// decisions are the rewrites and drops the link made (for the link's life:
+// a client that falls behind reads them here, not from the store).
+type gate struct {
+	mu        sync.Mutex // held for a map operation, never across a wait
+	released  int64      // -1 until the link knows where the live stream starts
+	decisions map[int64]decision
+	// projected is how far each watching connection has projected (by
+	// connection), so decisions all of them are past can go.
+	projected map[string]int64
+	added     int // decisions since the last prune
+}
+
+// pruneEvery is how many decisions are recorded between two looks for
+// ones every watching connection is past.
+const pruneEvery = 1024
+
+// gateOpen tells a connection that a session's gate released more.
+type gateOpen struct{ session string }
+
+// openGateLocked makes session's gate, holding everything, when its chain
+// intercepts response:session/update; under p.mu. It reports whether it
+// made one.
+func (p *Pipeline) openGateLocked(session string) bool {
+	if _, ok := p.gates.Load(session); ok || !p.interceptsLocked(session, "response:session/update") {
+		return false
+	}
+	p.gates.Store(session, &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
+	p.ngates.Add(1)
+	return true
+}
+
+// closeGateLocked drops session's gate (what it held goes out as
+// recorded), reporting whether there was one; under p.mu.
+func (p *Pipeline) closeGateLocked(session string) bool {
+	if _, ok := p.gates.LoadAndDelete(session); !ok {
+		return false
+	}
+	p.ngates.Add(-1)
+	return true
+}
+
+// gateOf is session's gate, nil for none: lock-free, so that while some
+// sessions are gated the others' connections never wait on each other.
+func (p *Pipeline) gateOf(session string) *gate {
+	if p.ngates.Load() == 0 {
+		return nil
+	}
+	g, _ := p.gates.Load(session)
+	gt, _ := g.(*gate)
+	return gt
+}
+
+// gated reports whether session has a gate.
+func (p *Pipeline) gated(session string) bool { return p.gateOf(session) != nil }
+
+// gateReleased is how far session's clients may project (MaxInt64 ungated).
+func (p *Pipeline) gateReleased(session string) int64 {
+	g := p.gateOf(session)
+	if g == nil {
+		return math.MaxInt64
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.released
+}
+
+// gateDecision is the link's decision on session's event at seq, if any.
+func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
+	g := p.gateOf(session)
+	if g == nil {
+		return decision{}, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, ok := g.decisions[seq]
+	return d, ok
+}
+
+// gateMove moves session's gate to seq (never back), reporting whether it
+// moved.
+func (p *Pipeline) gateMove(session string, seq int64) bool {
+	g := p.gateOf(session)
+	if g == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if seq <= g.released {
+		return false
+	}
+	g.released = seq
+	return true
+}
+
+// gateDecide records d for the update of the events from..seq (joined
+// chunks: the ones before seq are dropped, seq shows d).
+func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
+	g := p.gateOf(session)
+	if g == nil {
+		return
+	}
+	watchers := p.watchingKeys(session)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d; g.added++ })
+	if g.added < pruneEvery {
+		return
+	}
+	g.added = 0
+	// A connection attaching from now on reads these from the log.
+	past := int64(math.MaxInt64)
+	for _, w := range watchers {
+		n, ok := g.projected[w]
+		if !ok {
+			return // one that has not said how far it is may need any of them
+		}
+		past = min(past, n)
+	}
+	for s := range g.decisions {
+		if s <= past {
+			delete(g.decisions, s)
+		}
+	}
+}
+
+// gateProjected records how far conn has projected session, when gated.
+func (p *Pipeline) gateProjected(session, conn string, seq int64) {
+	g := p.gateOf(session)
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.projected[conn] = seq
+}
+
+// spread sets d at seq and drops from..seq-1 (from 0: seq alone).
+func spread(from, seq int64, d decision, set func(int64, decision)) {
+	if from <= 0 || from > seq {
+		from = seq
+	}
+	for s := from; s < seq; s++ {
+		set(s, decision{dropped: true})
+	}
+	set(seq, d)
+}
+
+// decisionOf reads a chain's outcome on the update envelope env: stop
+// drops it; a discharge shows its envelope's update (none drops it);
+// continue shows the envelope's update when it changed. Errors and
+// anything unreadable leave it unchanged (fail-open).
+func decisionOf(d chainDone, env json.RawMessage) (decision, bool) {
+	if d.err != nil {
+		return decision{}, false
+	}
+	if d.action == "stop" && (!d.discharged || len(d.envelope) == 0 || isNull(d.envelope)) {
+		return decision{dropped: true}, true
+	}
+	if len(d.envelope) == 0 || bytes.Equal(d.envelope, env) {
+		return decision{}, false
+	}
+	u, ok := updateOf(d.envelope)
+	if !ok {
+		return decision{}, false
+	}
+	if was, _ := updateOf(env); sameJSON(was, u) {
+		return decision{}, false
+	}
+	return decision{update: u}, true
+}
+
+// updateOf is the update object of a flat {sessionId, update} envelope.
+func updateOf(env json.RawMessage) (json.RawMessage, bool) {
+	var e struct {
+		Update json.RawMessage `json:"update"`
+	}
+	if json.Unmarshal(env, &e) != nil {
+		return nil, false
+	}
+	u := bytes.TrimSpace(e.Update)
+	if len(u) == 0 || u[0] != '{' {
+		return nil, false
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, u) != nil {
+		return nil, false
+	}
+	return c.Bytes(), true
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// draft is d's update.transformed draft for the update of the events
+// from..seq.
+func (d decision) draft(from, seq int64) (event.Draft, error) {
+	p := event.UpdateTransformedPayload{Seq: seq, Dropped: d.dropped, Update: d.update}
+	if from < seq {
+		p.From = from
+	}
+	return event.NewDraft(event.UpdateTransformed, p)
+}
+
+// decisionsFrom reads an update.transformed payload into set.
+func decisionsFrom(p *event.UpdateTransformedPayload, set func(int64, decision)) {
+	spread(p.From, p.Seq, decision{dropped: p.Dropped || len(p.Update) == 0, update: p.Update}, set)
+}
+
+// shown is the value an attachment emits for a rewritten update: a chunk
+// when it reads as exactly one (so replay joins it with its neighbours),
+// else the object as given.
+func (d decision) shown() any {
+	var c chunk
+	dec := json.NewDecoder(bytes.NewReader(d.update))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) == nil && (c.SessionUpdate == "agent_message_chunk" || c.SessionUpdate == "agent_thought_chunk") && c.Content.Type == "text" {
+		return &c
+	}
+	return d.update
+}

@@ -1,0 +1,91 @@
+package acp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// The response chain's outcome on an update envelope, as the gate reads it.
+func TestDecisionOf(t *testing.T) {
+	env := json.RawMessage(`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}`)
+	upper := json.RawMessage(`{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}}`)
+	spaced := json.RawMessage(`{"update": {"sessionUpdate":"agent_message_chunk", "content":{"type":"text","text":"hi"}}, "sessionId":"s"}`)
+	cases := []struct {
+		name    string
+		done    chainDone
+		changed bool
+		dropped bool
+		update  string
+	}{
+		{"continue unchanged", chainDone{action: "continue", envelope: env}, false, false, ""},
+		{"continue, the same update written differently", chainDone{action: "continue", envelope: spaced}, false, false, ""},
+		{"continue rewritten", chainDone{action: "continue", envelope: upper}, true, false,
+			`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}`},
+		{"continue with no update object", chainDone{action: "continue", envelope: json.RawMessage(`{"sessionId":"s","update":5}`)}, false, false, ""},
+		{"stop", chainDone{action: "stop", envelope: json.RawMessage(`{"x":1}`)}, true, true, ""},
+		{"discharged with an envelope", chainDone{action: "stop", discharged: true, envelope: upper}, true, false,
+			`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}`},
+		{"discharged with null", chainDone{action: "stop", discharged: true, envelope: json.RawMessage(`null`)}, true, true, ""},
+		{"chain error", chainDone{err: rpcErr(CodeInternal, "gone")}, false, false, ""},
+	}
+	for _, c := range cases {
+		d, changed := decisionOf(c.done, env)
+		if changed != c.changed || d.dropped != c.dropped || string(d.update) != c.update {
+			t.Errorf("%s: got changed %v dropped %v update %s", c.name, changed, d.dropped, d.update)
+		}
+	}
+}
+
+// A decision on joined chunks drops all but the last, which shows it; an
+// update.transformed without from covers its seq alone.
+func TestSpread(t *testing.T) {
+	got := map[int64]decision{}
+	spread(4, 6, decision{update: json.RawMessage(`{}`)}, func(s int64, d decision) { got[s] = d })
+	if len(got) != 3 || !got[4].dropped || !got[5].dropped || got[6].dropped || string(got[6].update) != "{}" {
+		t.Fatalf("spread(4, 6): %+v", got)
+	}
+	got = map[int64]decision{}
+	spread(0, 9, decision{dropped: true}, func(s int64, d decision) { got[s] = d })
+	if len(got) != 1 || !got[9].dropped {
+		t.Fatalf("spread(0, 9): %+v", got)
+	}
+}
+
+// The gate forgets decisions only once every watching connection has
+// projected past them; one that has not said how far it is keeps them all.
+func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
+	p := NewPipeline()
+	p.gates.Store("s", &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
+	p.ngates.Add(1)
+	a, b := actor.NewPID("local", "a"), actor.NewPID("local", "b")
+	p.watch("s", a)
+	p.watch("s", b)
+	p.gateProjected("s", a.String(), 5000)
+	for s := int64(1); s <= pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 1); !ok {
+		t.Fatal("pruned while a watcher had not said how far it is")
+	}
+	p.gateProjected("s", b.String(), 600)
+	for s := int64(2000); s < 2000+pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 600); ok {
+		t.Fatal("seq 600 kept: every watcher is past it")
+	}
+	if _, ok := p.gateDecision("s", 601); !ok {
+		t.Fatal("seq 601 pruned: b has not projected it")
+	}
+	// b leaves and attaches again: it starts over, so nothing more goes.
+	p.unwatch("s", b)
+	p.watch("s", b)
+	for s := int64(4000); s < 4000+pruneEvery; s++ {
+		p.gateDecide("s", 0, s, decision{dropped: true})
+	}
+	if _, ok := p.gateDecision("s", 601); !ok {
+		t.Fatal("seq 601 pruned after b attached again")
+	}
+}
