@@ -161,16 +161,16 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their
 		// prompts fail until one resolves.
 		settings.Provider, settings.Model = nil, nil
 	}
+	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
+		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
+		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
@@ -26,6 +27,9 @@ type Config struct {
 	Version string
 	// DefaultCwd is a new session's directory when the request names none.
 	DefaultCwd string
+	// Settings are a new session's before the request's own (the daemon's
+	// flags: its default model among them), as ACP session/new records.
+	Settings event.Settings
 	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
 	Titler Titler
 	// Clients says who is attached to a session over ACP (the ACP hub);
