@@ -170,7 +170,8 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
 		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Opened: func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) }})
+		Opened:  func(id string) { pipeline.Opened(rt.System, rt.Sessions, id, nil) },
+		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone})
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
@@ -204,6 +205,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	rt.OnShutdown(boot.StageInput, api.Close)
+	// Before the connections stop: an extension's command cut by the
+	// shutdown is abandoned, and its connection is still there to hear it.
+	rt.OnShutdown(boot.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	srv.Serve()

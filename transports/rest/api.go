@@ -46,6 +46,10 @@ type Config struct {
 	// made (its transformer chain).
 	MCPServers func(id string, servers json.RawMessage) json.RawMessage
 	Opened     func(id string)
+	// Closing, when set, learns a session is about to be stopped (kill,
+	// delete), so what that cuts is told "abandoned"; Deleted that it is
+	// gone.
+	Closing, Deleted func(id string)
 }
 
 // Clients is what the entries' attachedClients and awaitingInput come
