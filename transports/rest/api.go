@@ -52,11 +52,10 @@ type Config struct {
 	Closing, Deleted func(id string)
 }
 
-// Clients is what the entries' attachedClients and awaitingInput come
-// from: the ACP hub the daemon's WebSocket handler shares.
+// Clients is what the entries' attachedClients come from: the ACP hub
+// the daemon's WebSocket handler shares.
 type Clients interface {
 	Attached(id string) int
-	AwaitingInput(id string) bool
 }
 
 // API is the /v1 handlers.
