@@ -13,14 +13,20 @@ import (
 )
 
 // commandsDaemon starts a daemon whose extension ext serves the plugin's
-// slash commands; it returns the daemon and the extension's log.
-func commandsDaemon(t *testing.T) (*daemonProc, string) {
+// slash commands (env, KEY=VALUE, added to its environment); it returns
+// the daemon and the extension's log.
+func commandsDaemon(t *testing.T, env ...string) (*daemonProc, string) {
 	t.Helper()
 	fine := llmserver.Steps(llmserver.Text("fine"))
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
 	d := startDaemon(t, t.TempDir(), []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
 		"--provider", "openai", "--model", "tiny")
-	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_COMMANDS": "1"})
+	penv := map[string]string{"PLUGIN_COMMANDS": "1"}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		penv[k] = v
+	}
+	log := d.registerPlugin(t, "extensions", "ext", penv)
 	waitProbe(t, log, "commands/register")
 	return d, log
 }
@@ -137,7 +143,7 @@ func TestDaemonExtensionCommandKilledIsAbandoned(t *testing.T) {
 // A command in flight when the daemon shuts down is told "abandoned"
 // before the extension's connection closes.
 func TestDaemonExtensionCommandShutdownIsAbandoned(t *testing.T) {
-	d, log := commandsDaemon(t)
+	d, log := commandsDaemon(t, "PLUGIN_DRAIN=1")
 	a := d.dialACP(t, "editor")
 	sid, _ := a.newSession(t.TempDir())
 	slow := a.queuedAs(sid, "/hydra ext slow")
