@@ -85,17 +85,19 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
-	flags, err := a.flagsOf(ctx, metaIDs(metas))
-	if err != nil {
-		a.sessionError(w, "", err)
-		return
+	awaiting := map[string]bool{}
+	if len(metas) > 0 {
+		if awaiting, err = a.cfg.Sessions.AwaitingInput(ctx, metaIDs(metas)); err != nil {
+			a.sessionError(w, "", err)
+			return
+		}
 	}
 	out := make([]entry, 0, len(metas))
 	for _, m := range metas {
 		if m.Interactive != nil && !*m.Interactive && !withPiped {
 			continue
 		}
-		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID), len(flags[m.ID]) > 0))
+		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID), awaiting[m.ID]))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
@@ -114,10 +116,10 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	flags, err := a.sessionFlags(ctx, id)
+	awaiting, err := a.cfg.Sessions.AwaitingInput(ctx, []string{id})
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id), len(flags) > 0))
+	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id), awaiting[id]))
 }
