@@ -99,8 +99,11 @@ func (p *Pipeline) queueLeft(session, messageID string) {
 }
 
 // queueEdited follows an update (or an amend) of messageID while it
-// waits: its command is now text, or none when text is not one.
-func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock) {
+// waits: its command is now text, or none when text is not one. A prompt
+// edited into a command is added only from the event (add), which comes
+// before its run's end in the same stream: an answer handled late must
+// not add one its run already took and forgot.
+func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock, add bool) {
 	text, isCmd := isCommand(blocks)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -119,7 +122,7 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock)
 		pc.text, pc.reason = text, ""
 		return
 	}
-	if isCmd {
+	if isCmd && add {
 		p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 	}
 }

@@ -66,7 +66,7 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	p.queuedCommand("s", "m3", "/hydra ext greet a")
 	p.queueLeft("s", "m3")
 	p.queuedCommand("s", "m4", "/hydra ext greet a")
-	p.queueEdited("s", "m4", []contentBlock{{Type: "text", Text: "not a command"}})
+	p.queueEdited("s", "m4", []contentBlock{{Type: "text", Text: "not a command"}}, true)
 	p.queuedCommand("s", "m5", "/hydra ext greet a")
 	p.queueLeft("s", "m5") // its run ended before it asked
 	p.queuedCommand("s", "m6", "/hydra ext greet a")
@@ -80,10 +80,19 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	// with the new text and its message id.
 	p.queuedCommand("s", "m8", "/hydra ext greet a")
 	p.markCommand("s", "m8", "amended")
-	p.queueEdited("s", "m8", []contentBlock{{Type: "text", Text: "/hydra ext greet b"}})
+	p.queueEdited("s", "m8", []contentBlock{{Type: "text", Text: "/hydra ext greet b"}}, false)
 	pc := p.takeCommand("s", "/hydra ext greet b")
 	testkit.Equal(t, pc.messageID, "m8")
 	testkit.Equal(t, pc.reason, "")
 	p.forgetCommand(pc)
+	testkit.Equal(t, p.pendingCount(), 0)
+
+	// A prompt edited into a command is one from its event, not from an
+	// answer that may come after its run took and forgot it.
+	p.queueEdited("s", "m9", []contentBlock{{Type: "text", Text: "/hydra ext greet c"}}, false)
+	testkit.Equal(t, p.pendingCount(), 0)
+	p.queueEdited("s", "m9", []contentBlock{{Type: "text", Text: "/hydra ext greet c"}}, true)
+	testkit.Equal(t, p.takeCommand("s", "/hydra ext greet c").messageID, "m9")
+	p.queueLeft("s", "m9")
 	testkit.Equal(t, p.pendingCount(), 0)
 }

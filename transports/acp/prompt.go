@@ -275,7 +275,7 @@ func (c *conn) promptUpdate(ctx actor.Context, id, params json.RawMessage) {
 			return
 		}
 		if r.OK {
-			c.cfg.Pipeline.queueEdited(a.id, p.MessageID, p.Prompt)
+			c.cfg.Pipeline.queueEdited(a.id, p.MessageID, p.Prompt, false)
 		}
 		c.reply(ctx, id, map[string]any{"updated": r.OK, "reason": r.Reason})
 	})
@@ -309,7 +309,7 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		switch {
 		case r.OK && r.MessageID == p.TargetMessageID:
 			// The target was still queued: edited in place.
-			c.cfg.Pipeline.queueEdited(a.id, p.TargetMessageID, p.Prompt)
+			c.cfg.Pipeline.queueEdited(a.id, p.TargetMessageID, p.Prompt, false)
 		case r.OK:
 			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
 		default:
@@ -380,7 +380,7 @@ func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p 
 	switch e.Kind {
 	case event.PromptUpdated:
 		blocks := acpBlocks(p.Content)
-		c.cfg.Pipeline.queueEdited(a.id, p.MessageID, blocks)
+		c.cfg.Pipeline.queueEdited(a.id, p.MessageID, blocks, true)
 		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: blocks})
 	case event.PromptCancelled:
 		c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
