@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
 )
 
 // SearchCandidates calls fn, in session then seq order, for each event of
-// kind among kinds whose payload contains q, ignoring ASCII case; ids, when
-// not empty, limits the search to those sessions. The payload match is a
-// prefilter on the JSON text: the caller checks the decoded fields.
+// kind among kinds whose payload contains q, ignoring ASCII case (every
+// one when q is empty); ids, when not empty, limits the search to those
+// sessions. The payload match is a prefilter on the JSON text: the caller
+// checks the decoded fields.
 func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Kind, ids []string, fn func(event.Event) error) error {
 	if len(kinds) == 0 {
 		return nil
@@ -26,8 +28,11 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 		sb.WriteString("?")
 		args = append(args, string(k))
 	}
-	sb.WriteString(") AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
-	args = append(args, q)
+	sb.WriteString(")")
+	if q != "" {
+		sb.WriteString(" AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
+		args = append(args, q)
+	}
 	if len(ids) > 0 {
 		sb.WriteString(" AND session_id IN (")
 		for i, id := range ids {
@@ -52,7 +57,7 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 		if err := rows.Scan(&e.SessionID, &e.Seq, &at, &kind, &e.Payload); err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
-		e.Kind = event.Kind(kind)
+		e.Kind, e.RecordedAt = event.Kind(kind), time.Unix(0, at).UTC()
 		if err := fn(e); err != nil {
 			return err
 		}

@@ -38,3 +38,10 @@ func (c *Client) HeldElsewhere(ctx context.Context, id string) error {
 func (c *Client) LoadKind(ctx context.Context, id string, kind event.Kind, fn func(event.Event) error) error {
 	return c.store.LoadKind(ctx, id, kind, fn)
 }
+
+// LoadKinds reads the events of kind among kinds of the sessions in ids
+// (every session when ids is empty) from the store, in session then seq
+// order: a fold that needs a few kinds reads no deltas.
+func (c *Client) LoadKinds(ctx context.Context, ids []string, kinds []event.Kind, fn func(event.Event) error) error {
+	return c.store.SearchCandidates(ctx, "", kinds, ids, fn)
+}

@@ -162,17 +162,18 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Chain:  func() []string { return pipeline.ResolveChain(nil) },
-		Opened: func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) }})
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		// Checked above: sessions are created without a model and their
 		// prompts fail until one resolves.
 		settings.Provider, settings.Model = nil, nil
 	}
+	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
+		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
+		Chain:   func() []string { return pipeline.ResolveChain(nil) },
+		Opened:  func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) },
+		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone})
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
@@ -206,6 +207,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	rt.OnShutdown(boot.StageInput, api.Close)
+	// Before the connections stop: an extension's command cut by the
+	// shutdown is abandoned, and its connection is still there to hear it.
+	rt.OnShutdown(boot.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
 	ctx, stop := boot.NotifyShutdown(context.Background(), log)
 	defer stop()
 	srv.Serve()

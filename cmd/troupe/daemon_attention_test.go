@@ -23,7 +23,9 @@ type attentionFlags struct {
 }
 
 // A permission request waiting in another process shows as an attention
-// flag, read from the store; answered, it is gone.
+// flag, read from the store, and as the session's awaitingInput (REST
+// entries, ACP session/list) though no client is attached; answered, it is
+// gone.
 func TestDaemonAttentionShowsPendingPermissions(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	args, _ := json.Marshal(map[string]string{"command": "echo hi"})
@@ -49,11 +51,21 @@ func TestDaemonAttentionShowsPendingPermissions(t *testing.T) {
 	}
 	d.call(t, "GET", "/v1/sessions/attention?source=planner", nil, http.StatusOK, &got)
 	testkit.Equal(t, len(got.Flags), 0)
+	// awaitingInput says so too, with no client attached anywhere.
+	entry, listed := awaitingEntry(t, d, id)
+	testkit.Equal(t, entry.AttachedClients, 0)
+	testkit.Equal(t, entry.AwaitingInput, true)
+	testkit.Equal(t, listed.AwaitingInput, true)
+	testkit.Equal(t, acpListedAwaiting(t, d, id), true)
 
 	_, _ = js.Stdin.Write([]byte(`{"type":"tool_approve","call_id":"c1","scope":"once"}` + "\n"))
 	expectLine(t, js, `"type":"stream_end"`)
 	d.call(t, "GET", "/v1/sessions/"+id+"/attention", nil, http.StatusOK, &got)
 	testkit.Equal(t, len(got.Flags), 0)
+	entry, listed = awaitingEntry(t, d, id)
+	testkit.Equal(t, entry.AwaitingInput, false)
+	testkit.Equal(t, listed.AwaitingInput, false)
+	testkit.Equal(t, acpListedAwaiting(t, d, id), false)
 	wantError(t, d.do(t, "GET", "/v1/sessions/nope/attention", nil), http.StatusNotFound)
 }
 
@@ -68,4 +80,45 @@ func expectLine(t *testing.T, p *testkit.Proc, want string) {
 			return
 		}
 	}
+}
+
+// awaitingEntry is session id's entry from GET /v1/sessions/:id and from
+// the list.
+func awaitingEntry(t *testing.T, d *daemonProc, id string) (sessionEntry, sessionEntry) {
+	t.Helper()
+	var one sessionEntry
+	d.call(t, "GET", "/v1/sessions/"+id, nil, http.StatusOK, &one)
+	var list struct{ Sessions []sessionEntry }
+	d.call(t, "GET", "/v1/sessions", nil, http.StatusOK, &list)
+	for _, e := range list.Sessions {
+		if e.SessionID == id {
+			return one, e
+		}
+	}
+	t.Fatalf("%s is not listed", id)
+	return one, sessionEntry{}
+}
+
+// acpListedAwaiting is session id's awaitingInput in an ACP session/list,
+// from a client attached to nothing.
+func acpListedAwaiting(t *testing.T, d *daemonProc, id string) bool {
+	t.Helper()
+	c := d.dialACP(t, "lister")
+	defer c.ws.Close()
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Meta      struct {
+				Hydra struct{ AwaitingInput bool } `json:"hydra-acp"`
+			} `json:"_meta"`
+		}
+	}
+	c.waitAnswer(c.call("session/list", map[string]any{})).decode(t, &res)
+	for _, s := range res.Sessions {
+		if s.SessionID == id {
+			return s.Meta.Hydra.AwaitingInput
+		}
+	}
+	t.Fatalf("session/list lacks %s", id)
+	return false
 }

@@ -96,9 +96,8 @@ func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string
 	if err != nil {
 		return failed(stderr, "prompt", c, err)
 	}
-	if stop != "end_turn" {
-		fmt.Fprintf(stderr, "troupe session prompt: the turn ended: %s\n", stop)
-	}
+	// The view has already said how the turn ended ("── cancelled"); the
+	// exit status says it to scripts.
 	return promptExit(stop)
 }
 

@@ -109,7 +109,7 @@ func TestSessionCLIVerbs(t *testing.T) {
 	waitBusy(t, env)
 	testkit.Equal(t, run("", "cancel", id), id+": the running turn is cancelled\n")
 	testkit.Equal(t, slow.Wait(t, 30*time.Second), 130)
-	if !strings.Contains(slow.Stderr(), "the turn ended: cancelled") {
+	if msg := slow.Stderr(); strings.Count(msg, "── cancelled") != 1 || strings.Contains(msg, "the turn ended") {
 		t.Fatalf("cancelled prompt's stderr: %q", slow.Stderr())
 	}
 	testkit.Equal(t, run("", "cancel", id), id+" has no turn running; nothing to cancel\n")
@@ -186,7 +186,7 @@ func TestSessionCLIPromptInterrupt(t *testing.T) {
 	waitBusy(t, env)
 	p.Signal(syscall.SIGINT)
 	testkit.Equal(t, p.Wait(t, 30*time.Second), promptCancelled)
-	if msg := p.Stderr(); !strings.Contains(msg, "cancelling the turn") || !strings.Contains(msg, "the turn ended: cancelled") {
+	if msg := p.Stderr(); !strings.Contains(msg, "cancelling the turn") || strings.Count(msg, "── cancelled") != 1 || strings.Contains(msg, "the turn ended") {
 		t.Fatalf("prompt's stderr after Ctrl-C: %q", msg)
 	}
 }

@@ -15,13 +15,19 @@ type attentionChange struct {
 }
 
 // attentionSource is the source this connection's flags are raised under,
-// resolved from its identity, never from the request: the name it gave
-// in initialize. "daemon" is the daemon's own and is not lent out.
+// resolved from its identity, never from the request: a transformer's or
+// an extension's process name (from its per-process token, whatever its
+// initialize says), else the name a client gave in initialize. "daemon"
+// is the daemon's own and is not lent out.
 func (c *conn) attentionSource() string {
-	if c.client.Name == "" || c.client.Name == "daemon" {
+	name := c.client.Name
+	if c.peer.Name != "" {
+		name = c.peer.Name
+	}
+	if name == "" || name == "daemon" {
 		return "client"
 	}
-	return c.client.Name
+	return name
 }
 
 func (c *conn) attentionSet(ctx actor.Context, id, params json.RawMessage) {

@@ -33,8 +33,11 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 	}
 	sid := p.SessionID
 	// A slash command cut by the close is abandoned, not cancelled.
-	c.cfg.Pipeline.markCommand(sid, "", "abandoned")
+	c.cfg.Pipeline.SessionClosing(sid)
 	done := func(err error) {
+		if err == nil && remove {
+			c.cfg.Pipeline.SessionGone(sid)
+		}
 		switch {
 		case err != nil:
 			c.answerErr(ctx, id, sid, err)

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,96 @@ func (p *Pipeline) queuedCommand(session, messageID, text string) {
 	p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 }
 
+// queueLeft forgets messageID's queued command when the queue lets go of
+// it without running it (cancelled, amended out, its run ended before it
+// asked): nothing will take it, and a later command of the same text must
+// not. An invoked command is RunCommand's to forget.
+func (p *Pipeline) queueLeft(session, messageID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+		return pc.session == session && pc.messageID == messageID && pc.conn == nil
+	})
+}
+
+// queueEdited follows an update (or an amend) of messageID while it
+// waits: its command is now text, or none when text is not one. A prompt
+// edited into a command is added only from the event (add), which comes
+// before its run's end in the same stream: an answer handled late must
+// not add one its run already took and forgot.
+func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock, add bool) {
+	text, isCmd := isCommand(blocks)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, pc := range p.pending {
+		if pc.session != session || pc.messageID != messageID {
+			continue
+		}
+		if pc.conn != nil {
+			return // it ran meanwhile; the edit came too late for it
+		}
+		if !isCmd {
+			p.pending = slices.Delete(p.pending, i, i+1)
+			return
+		}
+		// An amend's mark is spent: the entry it edited stays queued.
+		pc.text, pc.reason = text, ""
+		return
+	}
+	if isCmd && add {
+		p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+	}
+}
+
+// SessionGone forgets the queued commands of a deleted session.
+func (p *Pipeline) SessionGone(session string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+		return pc.session == session && pc.conn == nil
+	})
+}
+
+// SessionClosing marks session's commands in flight: the cancel that the
+// close (a kill, a delete, session/close) is about to cause them is
+// "abandoned". Queued ones are not marked: they run when the session is
+// back, and are cancelled as any prompt then.
+func (p *Pipeline) SessionClosing(session string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pc := range p.pending {
+		if pc.session == session && pc.conn != nil && !pc.cancelled {
+			pc.reason = "abandoned"
+		}
+	}
+}
+
+// Abandon tells every extension running a command that it is abandoned
+// (the daemon is shutting down), while their connections still stand;
+// the cancels that follow as the sessions stop are not sent again.
+func (p *Pipeline) Abandon(root *actor.RootContext) {
+	p.mu.Lock()
+	var cut []*pendingCommand
+	for _, pc := range p.pending {
+		if pc.conn != nil && !pc.cancelled && pc.messageID != "" {
+			pc.cancelled = true
+			cut = append(cut, pc)
+		}
+	}
+	p.mu.Unlock()
+	for _, pc := range cut {
+		root.Send(pc.conn, &peerNotify{method: "hydra-acp/commands/cancel",
+			params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
+	}
+}
+
+// pendingCount is how many commands are queued or in flight (tests).
+func (p *Pipeline) pendingCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending)
+}
+
 // takeCommand finds the queued command a run asks for: the oldest of
 // session with this text.
 func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
@@ -133,14 +224,13 @@ func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, re
 	}
 }
 
-// markCommand gives messageID's command (every command of session when
-// messageID is "") the reason its coming cancel will carry ("" takes it
-// back): an amend or a close cancels the run before it answers.
+// markCommand gives messageID's command the reason its coming cancel will
+// carry ("" takes it back): an amend cancels the run before it answers.
 func (p *Pipeline) markCommand(session, messageID, reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, pc := range p.pending {
-		if pc.session == session && (pc.messageID == messageID || messageID == "") && !pc.cancelled {
+		if pc.session == session && pc.messageID == messageID && !pc.cancelled {
 			pc.reason = reason
 		}
 	}

@@ -15,20 +15,18 @@ type ClientInfo struct {
 }
 
 // Hub knows which clients are attached to which session, across the
-// connections of one process: connectedClients and attachedClients, and
-// which of them see a permission request open (awaitingInput). It is
+// connections of one process: connectedClients and attachedClients. It is
 // shared by the connection actors and the REST API, and only ever held for
 // a map update, so no Receive waits on it.
 type Hub struct {
 	mu       sync.Mutex
 	sessions map[string][]ClientInfo
 	frames   map[string]*sharedFrames
-	awaiting map[string]map[string]bool // session -> client ids that see a request open
 }
 
 // NewHub returns an empty hub.
 func NewHub() *Hub {
-	return &Hub{sessions: map[string][]ClientInfo{}, frames: map[string]*sharedFrames{}, awaiting: map[string]map[string]bool{}}
+	return &Hub{sessions: map[string][]ClientInfo{}, frames: map[string]*sharedFrames{}}
 }
 
 // sharedFrames is session id's frame cache, held until release.
@@ -72,29 +70,6 @@ func (h *Hub) leave(id, clientID string) {
 	if len(h.sessions[id]) == 0 {
 		delete(h.sessions, id)
 	}
-	h.setAwaitingLocked(id, clientID, false)
-}
-
-// setAwaiting records whether client sees a permission request open on
-// session id.
-func (h *Hub) setAwaiting(id, clientID string, on bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.setAwaitingLocked(id, clientID, on)
-}
-
-func (h *Hub) setAwaitingLocked(id, clientID string, on bool) {
-	if !on {
-		delete(h.awaiting[id], clientID)
-		if len(h.awaiting[id]) == 0 {
-			delete(h.awaiting, id)
-		}
-		return
-	}
-	if h.awaiting[id] == nil {
-		h.awaiting[id] = map[string]bool{}
-	}
-	h.awaiting[id][clientID] = true
 }
 
 // Attached is how many clients are attached to session id.
@@ -102,15 +77,6 @@ func (h *Hub) Attached(id string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.sessions[id])
-}
-
-// AwaitingInput reports whether an attached client sees a permission
-// request open on session id. With no client attached it is false: the
-// log (GET /v1/sessions/:id/attention) still has the request.
-func (h *Hub) AwaitingInput(id string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.awaiting[id]) > 0
 }
 
 // Clients lists the clients attached to session id, in attach order.

@@ -180,7 +180,6 @@ func (a *attachment) attention(c *conn, ctx actor.Context) {
 		return
 	}
 	a.awaiting = awaiting
-	c.cfg.Hub.setAwaiting(a.id, a.clientID, a.awaiting)
 	flags := make([]attentionFlag, 0, len(a.flags)+len(calls))
 	for _, f := range a.flags {
 		flags = append(flags, flagOf(f))

@@ -282,6 +282,10 @@ func stopReason(canonical string) string {
 }
 
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
+	if live {
+		// A command whose run ended before it asked (cancelled at once).
+		c.cfg.Pipeline.queueLeft(a.id, p.RunID)
+	}
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)
 		if p.StopReason == "error" {

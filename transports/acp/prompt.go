@@ -251,6 +251,10 @@ func (c *conn) promptCancel(ctx actor.Context, id, params json.RawMessage) {
 			c.answerErr(ctx, id, a.id, err)
 			return
 		}
+		if r.OK {
+			// Also done on the event; this conn may be gone before it.
+			c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
+		}
 		c.reply(ctx, id, map[string]any{"cancelled": r.OK, "reason": r.Reason})
 	})
 }
@@ -269,6 +273,9 @@ func (c *conn) promptUpdate(ctx actor.Context, id, params json.RawMessage) {
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)
 			return
+		}
+		if r.OK {
+			c.cfg.Pipeline.queueEdited(a.id, p.MessageID, p.Prompt, false)
 		}
 		c.reply(ctx, id, map[string]any{"updated": r.OK, "reason": r.Reason})
 	})
@@ -299,9 +306,13 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 			c.answerErr(ctx, id, a.id, err)
 			return
 		}
-		if r.OK {
+		switch {
+		case r.OK && r.MessageID == p.TargetMessageID:
+			// The target was still queued: edited in place.
+			c.cfg.Pipeline.queueEdited(a.id, p.TargetMessageID, p.Prompt, false)
+		case r.OK:
 			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
-		} else {
+		default:
 			c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "")
 		}
 		res := map[string]any{"amended": r.OK, "reason": r.Reason}
@@ -368,8 +379,11 @@ func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPay
 func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p *event.PromptChangedPayload) {
 	switch e.Kind {
 	case event.PromptUpdated:
-		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: acpBlocks(p.Content)})
+		blocks := acpBlocks(p.Content)
+		c.cfg.Pipeline.queueEdited(a.id, p.MessageID, blocks, true)
+		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: blocks})
 	case event.PromptCancelled:
+		c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
 		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "cancelled"})
 		if req, mine := a.prompts[p.MessageID]; mine {
 			delete(a.prompts, p.MessageID)

@@ -231,31 +231,51 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
 			return
 		}
-		out := make([]listEntry, 0, len(list))
-		for _, m := range list {
-			status := m.Status
-			if status != "live" {
-				status = "cold"
-			}
-			h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-				"busy": false, "awaitingInput": c.cfg.Hub.AwaitingInput(m.ID), "agentId": agentID}
-			if a := c.att[m.ID]; a != nil {
-				h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
-			}
-			if m.Model != "" {
-				h["currentModel"] = m.Model
-			}
-			if m.Interactive != nil {
-				h["interactive"] = *m.Interactive
-			}
-			if m.ChildOf != "" {
-				h["parentSessionId"] = m.ChildOf
-			}
-			out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
-				UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
+		if len(list) == 0 {
+			c.reply(ctx, id, map[string]any{"sessions": []listEntry{}})
+			return
 		}
-		c.reply(ctx, id, map[string]any{"sessions": out})
+		ids := make([]string, len(list))
+		for i, m := range list {
+			ids[i] = m.ID
+		}
+		c.async(ctx).AwaitingInput(ids, func(awaiting map[string]bool, err error) {
+			if err != nil {
+				c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
+				return
+			}
+			c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting)})
+		})
 	})
+}
+
+// listEntries are session/list's entries; awaiting is from the log, or
+// from the view of a session attached here.
+func (c *conn) listEntries(list []sessions.Meta, awaiting map[string]bool) []listEntry {
+	out := make([]listEntry, 0, len(list))
+	for _, m := range list {
+		status := m.Status
+		if status != "live" {
+			status = "cold"
+		}
+		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
+			"busy": false, "awaitingInput": awaiting[m.ID], "agentId": agentID}
+		if a := c.att[m.ID]; a != nil {
+			h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
+		}
+		if m.Model != "" {
+			h["currentModel"] = m.Model
+		}
+		if m.Interactive != nil {
+			h["interactive"] = *m.Interactive
+		}
+		if m.ChildOf != "" {
+			h["parentSessionId"] = m.ChildOf
+		}
+		out = append(out, listEntry{SessionID: m.ID, Cwd: m.Cwd, Title: m.Title,
+			UpdatedAt: m.UpdatedAt.UTC().Format(time.RFC3339Nano), Meta: map[string]any{"hydra-acp": h}})
+	}
+	return out
 }
 
 // specResult is a core ACP method's result: its spec fields, and

@@ -94,8 +94,28 @@ func (p *Projector) project(ch projection.Change) []any {
 		return one(NewInfo(m.RunID, msg))
 	case *event.RunEndedPayload:
 		return ended(ch.Run, m)
+	case *event.MCPStatusPayload:
+		return one(NewInfo("", mcpStatus(m)))
 	}
 	return nil
+}
+
+// mcpStatus says a change of an MCP server's state for display: aionrs
+// has no event of its own for it, and info is its display-only message.
+func mcpStatus(m *event.MCPStatusPayload) string {
+	why := ""
+	if m.Error != "" {
+		why = " (" + m.Error + ")"
+	}
+	switch m.Status {
+	case event.MCPStatusUnavailable:
+		return "MCP server " + m.Server + " is unavailable" + why + "; retrying in the background"
+	case event.MCPStatusLost:
+		return "MCP server " + m.Server + " was lost" + why + "; restarting it"
+	case event.MCPStatusConnected:
+		return fmt.Sprintf("MCP server %s is connected (%d tools)", m.Server, m.Tools)
+	}
+	return "MCP server " + m.Server + " is " + m.Status + why
 }
 
 func resolved(c *projection.ToolCall, m *event.PermissionResolvedPayload) []any {

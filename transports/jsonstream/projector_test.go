@@ -62,3 +62,18 @@ func TestProjector(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// An MCP server's change of state is an info line, with no run: aionrs
+// has no event of its own for it.
+func TestProjectorMCPStatus(t *testing.T) {
+	got := lines(t, NewProjector("default"),
+		ev(t, event.MCPStatus, event.MCPStatusPayload{Server: "gone", Status: event.MCPStatusUnavailable, Error: "exec: not found"}),
+		ev(t, event.MCPStatus, event.MCPStatusPayload{Server: "t", Status: event.MCPStatusLost, Error: "exit status 3"}),
+		ev(t, event.MCPStatus, event.MCPStatusPayload{Server: "t", Status: event.MCPStatusConnected, Tools: 4}),
+	)
+	testkit.DeepEqual(t, got, []string{
+		`{"type":"info","msg_id":null,"message":"MCP server gone is unavailable (exec: not found); retrying in the background"}`,
+		`{"type":"info","msg_id":null,"message":"MCP server t was lost (exit status 3); restarting it"}`,
+		`{"type":"info","msg_id":null,"message":"MCP server t is connected (4 tools)"}`,
+	})
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
@@ -26,6 +27,9 @@ type Config struct {
 	Version string
 	// DefaultCwd is a new session's directory when the request names none.
 	DefaultCwd string
+	// Settings are a new session's before the request's own (the daemon's
+	// flags: its default model among them), as ACP session/new records.
+	Settings event.Settings
 	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
 	Titler Titler
 	// Clients says who is attached to a session over ACP (the ACP hub);
@@ -44,13 +48,16 @@ type Config struct {
 	MCPServers func(id string, servers json.RawMessage) json.RawMessage
 	Chain      func() []string
 	Opened     func(id string, chain []string)
+	// Closing, when set, learns a session is about to be stopped (kill,
+	// delete), so what that cuts is told "abandoned"; Deleted that it is
+	// gone.
+	Closing, Deleted func(id string)
 }
 
-// Clients is what the entries' attachedClients and awaitingInput come
-// from: the ACP hub the daemon's WebSocket handler shares.
+// Clients is what the entries' attachedClients come from: the ACP hub
+// the daemon's WebSocket handler shares.
 type Clients interface {
 	Attached(id string) int
-	AwaitingInput(id string) bool
 }
 
 // API is the /v1 handlers.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -92,12 +93,43 @@ func (a *attention) raised() []flag {
 	return out
 }
 
+// attentionKinds are the events the attention fold reads.
+var attentionKinds = []event.Kind{event.AttentionChanged, event.ToolPermissionRequested, event.ToolPermissionResolved,
+	event.RunEnded, event.RunInterrupted}
+
 func (a *API) sessionFlags(ctx context.Context, id string) ([]flag, error) {
-	att := newAttention()
-	if err := a.cfg.Sessions.Load(ctx, id, 1, att.add); err != nil {
+	all, err := a.flagsOf(ctx, []string{id})
+	return all[id], err
+}
+
+// flagsOf folds the raised flags of each session in ids from the store,
+// reading only the kinds the fold needs; a session with none is absent.
+func (a *API) flagsOf(ctx context.Context, ids []string) (map[string][]flag, error) {
+	out := map[string][]flag{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var att *attention
+	cur := ""
+	done := func() {
+		if att != nil {
+			if f := att.raised(); len(f) > 0 {
+				out[cur] = f
+			}
+		}
+	}
+	err := a.cfg.Sessions.LoadKinds(ctx, ids, attentionKinds, func(e event.Event) error {
+		if e.SessionID != cur {
+			done()
+			att, cur = newAttention(), e.SessionID
+		}
+		return att.add(e)
+	})
+	if err != nil {
 		return nil, err
 	}
-	return att.raised(), nil
+	done()
+	return out, nil
 }
 
 func (a *API) attention(w http.ResponseWriter, r *http.Request) {
@@ -127,14 +159,14 @@ func (a *API) attentionBySource(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
+	all, err := a.flagsOf(ctx, metaIDs(metas))
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
 	out := []flag{}
 	for _, m := range metas {
-		flags, err := a.sessionFlags(ctx, m.ID)
-		if err != nil {
-			a.sessionError(w, m.ID, err)
-			return
-		}
-		for _, f := range flags {
+		for _, f := range all[m.ID] {
 			if source == "" || f.Source == source {
 				f.SessionID = m.ID
 				out = append(out, f)
@@ -142,4 +174,17 @@ func (a *API) attentionBySource(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"flags": out})
+}
+
+// metaIDs are the sessions' ids, or none (every session) past what one
+// query should name.
+func metaIDs(metas []sessions.Meta) []string {
+	if len(metas) > 500 {
+		return nil
+	}
+	ids := make([]string, len(metas))
+	for i, m := range metas {
+		ids[i] = m.ID
+	}
+	return ids
 }

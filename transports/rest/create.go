@@ -64,7 +64,7 @@ func (a *API) newSession(req createRequest) (event.CreatedPayload, error) {
 	if err != nil {
 		return event.CreatedPayload{}, err
 	}
-	created := event.CreatedPayload{Cwd: cwd, Title: req.Title, OriginTransport: "rest"}
+	created := event.CreatedPayload{Cwd: cwd, Title: req.Title, OriginTransport: "rest", Settings: a.cfg.Settings}
 	if len(req.MCPServers) > 0 && string(req.MCPServers) != "null" {
 		created.MCPServers = req.MCPServers
 	}

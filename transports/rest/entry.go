@@ -39,16 +39,19 @@ type usage struct {
 }
 
 // entryOf builds m's entry. live says whether this daemon hosts it now,
-// in which case its actor says whether a run is under way or queued.
-func (a *API) entryOf(ctx context.Context, m sessions.Meta, live bool) entry {
+// in which case its actor says whether a run is under way or queued;
+// awaiting whether any attention flag is raised (an open permission
+// request among them), from the log, whoever is attached.
+func (a *API) entryOf(ctx context.Context, m sessions.Meta, live, awaiting bool) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
+		AwaitingInput: awaiting,
 	}
 	if a.cfg.Clients != nil {
-		e.AttachedClients, e.AwaitingInput = a.cfg.Clients.Attached(m.ID), a.cfg.Clients.AwaitingInput(m.ID)
+		e.AttachedClients = a.cfg.Clients.Attached(m.ID)
 	}
 	if m.Model != "" {
 		e.CurrentModel = m.Provider + "/" + m.Model
@@ -83,12 +86,19 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
+	awaiting := map[string]bool{}
+	if len(metas) > 0 {
+		if awaiting, err = a.cfg.Sessions.AwaitingInput(ctx, metaIDs(metas)); err != nil {
+			a.sessionError(w, "", err)
+			return
+		}
+	}
 	out := make([]entry, 0, len(metas))
 	for _, m := range metas {
 		if m.Interactive != nil && !*m.Interactive && !withPiped {
 			continue
 		}
-		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID)))
+		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID), awaiting[m.ID]))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
@@ -107,5 +117,10 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id)))
+	awaiting, err := a.cfg.Sessions.AwaitingInput(ctx, []string{id})
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id), awaiting[id]))
 }

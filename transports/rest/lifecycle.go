@@ -22,6 +22,7 @@ func (a *API) kill(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if live {
+		a.closing(id)
 		if err := a.cfg.Sessions.Kill(ctx, id); err != nil {
 			a.sessionError(w, id, err)
 			return
@@ -93,11 +94,21 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
+	a.closing(id)
 	if err := a.cfg.Sessions.Delete(ctx, id); err != nil {
 		a.sessionError(w, id, err)
 		return
 	}
+	if a.cfg.Deleted != nil {
+		a.cfg.Deleted(id)
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *API) closing(id string) {
+	if a.cfg.Closing != nil {
+		a.cfg.Closing(id)
+	}
 }
 
 func (a *API) patchRegen(w http.ResponseWriter, r *http.Request, id string) {

@@ -38,15 +38,19 @@
 // Every frame it reads is appended as one JSON line to PLUGIN_LOG, when
 // set, and it reports on its own lines there too ({"probe": …}), so a test
 // reads what the daemon sent and answered. It exits when the connection
-// ends.
+// ends; with PLUGIN_DRAIN set it ignores SIGTERM, so a daemon's shutdown
+// (which closes the connection before it stops its programs) cannot cut
+// what the daemon said last before it is logged.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -101,6 +105,11 @@ func run() error {
 	p.record(map[string]any{"pid": os.Getpid()})
 	done := make(chan error, 1)
 	go func() { done <- p.read() }()
+	if os.Getenv("PLUGIN_DRAIN") != "" {
+		// A daemon shutting down closes the connection before it stops its
+		// programs: what it said last is read and logged, then we go.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	init := p.call("initialize", map[string]any{"protocolVersion": 1,
 		"clientInfo": map[string]any{"name": "troupe-plugin", "version": os.Getenv("PLUGIN_VERSION")}})
 	if init.Error != nil {
