@@ -12,8 +12,9 @@ import (
 )
 
 // BenchmarkAttentionRead measures what a session list's awaitingInput
-// costs: the few kinds of every session's attention fold, read by kind
-// (naming the sessions, or all of them) against each log read whole, for
+// costs: the few kinds of every session's attention fold, read through
+// their partial index (naming the sessions, or all of them), against the
+// same kinds read by a scan (SearchCandidates) and each log read whole, for
 // 200 sessions of 1000 deltas and two attention events each.
 func BenchmarkAttentionRead(b *testing.B) {
 	s, err := Open(filepath.Join(b.TempDir(), "troupe.db"), Options{})
@@ -46,6 +47,22 @@ func BenchmarkAttentionRead(b *testing.B) {
 		}
 	}
 	count := func(n *int) func(event.Event) error { return func(event.Event) error { *n++; return nil } }
+	b.Run("index-named", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if err := s.LoadAttention(ctx, ids, count(&n)); err != nil || n != 2*sessions {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("index-all", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if err := s.LoadAttention(ctx, nil, count(&n)); err != nil || n != 2*sessions {
+				b.Fatal(n, err)
+			}
+		}
+	})
 	b.Run("kinds-named", func(b *testing.B) {
 		for b.Loop() {
 			n := 0

@@ -79,12 +79,29 @@ func (s *Store) LastSeq(ctx context.Context, session string) (int64, error) {
 	return seq.Int64, nil
 }
 
+// kindIndexes are the partial indexes of one kind's events.
+var kindIndexes = map[event.Kind]string{event.UpdateTransformed: "events_update_transformed"}
+
+// kindQuery reads one session's events of kind. The kind is a literal,
+// not a parameter: SQLite uses a partial index only when the query's WHERE
+// repeats the index's (known kinds hold no quote); and the index is named,
+// since without statistics SQLite takes the primary key as cheaper.
+func kindQuery(kind event.Kind) string {
+	from := "events"
+	if ix := kindIndexes[kind]; ix != "" {
+		from += " INDEXED BY " + ix
+	}
+	return "SELECT seq, recorded_at, payload FROM " + from + " WHERE session_id = ? AND kind = '" + string(kind) + "' ORDER BY seq"
+}
+
 // LoadKind calls fn for every event of session of one kind, in seq order.
 // Only kinds with a partial index of their own (update.transformed) are
 // read without scanning the session's log.
 func (s *Store) LoadKind(ctx context.Context, session string, kind event.Kind, fn func(event.Event) error) error {
-	rows, err := s.reader.QueryContext(ctx,
-		"SELECT seq, recorded_at, payload FROM events WHERE session_id = ? AND kind = ? ORDER BY seq", session, string(kind))
+	if !kind.Known() {
+		return fmt.Errorf("load %s events of %s: unknown kind", kind, session)
+	}
+	rows, err := s.reader.QueryContext(ctx, kindQuery(kind), session)
 	if err != nil {
 		return fmt.Errorf("load %s events of %s: %w", kind, session, err)
 	}

@@ -6,10 +6,6 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 )
 
-// awaitingKinds are the events the awaitingInput fold reads.
-var awaitingKinds = []event.Kind{event.AttentionChanged, event.ToolPermissionRequested, event.ToolPermissionResolved,
-	event.RunEnded, event.RunInterrupted}
-
 // maxNamed is the most sessions a read names; past it every session is read.
 const maxNamed = 500
 
@@ -65,7 +61,7 @@ func (c *Client) AwaitingInput(ctx context.Context, ids []string) (map[string]bo
 	if len(named) > maxNamed {
 		named = nil // one read of every session beats a query naming thousands
 	}
-	err := c.LoadKinds(ctx, named, awaitingKinds, func(e event.Event) error {
+	err := c.LoadAttention(ctx, named, func(e event.Event) error {
 		if e.SessionID != curID || cur == nil {
 			done()
 			cur, curID = &awaiting{open: map[string]string{}}, e.SessionID

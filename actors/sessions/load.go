@@ -39,9 +39,9 @@ func (c *Client) LoadKind(ctx context.Context, id string, kind event.Kind, fn fu
 	return c.store.LoadKind(ctx, id, kind, fn)
 }
 
-// LoadKinds reads the events of kind among kinds of the sessions in ids
-// (every session when ids is empty) from the store, in session then seq
-// order: a fold that needs a few kinds reads no deltas.
-func (c *Client) LoadKinds(ctx context.Context, ids []string, kinds []event.Kind, fn func(event.Event) error) error {
-	return c.store.SearchCandidates(ctx, "", kinds, ids, fn)
+// LoadAttention reads the attention events (persistence.AttentionKinds)
+// of the sessions in ids (every session when ids is empty), in session
+// then seq order: a fold of flags and open requests reads no deltas.
+func (c *Client) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {
+	return c.store.LoadAttention(ctx, ids, fn)
 }

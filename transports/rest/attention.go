@@ -93,10 +93,6 @@ func (a *attention) raised() []flag {
 	return out
 }
 
-// attentionKinds are the events the attention fold reads.
-var attentionKinds = []event.Kind{event.AttentionChanged, event.ToolPermissionRequested, event.ToolPermissionResolved,
-	event.RunEnded, event.RunInterrupted}
-
 func (a *API) sessionFlags(ctx context.Context, id string) ([]flag, error) {
 	all, err := a.flagsOf(ctx, []string{id})
 	return all[id], err
@@ -118,7 +114,7 @@ func (a *API) flagsOf(ctx context.Context, ids []string) (map[string][]flag, err
 			}
 		}
 	}
-	err := a.cfg.Sessions.LoadKinds(ctx, ids, attentionKinds, func(e event.Event) error {
+	err := a.cfg.Sessions.LoadAttention(ctx, ids, func(e event.Event) error {
 		if e.SessionID != cur {
 			done()
 			att, cur = newAttention(), e.SessionID

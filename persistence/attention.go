@@ -1,0 +1,60 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+)
+
+// AttentionKinds are the kinds migration 0009's partial index covers: what
+// a session's attention flags and open permission requests fold from.
+var AttentionKinds = []event.Kind{event.AttentionChanged, event.ToolPermissionRequested, event.ToolPermissionResolved,
+	event.RunEnded, event.RunInterrupted}
+
+// attentionWhere is the index's WHERE, verbatim.
+const attentionWhere = "kind IN ('attention.changed', 'tool.permission_requested', 'tool.permission_resolved', 'run.ended', 'run.interrupted')"
+
+// attentionQuery reads the attention events of n named sessions (all
+// when n is 0), naming the index for the reason kindQuery does.
+func attentionQuery(n int) string {
+	q := "SELECT session_id, seq, recorded_at, kind, payload FROM events INDEXED BY events_attention WHERE " + attentionWhere
+	if n > 0 {
+		q += " AND session_id IN (?" + strings.Repeat(",?", n-1) + ")"
+	}
+	return q + " ORDER BY session_id, seq"
+}
+
+// LoadAttention calls fn for the AttentionKinds events of the sessions in
+// ids (every session when ids is empty), in session then seq order, read
+// through their partial index: a session list pays for these events only,
+// not for the sessions' deltas.
+func (s *Store) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.reader.QueryContext(ctx, attentionQuery(len(ids)), args...)
+	if err != nil {
+		return fmt.Errorf("load attention events: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e event.Event
+		var kind string
+		var at int64
+		if err := rows.Scan(&e.SessionID, &e.Seq, &at, &kind, &e.Payload); err != nil {
+			return fmt.Errorf("load attention events: %w", err)
+		}
+		e.Kind, e.RecordedAt = event.Kind(kind), time.Unix(0, at).UTC()
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load attention events: %w", err)
+	}
+	return nil
+}
