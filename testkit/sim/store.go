@@ -69,7 +69,7 @@ func (s *store) integrity() (string, error) {
 // deleteFrom removes a session's events from seq on, behind every
 // daemon's back, as a store that lost acknowledged commits would: only the
 // tests' injected violation does this, while no daemon runs. (A gap in
-// the middle of a log instead leaves session/attach unanswered.)
+// the middle of a log makes session/attach answer an error naming it.)
 func deleteFrom(path, session string, seq int64) error {
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
