@@ -330,10 +330,12 @@ func (r *runner) restartDaemon() error {
 		r.injectDrop()
 	}
 	r.checkStore(fmt.Sprintf("after kill %d", r.res.Kills+1))
+	checked := time.Since(t0)
 	r.res.Kills++
 	if err := r.d.start(); err != nil {
 		return err
 	}
+	started := time.Since(t0)
 	err := r.parallel(func(s *session) error {
 		for _, c := range s.clients {
 			if err := c.connect(r.d); err != nil {
@@ -343,6 +345,8 @@ func (r *runner) restartDaemon() error {
 		return nil
 	})
 	r.res.Restarts = append(r.res.Restarts, time.Since(t0))
+	r.log.Info("daemon restarted", "kill", r.res.Kills, "checked", checked.Round(time.Millisecond),
+		"started", started.Round(time.Millisecond), "reattached", time.Since(t0).Round(time.Millisecond), "err", err)
 	return err
 }
 
