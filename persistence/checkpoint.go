@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,9 @@ const (
 	// checkpointBusy bounds how long a RESTART or TRUNCATE waits for the
 	// writer or for readers; it gives up and is tried again later.
 	checkpointBusy = 20 * time.Millisecond
+	// leftWAL is the size of a WAL found at open that is truncated at
+	// once: more than a PASSIVE checkpoint's worth of frames.
+	leftWAL = checkpointFrames * 4096
 )
 
 var registerWriter sync.Once
@@ -93,6 +97,13 @@ func openCheckpointer(path, synchronous string, gate *sync.Mutex) (*checkpointer
 	c := &checkpointer{
 		db: db, gate: gate, fault: checkpointFault(),
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() >= leftWAL {
+		// A process killed under load left its WAL (a daemon that never
+		// idled long enough to truncate it): fold it in before this one
+		// writes, or each killed process leaves it longer, and every
+		// process that opens the store reads all of it to index it.
+		c.checkpoint("TRUNCATE")
 	}
 	go c.run()
 	return c, nil

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
@@ -14,23 +16,49 @@ type fold struct {
 	conv  conversation.Conversation
 	queue queue.State
 	run   runTracker
+	// deltas are the deltas recovery has read since the last step started,
+	// not decoded yet (see apply).
+	deltas []event.Event
 }
 
-// apply folds one event. Live deltas are skipped (only their seq counts):
-// they are the bulk of the log, and only recovery needs their text.
+// apply folds one event. Deltas are the bulk of the log and only their
+// seq counts, but for the text of a step a crash cut: live ones are
+// skipped, and recovery holds a step's back until the next step starts,
+// which drops them (most never need decoding), or the log ends
+// (foldDeltas).
 func (f *fold) apply(e event.Event, live bool) error {
-	if live && e.Kind == event.MessageDelta {
+	if e.Kind == event.MessageDelta {
 		f.st.LastSeq, f.st.UpdatedAt = e.Seq, e.RecordedAt
+		if !live {
+			f.deltas = append(f.deltas, e)
+		}
 		return nil
 	}
 	p, err := event.DecodePayload(e.Kind, e.Payload)
 	if err != nil {
 		return err
 	}
+	if e.Kind == event.StepStarted {
+		clear(f.deltas)
+		f.deltas = f.deltas[:0]
+	}
 	f.st.apply(e, p)
 	f.conv.ApplyDecoded(e, p)
 	f.queue.ApplyDecoded(e, p)
 	f.run.apply(e, p)
+	return nil
+}
+
+// foldDeltas folds the deltas recovery held back: the last step's.
+func (f *fold) foldDeltas() error {
+	for _, e := range f.deltas {
+		p, err := event.DecodePayload(e.Kind, e.Payload)
+		if err != nil {
+			return fmt.Errorf("fold seq %d: %w", e.Seq, err)
+		}
+		f.run.apply(e, p)
+	}
+	f.deltas = nil
 	return nil
 }
 

@@ -247,6 +247,9 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 		}
 		return nil
 	})
+	if err == nil {
+		err = f.foldDeltas()
+	}
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}

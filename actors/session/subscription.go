@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"github.com/troupehq/troupe/actors/actorlog"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -120,6 +121,11 @@ func (sub *subscription) startReplay(ctx actor.Context) {
 			}
 		}
 		err := store.LoadRange(rctx, id, from, to, func(e event.Event) error {
+			if e.Seq != next {
+				// Events after a hole would reach a subscriber that waits
+				// for the missing ones forever: the store lost them, say so.
+				return fmt.Errorf("the store lacks events %d to %d of session %s", next, e.Seq-1, id)
+			}
 			batch = append(batch, e)
 			next = e.Seq + 1
 			if len(batch) == replayBatch {
@@ -127,6 +133,9 @@ func (sub *subscription) startReplay(ctx actor.Context) {
 			}
 			return nil
 		})
+		if err == nil && next <= to {
+			err = fmt.Errorf("the store lacks events %d to %d of session %s", next, to, id)
+		}
 		flush()
 		root.Send(self, &replayDone{next: next, err: err})
 	}()

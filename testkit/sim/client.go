@@ -350,6 +350,23 @@ func (c *client) answerRequest(ws *websocket.Conn, f frame) {
 	c.wmu.Unlock()
 }
 
+// firstMissing counts the updates with a seq up to the first one has
+// denies, and returns that one (missing false when there is none).
+func (c *client) firstMissing(has func(int64) bool) (checked int, u update, missing bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, u := range c.updates {
+		if u.seq == 0 {
+			continue
+		}
+		checked++
+		if !has(u.seq) {
+			return checked, u, true
+		}
+	}
+	return checked, update{}, false
+}
+
 // seen returns a copy of the updates received.
 func (c *client) seen() []update {
 	c.mu.Lock()

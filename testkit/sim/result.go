@@ -65,13 +65,15 @@ func (r *Result) violate(v Violation) {
 	r.Violations = append(r.Violations, v)
 }
 
-func (r *Result) count(inv string) {
+func (r *Result) count(inv string) { r.countN(inv, 1) }
+
+func (r *Result) countN(inv string, n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Checked == nil {
 		r.Checked = map[string]int{}
 	}
-	r.Checked[inv]++
+	r.Checked[inv] += n
 }
 
 func (r *Result) note(format string, args ...any) {

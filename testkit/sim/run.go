@@ -321,6 +321,11 @@ func (r *runner) restartDaemon() error {
 		return err
 	}
 	t0 := time.Now()
+	// The killed daemon's CPU time: its work, whatever else loads the machine.
+	var cpu time.Duration
+	if ps := r.d.proc.Cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	for _, s := range r.sessions {
 		for _, c := range s.clients {
 			c.drop()
@@ -330,10 +335,12 @@ func (r *runner) restartDaemon() error {
 		r.injectDrop()
 	}
 	r.checkStore(fmt.Sprintf("after kill %d", r.res.Kills+1))
+	checked := time.Since(t0)
 	r.res.Kills++
 	if err := r.d.start(); err != nil {
 		return err
 	}
+	started := time.Since(t0)
 	err := r.parallel(func(s *session) error {
 		for _, c := range s.clients {
 			if err := c.connect(r.d); err != nil {
@@ -343,6 +350,9 @@ func (r *runner) restartDaemon() error {
 		return nil
 	})
 	r.res.Restarts = append(r.res.Restarts, time.Since(t0))
+	r.log.Info("daemon restarted", "kill", r.res.Kills, "checked", checked.Round(time.Millisecond),
+		"started", started.Round(time.Millisecond), "reattached", time.Since(t0).Round(time.Millisecond),
+		"killed_daemon_cpu", cpu.Round(time.Millisecond), "err", err)
 	return err
 }
 

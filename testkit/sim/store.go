@@ -36,7 +36,11 @@ func (s *store) close() { _ = s.db.Close() }
 
 // events loads a session's whole log in seq order.
 func (s *store) events(session string) ([]storeEvent, error) {
-	rows, err := s.db.Query("SELECT seq, kind, payload FROM events WHERE session_id = ? ORDER BY seq", session)
+	return s.query("SELECT seq, kind, payload FROM events WHERE session_id = ? ORDER BY seq", session)
+}
+
+func (s *store) query(q, session string) ([]storeEvent, error) {
+	rows, err := s.db.Query(q, session)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", session, err)
 	}
@@ -57,6 +61,27 @@ func (s *store) events(session string) ([]storeEvent, error) {
 	return out, nil
 }
 
+// span is how many events the store holds for session, and its lowest and
+// highest seq: a log without holes is exactly seqs 1 to last, which is all
+// a check of what clients were shown needs to know, without its payloads.
+func (s *store) span(session string) (n, first, last int64, err error) {
+	err = s.db.QueryRow("SELECT count(*), coalesce(min(seq), 0), coalesce(max(seq), 0) FROM events WHERE session_id = ?", session).
+		Scan(&n, &first, &last)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("span of %s: %w", session, err)
+	}
+	return n, first, last, nil
+}
+
+// promptKinds are the events foldPrompts reads.
+const promptKinds = "'prompt.queued', 'prompt.updated', 'prompt.delivered', 'prompt.cancelled', 'prompt.amended', 'run.ended'"
+
+// promptEvents loads the events of session that say what became of its
+// prompts, in seq order: far fewer than the deltas around them.
+func (s *store) promptEvents(session string) ([]storeEvent, error) {
+	return s.query("SELECT seq, kind, payload FROM events WHERE session_id = ? AND kind IN ("+promptKinds+") ORDER BY seq", session)
+}
+
 // integrity is PRAGMA integrity_check's verdict ("ok" when sound).
 func (s *store) integrity() (string, error) {
 	var v string
@@ -69,7 +94,7 @@ func (s *store) integrity() (string, error) {
 // deleteFrom removes a session's events from seq on, behind every
 // daemon's back, as a store that lost acknowledged commits would: only the
 // tests' injected violation does this, while no daemon runs. (A gap in
-// the middle of a log instead leaves session/attach unanswered.)
+// the middle of a log makes session/attach answer an error naming it.)
 func deleteFrom(path, session string, seq int64) error {
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {

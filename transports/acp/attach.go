@@ -280,6 +280,17 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 		a.staleClosed--
 		return
 	}
+	if a.replay != nil && !a.replay.ending {
+		// The history stopped short of the replay point (the store lacks
+		// events, or the session stopped meanwhile): the answer waiting on
+		// it would never go out.
+		c.log(ctx).Warn("history replay ended early", "session", a.id, "reason", reason)
+		a.sub = nil
+		a.leave(c)
+		delete(c.att, a.id)
+		a.replay.opts.refused(rpcErr(CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
+		return
+	}
 	a.sub, a.cold = nil, true
 	c.log(ctx).Debug("session subscription closed", "session", a.id, "reason", reason)
 	// The session went cold (idle, or stopped); the attachment stays and
