@@ -106,16 +106,14 @@ func TestDaemonACPPermissionRace(t *testing.T) {
 	isAsk := func(f acpclient.Frame) bool { return f.Method == "session/request_permission" }
 	askedA := a.Until(isAsk)
 	asked := b.Until(isAsk)
-	b.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	b.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 
 	fs := a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
 	u := fs[len(fs)-1].Update(t)
 	testkit.Equal(t, u.Update.ToolCallID, "c1")
 	testkit.Equal(t, u.Update.ResolvedBy, bAtt.ClientID)
 	// The loser's late answer changes nothing: the call runs once.
-	a.Send(map[string]any{"jsonrpc": "2.0", "id": askedA[len(askedA)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	a.AnswerPermission(askedA[len(askedA)-1].ID, "reject_once")
 	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
 	ran := 0
@@ -166,8 +164,7 @@ func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
 		e, l := entry(sid)
 		return e.AwaitingInput && e.Busy && l.AwaitingInput && l.Busy
 	})
-	a.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	a.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 	a.WaitAnswer(pid)
 	testkit.Eventually(t, acpWait, "awaitingInput and busy cleared", func() bool {
 		e, l := entry(sid)

@@ -35,8 +35,7 @@ func TestDaemonMCPPromptApprovedOverACP(t *testing.T) {
 		t.Fatalf("status %d", res.StatusCode)
 	}
 	asked := a.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
-	a.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	a.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 
 	msgs := readMessages(t, res)
 	var progress strings.Builder

@@ -255,8 +255,7 @@ func TestDaemonTransformerPassesPermission(t *testing.T) {
 	sid, _ := c.NewSession(dir)
 	id := c.Prompt(sid, "run it")
 	asked := c.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
-	c.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	c.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	if _, err := os.Stat(marker); err != nil {
@@ -314,8 +313,7 @@ func TestDaemonTransformerAsksPermission(t *testing.T) {
 	if !strings.Contains(asked[len(asked)-1].Raw, `"deploy-1"`) {
 		t.Fatalf("asked %s", asked[len(asked)-1].Raw)
 	}
-	c.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	c.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 	var probe map[string]any
 	testkit.Eventually(t, acpWait, "the permission probe", func() bool {
 		for _, l := range logLines(t, log) {

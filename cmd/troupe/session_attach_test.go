@@ -269,8 +269,7 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	pid := other.Prompt(sid, "fix the typo in notes.txt")
 	asked := other.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
 	v.waitFor(t, "Reject ")
-	other.Send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	other.AnswerPermission(asked[len(asked)-1].ID, "reject_once")
 	v.waitFor(t, "Reject answered by "+att.ClientID+": denied\n")
 	v.press(t, "y")
 	other.WaitAnswer(pid)

@@ -153,3 +153,10 @@ func (c *Client) WaitAnswerWithin(id int, timeout time.Duration) Frame {
 	fs := c.UntilWithin(timeout, func(f Frame) bool { return f.Answers(id) })
 	return fs[len(fs)-1]
 }
+
+// AnswerPermission answers the session/request_permission id with the
+// option optionID selected.
+func (c *Client) AnswerPermission(id any, optionID string) {
+	c.t.Helper()
+	c.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": optionID}}})
+}

@@ -117,7 +117,7 @@ func TestWebSocketPermissionRace(t *testing.T) {
 	_, att := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "pending_only"})
 	ask := c.UntilWithin(wait, isAsk)
 	askID := ask[len(ask)-1].ID
-	c.Send(map[string]any{"jsonrpc": "2.0", "id": askID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	c.AnswerPermission(askID, "allow_once")
 
 	for _, cl := range []*acpclient.Client{a, b} {
 		fs := cl.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
@@ -126,7 +126,7 @@ func TestWebSocketPermissionRace(t *testing.T) {
 		testkit.Equal(t, u.Update.ResolvedBy, att.ClientID)
 	}
 	// A late answer loses: the call already ran once.
-	b.Send(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	b.AnswerPermission(1, "reject_once")
 	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
 	completed := 0
