@@ -85,20 +85,3 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 	testkit.Equal(t, strings.Contains(last("c2"), `"status":"in_progress"`), true)
 	testkit.Equal(t, strings.Contains(last("c2"), `"text":"`+strings.Repeat("y", 1500)+`"`), true)
 }
-
-// assertNonDecreasing: the updates' anchors never go back (several
-// updates may share one event's).
-func assertNonDecreasing(t testing.TB, fs []acpclient.Frame) {
-	t.Helper()
-	var last int64
-	for _, f := range fs {
-		if f.Method != "session/update" {
-			continue
-		}
-		n := acpclient.MessageSeq(t, f)
-		if n < last {
-			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.Raw)
-		}
-		last = n
-	}
-}

@@ -171,13 +171,25 @@ func TestWebSocketReadonly(t *testing.T) {
 // every update carries its anchor.
 func assertIncreasing(t testing.TB, fs []acpclient.Frame) {
 	t.Helper()
+	assertAnchors(t, fs, true)
+}
+
+// assertNonDecreasing: the updates' anchors never go back (several
+// updates may share one event's); every update carries its anchor.
+func assertNonDecreasing(t testing.TB, fs []acpclient.Frame) {
+	t.Helper()
+	assertAnchors(t, fs, false)
+}
+
+func assertAnchors(t testing.TB, fs []acpclient.Frame, strict bool) {
+	t.Helper()
 	var last int64
 	for _, f := range fs {
 		if f.Method != "session/update" {
 			continue
 		}
 		n := acpclient.MessageSeq(t, f)
-		if n <= last {
+		if n < last || strict && n == last {
 			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.Raw)
 		}
 		last = n
