@@ -28,9 +28,7 @@ type Update struct {
 // Update decodes a session/update's params.
 func (f Frame) Update(t testing.TB) Update {
 	t.Helper()
-	var u Update
-	f.DecodeParams(t, &u)
-	return u
+	return params[Update](t, f)
 }
 
 // QueueNote is the params of a hydra-acp prompt-queue notification
@@ -49,7 +47,12 @@ type QueueNote struct {
 // QueueNote decodes a prompt-queue notification's params.
 func (f Frame) QueueNote(t testing.TB) QueueNote {
 	t.Helper()
-	var n QueueNote
-	f.DecodeParams(t, &n)
-	return n
+	return params[QueueNote](t, f)
+}
+
+func params[T any](t testing.TB, f Frame) T {
+	t.Helper()
+	var v T
+	f.DecodeParams(t, &v)
+	return v
 }
