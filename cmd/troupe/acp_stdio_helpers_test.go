@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -36,17 +37,15 @@ func (a *acpStdio) call(method string, params any) int {
 }
 
 // until reads frames up to and including the first cond accepts.
-func (a *acpStdio) until(cond func(wsFrame) bool) []wsFrame {
+func (a *acpStdio) until(cond func(acpclient.Frame) bool) []acpclient.Frame {
 	a.t.Helper()
-	var fs []wsFrame
+	var fs []acpclient.Frame
 	for {
 		line, ok := a.p.ReadLine(acpWait)
 		if !ok {
 			a.t.Fatalf("troupe acp: no message in %s; stderr:\n%s", acpWait, a.p.Stderr())
 		}
-		var f wsFrame
-		testkit.NoError(a.t, json.Unmarshal([]byte(line), &f))
-		f.raw = line
+		f := acpclient.Parse(a.t, []byte(line))
 		fs = append(fs, f)
 		if cond(f) {
 			return fs
@@ -54,10 +53,10 @@ func (a *acpStdio) until(cond func(wsFrame) bool) []wsFrame {
 	}
 }
 
-func (a *acpStdio) answer(id int) []wsFrame {
-	fs := a.until(func(f wsFrame) bool { return f.answers(id) })
+func (a *acpStdio) answer(id int) []acpclient.Frame {
+	fs := a.until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	if last := fs[len(fs)-1]; last.Error != nil {
-		a.t.Fatalf("troupe acp answered %s", last.raw)
+		a.t.Fatalf("troupe acp answered %s", last.Raw)
 	}
 	return fs
 }
@@ -73,20 +72,20 @@ func (a *acpStdio) newSession(servers ...map[string]any) string {
 	var res struct {
 		SessionID string `json:"sessionId"`
 	}
-	fs[len(fs)-1].decode(a.t, &res)
+	fs[len(fs)-1].Decode(a.t, &res)
 	return res.SessionID
 }
 
 // promptToEnd prompts and returns the frames up to the answer and its stop
 // reason.
-func (a *acpStdio) promptToEnd(sid, text string) ([]wsFrame, string) {
+func (a *acpStdio) promptToEnd(sid, text string) ([]acpclient.Frame, string) {
 	a.t.Helper()
 	id := a.call("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}})
 	fs := a.answer(id)
 	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	fs[len(fs)-1].decode(a.t, &res)
+	fs[len(fs)-1].Decode(a.t, &res)
 	return fs, res.StopReason
 }
 
@@ -123,10 +122,10 @@ func offered(r llmserver.Request) []string {
 }
 
 // toolUpdates is the tool_call_update frames of one call, in order.
-func toolUpdates(t *testing.T, fs []wsFrame, callID string) []struct{ status, text string } {
+func toolUpdates(t *testing.T, fs []acpclient.Frame, callID string) []struct{ status, text string } {
 	var out []struct{ status, text string }
 	for _, f := range fs {
-		if !f.isUpdate("tool_call_update") {
+		if !f.IsUpdate("tool_call_update") {
 			continue
 		}
 		var u struct {

@@ -15,19 +15,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/troupehq/troupe/transports/daemon"
+	"github.com/troupehq/troupe/transports/daemonclient"
 )
-
-// catFrame is one JSON-RPC message from the daemon's /acp.
-type catFrame struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
 
 // catClient is the daemon as `troupe cat` reaches it: ACP over /acp and
 // the stdin ring's REST routes, with the service token.
@@ -35,7 +24,7 @@ type catClient struct {
 	base, token string
 	http        *http.Client
 	ws          *websocket.Conn
-	frames      chan catFrame
+	frames      chan daemonclient.Frame
 	readErr     error // set before frames is closed
 	next        int
 }
@@ -61,7 +50,7 @@ func dialDaemon(home string) (*catClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the daemon at %s: %w", base, err)
 	}
-	c := &catClient{base: base, token: token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan catFrame, 64)}
+	c := &catClient{base: base, token: token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan daemonclient.Frame, 64)}
 	go c.read()
 	return c, nil
 }
@@ -75,7 +64,7 @@ func (c *catClient) read() {
 			c.readErr = err
 			return
 		}
-		var f catFrame
+		var f daemonclient.Frame
 		if err := json.Unmarshal(b, &f); err != nil {
 			c.readErr = fmt.Errorf("undecodable frame from the daemon: %w", err)
 			return
@@ -100,20 +89,15 @@ func (c *catClient) respond(id json.RawMessage, result any) error {
 	return c.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-// answers reports whether f is the answer to request id.
-func (f catFrame) answers(id int) bool {
-	return f.Method == "" && string(f.ID) == fmt.Sprint(id)
-}
-
 // call sends a request and waits for its answer, handing every other
 // frame to other (which may be nil).
-func (c *catClient) call(method string, params, out any, other func(catFrame) error) error {
+func (c *catClient) call(method string, params, out any, other func(daemonclient.Frame) error) error {
 	id, err := c.send(method, params)
 	if err != nil {
 		return err
 	}
 	for f := range c.frames {
-		if !f.answers(id) {
+		if !f.Answers(id) {
 			if other != nil {
 				if err := other(f); err != nil {
 					return err

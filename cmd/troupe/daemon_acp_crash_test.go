@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -22,21 +23,21 @@ func TestDaemonACPSIGKILLMidTurnReattach(t *testing.T) {
 	args := append(model, "--approval-mode", "yolo")
 	d := startDaemon(t, home, env, args...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(work)
+	sid, _ := a.NewSession(work)
 	b := d.dialACP(t, "browser")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	a.prompt(sid, "count")
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a.Prompt(sid, "count")
 
-	sawTwo := func(text *strings.Builder) func(wsFrame) bool {
-		return func(f wsFrame) bool {
-			if f.isUpdate("agent_message_chunk") {
-				text.WriteString(f.update(t).Update.Content.Text)
+	sawTwo := func(text *strings.Builder) func(acpclient.Frame) bool {
+		return func(f acpclient.Frame) bool {
+			if f.IsUpdate("agent_message_chunk") {
+				text.WriteString(f.Update(t).Update.Content.Text)
 			}
 			return strings.Contains(text.String(), "two")
 		}
 	}
 	var aText, bText strings.Builder
-	aSeen, bSeen := a.until(sawTwo(&aText)), b.until(sawTwo(&bText))
+	aSeen, bSeen := a.Until(sawTwo(&aText)), b.Until(sawTwo(&bText))
 	d.proc.Kill()
 	testkit.Equal(t, d.proc.Wait(t, acpWait), -1)
 
@@ -46,12 +47,12 @@ func TestDaemonACPSIGKILLMidTurnReattach(t *testing.T) {
 	var rs []*reattached
 	for _, cl := range []struct {
 		name string
-		seen []wsFrame
+		seen []acpclient.Frame
 	}{{"editor", aSeen}, {"browser", bSeen}} {
 		c := d.dialACP(t, cl.name)
-		replayed, res := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": lastAnchor(t, cl.seen)})
+		replayed, res := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": lastAnchor(t, cl.seen)})
 		testkit.Equal(t, res.HistoryPolicy, "after_message")
-		r := &reattached{name: cl.name, c: c, got: append([]wsFrame{}, cl.seen...)}
+		r := &reattached{name: cl.name, c: c, got: append([]acpclient.Frame{}, cl.seen...)}
 		for _, f := range replayed {
 			r.take(t, f)
 		}
@@ -59,14 +60,14 @@ func TestDaemonACPSIGKILLMidTurnReattach(t *testing.T) {
 	}
 	for _, r := range rs {
 		if !r.finished {
-			r.c.until(func(f wsFrame) bool { r.take(t, f); return r.finished })
+			r.c.Until(func(f acpclient.Frame) bool { r.take(t, f); return r.finished })
 		}
-		requireIncreasing(t, r.got)
+		acpclient.RequireIncreasing(t, r.got)
 		fresh := d.dialACP(t, "fresh-"+r.name)
-		full, _ := fresh.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
-		testkit.Equal(t, chunks(t, r.got), chunks(t, full))
-		if !strings.HasPrefix(chunks(t, full), "one two") || !strings.HasSuffix(chunks(t, full), "resumed") {
-			t.Fatalf("%s: the session's text %q is not the first run's then the resumed one's", r.name, chunks(t, full))
+		full, _ := fresh.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+		testkit.Equal(t, acpclient.Chunks(t, r.got), acpclient.Chunks(t, full))
+		if !strings.HasPrefix(acpclient.Chunks(t, full), "one two") || !strings.HasSuffix(acpclient.Chunks(t, full), "resumed") {
+			t.Fatalf("%s: the session's text %q is not the first run's then the resumed one's", r.name, acpclient.Chunks(t, full))
 		}
 		// Everything the store has after the anchor, the client now has.
 		testkit.Equal(t, lastAnchor(t, r.got), lastAnchor(t, full))
@@ -76,25 +77,25 @@ func TestDaemonACPSIGKILLMidTurnReattach(t *testing.T) {
 // reattached is a client of the restarted daemon and all it received.
 type reattached struct {
 	name     string
-	c        *acpClient
-	got      []wsFrame
+	c        *acpclient.Client
+	got      []acpclient.Frame
 	finished bool // the resumed run's turn_complete came
 }
 
 // take adds a frame the client received.
-func (r *reattached) take(t testing.TB, f wsFrame) {
+func (r *reattached) take(t testing.TB, f acpclient.Frame) {
 	r.got = append(r.got, f)
-	if f.isUpdate("turn_complete") && strings.Contains(chunks(t, r.got), "resumed") {
+	if f.IsUpdate("turn_complete") && strings.Contains(acpclient.Chunks(t, r.got), "resumed") {
 		r.finished = true
 	}
 }
 
 // lastAnchor is the messageId of the last update among fs.
-func lastAnchor(t testing.TB, fs []wsFrame) string {
+func lastAnchor(t testing.TB, fs []acpclient.Frame) string {
 	t.Helper()
 	for i := len(fs) - 1; i >= 0; i-- {
 		if fs[i].Method == "session/update" {
-			if id := fs[i].update(t).Meta.Hydra.MessageID; id != "" {
+			if id := fs[i].Update(t).Meta.Hydra.MessageID; id != "" {
 				return id
 			}
 		}

@@ -1,32 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
-
-// queued is a hydra-acp/prompt_queue notification's params.
-type queued struct {
-	MessageID string `json:"messageId"`
-	Reason    string `json:"reason"`
-	Position  int    `json:"position"`
-	Prompt    []struct {
-		Text string `json:"text"`
-	} `json:"prompt"`
-}
-
-func (f wsFrame) queued(t testing.TB) queued {
-	t.Helper()
-	var q queued
-	testkit.NoError(t, json.Unmarshal(f.Params, &q))
-	return q
-}
 
 // The prompt-queue surface through the daemon binary: prompts queue behind
 // the running one; update edits a queued one, cancel removes one (its
@@ -38,9 +21,9 @@ func TestDaemonACPQueueAndReadonly(t *testing.T) {
 		llmserver.Steps(llmserver.Text("second answer")))
 	d := startDaemon(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 	r := d.dialACP(t, "viewer")
-	r.attach(map[string]any{"sessionId": sid, "historyPolicy": "none",
+	r.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none",
 		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
 
 	for _, call := range []struct {
@@ -51,20 +34,20 @@ func TestDaemonACPQueueAndReadonly(t *testing.T) {
 		{"session/cancel", map[string]any{"sessionId": sid}},
 		{"hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": "m-1"}},
 	} {
-		f := r.waitAnswer(r.call(call.method, call.params))
+		f := r.WaitAnswer(r.Call(call.method, call.params))
 		if f.Error == nil || f.Error.Code != -32011 {
-			t.Fatalf("%s from a read-only client: %s, want error -32011", call.method, f.raw)
+			t.Fatalf("%s from a read-only client: %s, want error -32011", call.method, f.Raw)
 		}
 	}
 
-	p1 := a.prompt(sid, "first")
-	a.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
-	p2 := a.prompt(sid, "second")
-	p3 := a.prompt(sid, "third")
-	var added []queued
-	r.until(func(f wsFrame) bool {
+	p1 := a.Prompt(sid, "first")
+	a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	p2 := a.Prompt(sid, "second")
+	p3 := a.Prompt(sid, "third")
+	var added []acpclient.QueueNote
+	r.Until(func(f acpclient.Frame) bool {
 		if f.Method == "hydra-acp/prompt_queue/added" {
-			added = append(added, f.queued(t))
+			added = append(added, f.QueueNote(t))
 		}
 		return len(added) == 3
 	})
@@ -73,32 +56,32 @@ func TestDaemonACPQueueAndReadonly(t *testing.T) {
 	testkit.Equal(t, added[2].Position, 2)
 
 	var res map[string]any
-	a.waitAnswer(a.call("hydra-acp/prompt/update", map[string]any{"sessionId": sid, "messageId": second,
-		"prompt": []any{map[string]any{"type": "text", "text": "second, edited"}}})).decode(t, &res)
+	a.WaitAnswer(a.Call("hydra-acp/prompt/update", map[string]any{"sessionId": sid, "messageId": second,
+		"prompt": []any{map[string]any{"type": "text", "text": "second, edited"}}})).Decode(t, &res)
 	testkit.Equal(t, res["updated"], true)
-	upd := r.until(func(f wsFrame) bool { return f.Method == "hydra-acp/prompt_queue/updated" })
-	testkit.Equal(t, upd[len(upd)-1].queued(t).Prompt[0].Text, "second, edited")
+	upd := r.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/prompt_queue/updated" })
+	testkit.Equal(t, upd[len(upd)-1].QueueNote(t).Prompt[0].Text, "second, edited")
 
-	cancel := a.call("hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": third})
-	fs := a.until(func(f wsFrame) bool { return f.answers(cancel) })
-	fs[len(fs)-1].decode(t, &res)
+	cancel := a.Call("hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": third})
+	fs := a.Until(func(f acpclient.Frame) bool { return f.Answers(cancel) })
+	fs[len(fs)-1].Decode(t, &res)
 	testkit.Equal(t, res["cancelled"], true)
 	// The cancelled prompt's answer and the cancel's come in either order.
-	if !slices.ContainsFunc(fs, func(f wsFrame) bool { return f.answers(p3) }) {
-		fs = a.until(func(f wsFrame) bool { return f.answers(p3) })
+	if !slices.ContainsFunc(fs, func(f acpclient.Frame) bool { return f.Answers(p3) }) {
+		fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(p3) })
 	}
-	got := fs[slices.IndexFunc(fs, func(f wsFrame) bool { return f.answers(p3) })]
+	got := fs[slices.IndexFunc(fs, func(f acpclient.Frame) bool { return f.Answers(p3) })]
 	testkit.Equal(t, string(got.Result), `{"stopReason":"cancelled"}`)
-	rm := r.until(func(f wsFrame) bool {
-		return f.Method == "hydra-acp/prompt_queue/removed" && f.queued(t).MessageID == third
+	rm := r.Until(func(f acpclient.Frame) bool {
+		return f.Method == "hydra-acp/prompt_queue/removed" && f.QueueNote(t).MessageID == third
 	})
-	testkit.Equal(t, rm[len(rm)-1].queued(t).Reason, "cancelled")
+	testkit.Equal(t, rm[len(rm)-1].QueueNote(t).Reason, "cancelled")
 
-	fs = a.until(func(f wsFrame) bool { return f.answers(p1) })
+	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(p1) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
-	fs = a.until(func(f wsFrame) bool { return f.answers(p2) })
+	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(p2) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
-	if text := chunks(t, fs); !strings.Contains(text, "second answer") {
+	if text := acpclient.Chunks(t, fs); !strings.Contains(text, "second answer") {
 		t.Fatalf("the edited prompt should have run after the first; got %q", text)
 	}
 }

@@ -22,9 +22,9 @@ func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Tokens(deltas, "x")))
 	d := startDaemon(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
 	fast := d.dialACP(t, "fast")
-	sid, _ := fast.newSession(t.TempDir())
+	sid, _ := fast.NewSession(t.TempDir())
 	slow := d.dialACP(t, "slow")
-	slow.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	slow.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
 	var slowRead atomic.Int64
 	slowSeqs := make(chan []int64, 1)
@@ -37,8 +37,8 @@ func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 			if n%1000 == 0 {
 				time.Sleep(300 * time.Millisecond)
 			}
-			_ = slow.ws.SetReadDeadline(time.Now().Add(2 * time.Minute))
-			_, b, err := slow.ws.ReadMessage()
+			_ = slow.WS.SetReadDeadline(time.Now().Add(2 * time.Minute))
+			_, b, err := slow.WS.ReadMessage()
 			if err != nil {
 				return
 			}
@@ -54,11 +54,11 @@ func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 	}()
 
 	start := time.Now()
-	pid := fast.prompt(sid, "go on")
+	pid := fast.Prompt(sid, "go on")
 	var fastSeqs []int64
-	_ = fast.ws.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	_ = fast.WS.SetReadDeadline(time.Now().Add(2 * time.Minute))
 	for {
-		_, b, err := fast.ws.ReadMessage()
+		_, b, err := fast.WS.ReadMessage()
 		testkit.NoError(t, err)
 		s := string(b)
 		if strings.Contains(s, `"sessionUpdate":"agent_message_chunk"`) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -17,27 +18,27 @@ import (
 func TestDaemonACPAuth(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), nil)
 	c := d.dialACP(t, "editor")
-	testkit.Equal(t, c.subprotocol, "acp.v1")
+	testkit.Equal(t, c.Subprotocol, "acp.v1")
 
-	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), nil, "acp.v1"), http.StatusSwitchingProtocols)
+	testkit.Equal(t, acpclient.DialStatus(t, d.wsURL("token="+d.token), nil, "acp.v1"), http.StatusSwitchingProtocols)
 	for name, try := range map[string]func() int{
-		"no token":           func() int { return dialStatus(t, d.wsURL(""), nil, "acp.v1") },
-		"wrong subprotocol":  func() int { return dialStatus(t, d.wsURL(""), nil, "acp.v1", "hydra-acp-token.nope") },
-		"wrong query token":  func() int { return dialStatus(t, d.wsURL("token=nope"), nil, "acp.v1") },
-		"empty query token":  func() int { return dialStatus(t, d.wsURL("token="), nil) },
-		"bearer of a prefix": func() int { return dialStatus(t, d.wsURL("token="+d.token[:len(d.token)-1]), nil) },
+		"no token":           func() int { return acpclient.DialStatus(t, d.wsURL(""), nil, "acp.v1") },
+		"wrong subprotocol":  func() int { return acpclient.DialStatus(t, d.wsURL(""), nil, "acp.v1", "hydra-acp-token.nope") },
+		"wrong query token":  func() int { return acpclient.DialStatus(t, d.wsURL("token=nope"), nil, "acp.v1") },
+		"empty query token":  func() int { return acpclient.DialStatus(t, d.wsURL("token="), nil) },
+		"bearer of a prefix": func() int { return acpclient.DialStatus(t, d.wsURL("token="+d.token[:len(d.token)-1]), nil) },
 	} {
 		if got := try(); got != http.StatusUnauthorized {
 			t.Fatalf("%s: status %d, want 401", name, got)
 		}
 	}
 	foreign := http.Header{"Origin": {"https://evil.example"}}
-	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), foreign, "acp.v1"), http.StatusForbidden)
+	testkit.Equal(t, acpclient.DialStatus(t, d.wsURL("token="+d.token), foreign, "acp.v1"), http.StatusForbidden)
 	own := http.Header{"Origin": {d.url}}
-	testkit.Equal(t, dialStatus(t, d.wsURL("token="+d.token), own, "acp.v1"), http.StatusSwitchingProtocols)
+	testkit.Equal(t, acpclient.DialStatus(t, d.wsURL("token="+d.token), own, "acp.v1"), http.StatusSwitchingProtocols)
 
 	// The refusals cost nothing: the first connection still works.
-	if sid, _ := c.newSession(t.TempDir()); sid == "" {
+	if sid, _ := c.NewSession(t.TempDir()); sid == "" {
 		t.Fatal("session/new answered no session id")
 	}
 }
@@ -51,44 +52,44 @@ func TestDaemonACPTwoClientsAndLateAttach(t *testing.T) {
 		llmserver.Text("two "), llmserver.Text("three "), llmserver.Delay(700*time.Millisecond), llmserver.Text("four")))
 	d := startDaemon(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 	b := d.dialACP(t, "browser")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
 	c := d.dialACP(t, "phone")
-	c.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
-	pid := a.prompt(sid, "count")
+	pid := a.Prompt(sid, "count")
 	var seen strings.Builder
-	first := c.until(func(f wsFrame) bool {
-		if f.isUpdate("agent_message_chunk") {
-			seen.WriteString(f.update(t).Update.Content.Text)
+	first := c.Until(func(f acpclient.Frame) bool {
+		if f.IsUpdate("agent_message_chunk") {
+			seen.WriteString(f.Update(t).Update.Content.Text)
 		}
 		return strings.HasPrefix(seen.String(), "one")
 	})
-	anchor := first[len(first)-1].update(t).Meta.Hydra.MessageID
-	c.waitAnswer(c.call("session/detach", map[string]any{"sessionId": sid}))
+	anchor := first[len(first)-1].Update(t).Meta.Hydra.MessageID
+	c.WaitAnswer(c.Call("session/detach", map[string]any{"sessionId": sid}))
 	time.Sleep(500 * time.Millisecond) // "two three " is committed meanwhile
 
-	replayed, res := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
+	replayed, res := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
 	testkit.Equal(t, res.HistoryPolicy, "after_message")
 	testkit.Equal(t, res.Replayed, len(replayed))
-	testkit.Equal(t, chunks(t, replayed) != "", true)
-	live := c.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Chunks(t, replayed) != "", true)
+	live := c.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
 	all := append(append(first, replayed...), live...)
-	requireIncreasing(t, all)
-	testkit.Equal(t, chunks(t, all), "one two three four")
+	acpclient.RequireIncreasing(t, all)
+	testkit.Equal(t, acpclient.Chunks(t, all), "one two three four")
 
-	aFrames := a.until(func(f wsFrame) bool { return f.answers(pid) })
+	aFrames := a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(aFrames[len(aFrames)-1].Result), `{"stopReason":"end_turn"}`)
-	testkit.Equal(t, chunks(t, aFrames), "one two three four")
-	testkit.Equal(t, count(aFrames, "prompt_received"), 0)
-	requireIncreasing(t, aFrames)
+	testkit.Equal(t, acpclient.Chunks(t, aFrames), "one two three four")
+	testkit.Equal(t, acpclient.Count(aFrames, "prompt_received"), 0)
+	acpclient.RequireIncreasing(t, aFrames)
 
-	bFrames := b.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
-	testkit.Equal(t, chunks(t, bFrames), "one two three four")
-	testkit.Equal(t, count(bFrames, "prompt_received"), 1)
-	testkit.Equal(t, bFrames[len(bFrames)-1].update(t).Update.StopReason, "end_turn")
-	requireIncreasing(t, bFrames)
+	bFrames := b.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Chunks(t, bFrames), "one two three four")
+	testkit.Equal(t, acpclient.Count(bFrames, "prompt_received"), 1)
+	testkit.Equal(t, bFrames[len(bFrames)-1].Update(t).Update.StopReason, "end_turn")
+	acpclient.RequireIncreasing(t, bFrames)
 }
 
 // Each attached client is asked for the permission; the first answer wins
@@ -98,28 +99,26 @@ func TestDaemonACPPermissionRace(t *testing.T) {
 		llmserver.Steps(llmserver.Text("ok")))
 	d := startDaemon(t, t.TempDir(), env, model...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 	b := d.dialACP(t, "browser")
-	_, bAtt := b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
-	pid := a.prompt(sid, "run it")
-	isAsk := func(f wsFrame) bool { return f.Method == "session/request_permission" }
-	askedA := a.until(isAsk)
-	asked := b.until(isAsk)
-	b.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	_, bAtt := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	pid := a.Prompt(sid, "run it")
+	isAsk := func(f acpclient.Frame) bool { return f.Method == "session/request_permission" }
+	askedA := a.Until(isAsk)
+	asked := b.Until(isAsk)
+	b.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 
-	fs := a.until(func(f wsFrame) bool { return f.isUpdate("permission_resolved") })
-	u := fs[len(fs)-1].update(t)
+	fs := a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
+	u := fs[len(fs)-1].Update(t)
 	testkit.Equal(t, u.Update.ToolCallID, "c1")
 	testkit.Equal(t, u.Update.ResolvedBy, bAtt.ClientID)
 	// The loser's late answer changes nothing: the call runs once.
-	a.send(map[string]any{"jsonrpc": "2.0", "id": askedA[len(askedA)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
-	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
+	a.AnswerPermission(askedA[len(askedA)-1].ID, "reject_once")
+	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
 	ran := 0
 	for _, f := range fs {
-		if f.isUpdate("tool_call_update") && strings.Contains(f.raw, `"status":"completed"`) && strings.Contains(f.raw, "raced") {
+		if f.IsUpdate("tool_call_update") && strings.Contains(f.Raw, `"status":"completed"`) && strings.Contains(f.Raw, "raced") {
 			ran++
 		}
 	}
@@ -147,9 +146,9 @@ func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
 	}
 	idle := d.create(t, t.TempDir())
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 	b := d.dialACP(t, "browser")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	e, l := entry(sid)
 	testkit.Equal(t, e.AttachedClients, 2)
 	testkit.Equal(t, l.AttachedClients, 2)
@@ -157,23 +156,22 @@ func TestDaemonRESTEntriesShowACPClients(t *testing.T) {
 	e, _ = entry(idle)
 	testkit.Equal(t, e.AttachedClients, 0)
 
-	pid := a.prompt(sid, "run it")
-	asked := a.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	pid := a.Prompt(sid, "run it")
+	asked := a.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
 	// The hub hears of the request in the same step that sends it, so just
 	// after the client does.
 	testkit.Eventually(t, acpWait, "awaitingInput and busy", func() bool {
 		e, l := entry(sid)
 		return e.AwaitingInput && e.Busy && l.AwaitingInput && l.Busy
 	})
-	a.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
-	a.waitAnswer(pid)
+	a.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
+	a.WaitAnswer(pid)
 	testkit.Eventually(t, acpWait, "awaitingInput and busy cleared", func() bool {
 		e, l := entry(sid)
 		return !e.AwaitingInput && !l.AwaitingInput && !e.Busy
 	})
 
-	b.waitAnswer(b.call("session/detach", map[string]any{"sessionId": sid}))
+	b.WaitAnswer(b.Call("session/detach", map[string]any{"sessionId": sid}))
 	e, _ = entry(sid)
 	testkit.Equal(t, e.AttachedClients, 1)
 }
@@ -186,10 +184,10 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("mine")), llmserver.Steps(llmserver.Text("again")))
 	d := startDaemon(t, home, env, model...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
-	pid := a.prompt(sid, "hi")
-	fs := a.until(func(f wsFrame) bool { return f.answers(pid) })
-	testkit.Equal(t, chunks(t, fs), "mine")
+	sid, _ := a.NewSession(t.TempDir())
+	pid := a.Prompt(sid, "hi")
+	fs := a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
+	testkit.Equal(t, acpclient.Chunks(t, fs), "mine")
 
 	code, out := runPrompt(t, home, env, model, sid, "steal")
 	if code == 0 || !strings.Contains(out, "troupe daemon") {
@@ -203,19 +201,16 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 		_, err = stdio.Stdin.Write(append(b, '\n'))
 		testkit.NoError(t, err)
 	}
-	next := func() wsFrame {
+	next := func() acpclient.Frame {
 		line, ok := stdio.ReadLine(acpWait)
 		if !ok {
 			t.Fatalf("troupe acp: no message in %s; stderr %s", acpWait, stdio.Stderr())
 		}
-		var f wsFrame
-		testkit.NoError(t, json.Unmarshal([]byte(line), &f))
-		f.raw = line
-		return f
+		return acpclient.Parse(t, []byte(line))
 	}
-	answer := func(id int) wsFrame {
+	answer := func(id int) acpclient.Frame {
 		for {
-			if f := next(); f.answers(id) {
+			if f := next(); f.Answers(id) {
 				return f
 			}
 		}
@@ -224,30 +219,30 @@ func TestDaemonACPSessionLeaseRefusesOtherProcesses(t *testing.T) {
 	answer(1)
 	send(2, "session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	if f := answer(2); f.Error == nil || !strings.Contains(f.Error.Message, "troupe daemon") {
-		t.Fatalf("troupe acp attach to a session the daemon holds: %s", f.raw)
+		t.Fatalf("troupe acp attach to a session the daemon holds: %s", f.Raw)
 	}
 	// Read-only, troupe acp watches it from the store.
 	send(3, "session/attach", map[string]any{"sessionId": sid, "historyPolicy": "full",
 		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
-	var replayed []wsFrame
-	for f := next(); !f.answers(3); f = next() {
+	var replayed []acpclient.Frame
+	for f := next(); !f.Answers(3); f = next() {
 		replayed = append(replayed, f)
 	}
-	testkit.Equal(t, chunks(t, replayed), "mine")
+	testkit.Equal(t, acpclient.Chunks(t, replayed), "mine")
 
 	// The daemon still writes it, and the watcher sees that.
-	pid = a.prompt(sid, "more")
-	fs = a.until(func(f wsFrame) bool { return f.answers(pid) })
-	testkit.Equal(t, chunks(t, fs), "again")
-	var watched []wsFrame
+	pid = a.Prompt(sid, "more")
+	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
+	testkit.Equal(t, acpclient.Chunks(t, fs), "again")
+	var watched []acpclient.Frame
 	for f := next(); ; f = next() {
 		watched = append(watched, f)
-		if f.isUpdate("turn_complete") {
+		if f.IsUpdate("turn_complete") {
 			break
 		}
 	}
-	testkit.Equal(t, chunks(t, watched), "again")
-	requireIncreasing(t, append(replayed, watched...))
+	testkit.Equal(t, acpclient.Chunks(t, watched), "again")
+	acpclient.RequireIncreasing(t, append(replayed, watched...))
 }
 
 // A read-only attach to a cold session replays it from the store without
@@ -259,18 +254,18 @@ func TestDaemonACPReadonlyAttachLeavesSessionCold(t *testing.T) {
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("first")), llmserver.Steps(llmserver.Text("second")))
 	d := startDaemon(t, home, env, append(model, "--approval-mode", "yolo")...)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
-	pid := a.prompt(sid, "hi")
-	a.waitAnswer(pid)
+	sid, _ := a.NewSession(t.TempDir())
+	pid := a.Prompt(sid, "hi")
+	a.WaitAnswer(pid)
 	testkit.Equal(t, d.do(t, "POST", "/v1/sessions/"+sid+"/kill", nil).StatusCode, http.StatusAccepted)
-	a.until(func(f wsFrame) bool { return f.Method == "hydra-acp/session/closed" })
+	a.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/session/closed" })
 	var e sessionEntry
 	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
 	testkit.Equal(t, e.Status, "cold")
 
 	w := d.dialACP(t, "watcher")
-	replayed, _ := w.attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
-	testkit.Equal(t, chunks(t, replayed), "first")
+	replayed, _ := w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
+	testkit.Equal(t, acpclient.Chunks(t, replayed), "first")
 	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
 	testkit.Equal(t, e.Status, "cold")
 	testkit.Equal(t, e.AttachedClients, 2)
@@ -278,9 +273,9 @@ func TestDaemonACPReadonlyAttachLeavesSessionCold(t *testing.T) {
 	if code, out := runPrompt(t, home, env, model, sid, "again"); code != 0 {
 		t.Fatalf("troupe run while the daemon only watches the session: exit %d\n%s", code, out)
 	}
-	live := w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
-	testkit.Equal(t, chunks(t, live), "second")
-	requireIncreasing(t, append(replayed, live...))
+	live := w.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Chunks(t, live), "second")
+	acpclient.RequireIncreasing(t, append(replayed, live...))
 	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
 	testkit.Equal(t, e.Status, "cold")
 }

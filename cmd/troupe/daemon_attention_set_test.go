@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 )
 
 type flagsUpdate struct {
@@ -20,11 +21,11 @@ type flagsUpdate struct {
 }
 
 // waitAttention reads frames up to the next attention_updated.
-func (c *acpClient) waitAttention() flagsUpdate {
-	c.t.Helper()
-	fs := c.until(func(f wsFrame) bool { return f.Method == "hydra-acp/session/attention_updated" })
+func waitAttention(t testing.TB, c *acpclient.Client) flagsUpdate {
+	t.Helper()
+	fs := c.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/session/attention_updated" })
 	var u flagsUpdate
-	testkit.NoError(c.t, json.Unmarshal(fs[len(fs)-1].Params, &u))
+	testkit.NoError(t, json.Unmarshal(fs[len(fs)-1].Params, &u))
 	return u
 }
 
@@ -36,16 +37,16 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 	env, model := llmEnv(t)
 	d := startDaemon(t, home, env, model...)
 	tui := d.dialACP(t, "tui")
-	sid, _ := tui.newSession(work)
+	sid, _ := tui.NewSession(work)
 	planner := d.dialACP(t, "planner")
 
-	set := func(c *acpClient, params map[string]any) wsFrame {
-		return c.waitAnswer(c.call("hydra-acp/attention/set", params))
+	set := func(c *acpclient.Client, params map[string]any) acpclient.Frame {
+		return c.WaitAnswer(c.Call("hydra-acp/attention/set", params))
 	}
 	var ok struct{ OK bool }
-	set(planner, map[string]any{"sessionId": sid, "reason": "review", "payload": map[string]any{"step": 2}}).decode(t, &ok)
+	set(planner, map[string]any{"sessionId": sid, "reason": "review", "payload": map[string]any{"step": 2}}).Decode(t, &ok)
 	testkit.Equal(t, ok.OK, true)
-	u := tui.waitAttention()
+	u := waitAttention(t, tui)
 	if u.SessionID != sid || len(u.Flags) != 1 || u.Flags[0].Source != "planner" || u.Flags[0].Reason != "review" ||
 		u.Flags[0].Payload["step"] != float64(2) || u.Flags[0].RaisedAt == 0 {
 		t.Fatalf("attention_updated: %+v", u)
@@ -54,10 +55,10 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 
 	// The same reason from another raiser is another flag; a new payload
 	// replaces the old in place.
-	set(tui, map[string]any{"sessionId": sid, "reason": "review"}).decode(t, &ok)
-	testkit.Equal(t, len(tui.waitAttention().Flags), 2)
-	set(planner, map[string]any{"sessionId": sid, "reason": "review", "payload": map[string]any{"step": 3}}).decode(t, &ok)
-	u = tui.waitAttention()
+	set(tui, map[string]any{"sessionId": sid, "reason": "review"}).Decode(t, &ok)
+	testkit.Equal(t, len(waitAttention(t, tui).Flags), 2)
+	set(planner, map[string]any{"sessionId": sid, "reason": "review", "payload": map[string]any{"step": 3}}).Decode(t, &ok)
+	u = waitAttention(t, tui)
 	if len(u.Flags) != 2 || u.Flags[0].Source != "planner" || u.Flags[0].Payload["step"] != float64(3) || u.Flags[0].RaisedAt != raisedAt ||
 		u.Flags[1].Source != "tui" {
 		t.Fatalf("after the update: %+v", u)
@@ -74,7 +75,7 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 	} {
 		f := set(planner, bad.params)
 		if f.Error == nil || f.Error.Code != bad.code {
-			t.Fatalf("set %v: %s, want error %d", bad.params, f.raw, bad.code)
+			t.Fatalf("set %v: %s, want error %d", bad.params, f.Raw, bad.code)
 		}
 	}
 
@@ -104,18 +105,18 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 			Hydra struct{ AwaitingInput bool } `json:"hydra-acp"`
 		} `json:"_meta"`
 	}
-	tui.waitAnswer(tui.call("session/load", map[string]any{"sessionId": sid, "cwd": work, "mcpServers": []any{}})).decode(t, &attached)
+	tui.WaitAnswer(tui.Call("session/load", map[string]any{"sessionId": sid, "cwd": work, "mcpServers": []any{}})).Decode(t, &attached)
 	testkit.Equal(t, attached.Meta.Hydra.AwaitingInput, true)
-	if u = tui.waitAttention(); len(u.Flags) != 2 || u.Flags[0].RaisedAt != raisedAt {
+	if u = waitAttention(t, tui); len(u.Flags) != 2 || u.Flags[0].RaisedAt != raisedAt {
 		t.Fatalf("attention on attach after restart: %+v", u)
 	}
 	planner = d.dialACP(t, "planner")
-	clear := func(c *acpClient, reason string) {
-		c.waitAnswer(c.call("hydra-acp/attention/clear", map[string]any{"sessionId": sid, "reason": reason})).decode(t, &ok)
+	clear := func(c *acpclient.Client, reason string) {
+		c.WaitAnswer(c.Call("hydra-acp/attention/clear", map[string]any{"sessionId": sid, "reason": reason})).Decode(t, &ok)
 		testkit.Equal(t, ok.OK, true)
 	}
 	clear(planner, "review")
-	u = tui.waitAttention()
+	u = waitAttention(t, tui)
 	if len(u.Flags) != 1 || u.Flags[0].Source != "tui" {
 		t.Fatalf("after the planner's clear: %+v", u)
 	}
@@ -124,7 +125,7 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 	// The user's emergency clear of everything left.
 	d.call(t, "POST", "/v1/sessions/"+sid+"/attention/clear", map[string]any{}, http.StatusOK, &got)
 	testkit.Equal(t, len(got.Flags), 0)
-	testkit.Equal(t, len(tui.waitAttention().Flags), 0)
+	testkit.Equal(t, len(waitAttention(t, tui).Flags), 0)
 	wantError(t, d.do(t, "POST", "/v1/sessions/nope/attention/clear", map[string]any{}), http.StatusNotFound)
 	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/attention/clear", map[string]any{"reason": "review"}), http.StatusBadRequest)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 )
 
 // A flag a transformer or an extension raises is keyed by its process
@@ -19,10 +20,10 @@ func TestDaemonAttentionSourceIsProcessName(t *testing.T) {
 	ext := d.waitRunning(t, "extensions", "ext", extLog, 0)
 	sid := d.create(t, t.TempDir())
 
-	set := func(c *acpClient) {
+	set := func(c *acpclient.Client) {
 		t.Helper()
 		var ok struct{ OK bool }
-		c.waitAnswer(c.call("hydra-acp/attention/set", map[string]any{"sessionId": sid, "reason": "review"})).decode(t, &ok)
+		c.WaitAnswer(c.Call("hydra-acp/attention/set", map[string]any{"sessionId": sid, "reason": "review"})).Decode(t, &ok)
 		testkit.Equal(t, ok.OK, true)
 	}
 	set(d.dialProcess(t, tr.PID, "planner"))

@@ -104,7 +104,7 @@ func awaitingEntry(t *testing.T, d *daemonProc, id string) (sessionEntry, sessio
 func acpListedAwaiting(t *testing.T, d *daemonProc, id string) bool {
 	t.Helper()
 	c := d.dialACP(t, "lister")
-	defer c.ws.Close()
+	defer c.WS.Close()
 	var res struct {
 		Sessions []struct {
 			SessionID string `json:"sessionId"`
@@ -113,7 +113,7 @@ func acpListedAwaiting(t *testing.T, d *daemonProc, id string) bool {
 			} `json:"_meta"`
 		}
 	}
-	c.waitAnswer(c.call("session/list", map[string]any{})).decode(t, &res)
+	c.WaitAnswer(c.Call("session/list", map[string]any{})).Decode(t, &res)
 	for _, s := range res.Sessions {
 		if s.SessionID == id {
 			return s.Meta.Hydra.AwaitingInput

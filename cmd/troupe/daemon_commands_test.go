@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -33,11 +34,11 @@ func commandsDaemon(t *testing.T, env ...string) (*daemonProc, string) {
 
 // queuedAs sends text as a prompt and reads up to its
 // prompt_queue/added; it returns the prompt's message id.
-func (c *acpClient) queuedAs(sid, text string) string {
-	c.t.Helper()
-	c.prompt(sid, text)
+func queuedAs(t testing.TB, c *acpclient.Client, sid, text string) string {
+	t.Helper()
+	c.Prompt(sid, text)
 	var id string
-	c.until(func(f wsFrame) bool {
+	c.Until(func(f acpclient.Frame) bool {
 		if f.Method != "hydra-acp/prompt_queue/added" {
 			return false
 		}
@@ -45,7 +46,7 @@ func (c *acpClient) queuedAs(sid, text string) string {
 			MessageID string
 			Prompt    []struct{ Text string }
 		}
-		testkit.NoError(c.t, json.Unmarshal(f.Params, &p))
+		testkit.NoError(t, json.Unmarshal(f.Params, &p))
 		if len(p.Prompt) == 1 && p.Prompt[0].Text == text {
 			id = p.MessageID
 			return true
@@ -91,24 +92,24 @@ func waitCommandCall(t *testing.T, log, method, messageID string) map[string]any
 func TestDaemonExtensionCommandQueuedEdits(t *testing.T) {
 	d, log := commandsDaemon(t)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 
-	slow := a.queuedAs(sid, "/hydra ext slow")
+	slow := queuedAs(t, a, sid, "/hydra ext slow")
 	waitCommandCall(t, log, "hydra-acp/commands/invoke", slow)
-	cancelled := a.queuedAs(sid, "/hydra ext greet x")
-	res := a.waitAnswer(a.call("hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": cancelled}))
+	cancelled := queuedAs(t, a, sid, "/hydra ext greet x")
+	res := a.WaitAnswer(a.Call("hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": cancelled}))
 	if !strings.Contains(string(res.Result), `"cancelled":true`) {
-		t.Fatalf("prompt/cancel answered %s", res.raw)
+		t.Fatalf("prompt/cancel answered %s", res.Raw)
 	}
-	amended := a.queuedAs(sid, "/hydra ext greet a")
-	res = a.waitAnswer(a.call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": amended,
+	amended := queuedAs(t, a, sid, "/hydra ext greet a")
+	res = a.WaitAnswer(a.Call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": amended,
 		"prompt": []any{map[string]any{"type": "text", "text": "/hydra ext greet b"}}}))
 	if !strings.Contains(string(res.Result), `"amended":true`) {
-		t.Fatalf("prompt/amend answered %s", res.raw)
+		t.Fatalf("prompt/amend answered %s", res.Raw)
 	}
-	again := a.queuedAs(sid, "/hydra ext greet x")
+	again := queuedAs(t, a, sid, "/hydra ext greet x")
 
-	a.call("session/cancel", map[string]any{"sessionId": sid})
+	a.Call("session/cancel", map[string]any{"sessionId": sid})
 	testkit.Equal(t, waitCommandCall(t, log, "hydra-acp/commands/cancel", slow)["reason"], any("cancelled"))
 	p := waitCommandCall(t, log, "hydra-acp/commands/invoke", again)
 	testkit.Equal(t, p["args"], any("x"))
@@ -128,8 +129,8 @@ func TestDaemonExtensionCommandKilledIsAbandoned(t *testing.T) {
 	d, log := commandsDaemon(t)
 	a := d.dialACP(t, "editor")
 	for _, cut := range []struct{ method, path string }{{"POST", "/kill"}, {"DELETE", ""}} {
-		sid, _ := a.newSession(t.TempDir())
-		slow := a.queuedAs(sid, "/hydra ext slow")
+		sid, _ := a.NewSession(t.TempDir())
+		slow := queuedAs(t, a, sid, "/hydra ext slow")
 		waitCommandCall(t, log, "hydra-acp/commands/invoke", slow)
 		res := d.do(t, cut.method, "/v1/sessions/"+sid+cut.path, nil)
 		_ = res.Body.Close()
@@ -145,8 +146,8 @@ func TestDaemonExtensionCommandKilledIsAbandoned(t *testing.T) {
 func TestDaemonExtensionCommandShutdownIsAbandoned(t *testing.T) {
 	d, log := commandsDaemon(t, "PLUGIN_DRAIN=1")
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
-	slow := a.queuedAs(sid, "/hydra ext slow")
+	sid, _ := a.NewSession(t.TempDir())
+	slow := queuedAs(t, a, sid, "/hydra ext slow")
 	waitCommandCall(t, log, "hydra-acp/commands/invoke", slow)
 	d.proc.Signal(syscall.SIGTERM)
 	testkit.Equal(t, d.proc.Wait(t, 30*time.Second), 0)

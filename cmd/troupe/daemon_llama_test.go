@@ -11,6 +11,7 @@ import (
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 )
 
 // Two sessions of a daemon on two llama configs, each starting its own
@@ -23,15 +24,15 @@ func TestDaemonTwoLlamaConfigsOneCrashing(t *testing.T) {
 	d := startDaemon(t, home, nil, "--provider", "llama", "--model", "a")
 	cwd := t.TempDir()
 	ca, cb := d.dialACP(t, "a"), d.dialACP(t, "b")
-	sa, _ := ca.newSession(cwd)
-	sb, _ := cb.newSession(cwd)
-	set := cb.waitAnswer(cb.call("session/set_model", map[string]any{"sessionId": sb, "modelId": "b"}))
+	sa, _ := ca.NewSession(cwd)
+	sb, _ := cb.NewSession(cwd)
+	set := cb.WaitAnswer(cb.Call("session/set_model", map[string]any{"sessionId": sb, "modelId": "b"}))
 	if set.Error != nil {
-		t.Fatalf("set_model b: %s", set.raw)
+		t.Fatalf("set_model b: %s", set.Raw)
 	}
 	promptA := strings.Repeat("alpha beta gamma delta ", 6)
 	promptB := strings.Repeat("one two three ", 10)
-	pa, pb := ca.prompt(sa, promptA), cb.prompt(sb, promptB)
+	pa, pb := ca.Prompt(sa, promptA), cb.Prompt(sb, promptB)
 
 	store, err := persistence.Open(filepath.Join(home, "troupe.db"), persistence.Options{})
 	testkit.NoError(t, err)
@@ -53,7 +54,7 @@ func TestDaemonTwoLlamaConfigsOneCrashing(t *testing.T) {
 	var delays []time.Duration
 	for range 3 {
 		// Each kill lands while a's reply streams.
-		ca.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
+		ca.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
 		pid, _ := serverPID("a")
 		if pid == 0 {
 			t.Fatal("a's reply streams with no server recorded")
@@ -75,7 +76,7 @@ func TestDaemonTwoLlamaConfigsOneCrashing(t *testing.T) {
 			t.Fatalf("restart %d came after %v, before its backoff %v (delays %v)", i+1, delays[i], want, delays)
 		}
 	}
-	fa := ca.until(func(f wsFrame) bool { return f.answers(pa) })
+	fa := ca.Until(func(f acpclient.Frame) bool { return f.Answers(pa) })
 	testkit.Equal(t, string(fa[len(fa)-1].Result), `{"stopReason":"end_turn"}`)
 	retries := 0
 	testkit.NoError(t, store.Load(context.Background(), sa, 0, func(e event.Event) error {
@@ -87,10 +88,10 @@ func TestDaemonTwoLlamaConfigsOneCrashing(t *testing.T) {
 	if retries != 3 {
 		t.Fatalf("%d retries for 3 kills", retries)
 	}
-	fb := cb.until(func(f wsFrame) bool { return f.answers(pb) })
+	fb := cb.Until(func(f acpclient.Frame) bool { return f.Answers(pb) })
 	testkit.Equal(t, string(fb[len(fb)-1].Result), `{"stopReason":"end_turn"}`)
-	if !strings.Contains(chunks(t, fb), strings.TrimSpace(promptB)) {
-		t.Fatalf("b's reply: %q", chunks(t, fb))
+	if !strings.Contains(acpclient.Chunks(t, fb), strings.TrimSpace(promptB)) {
+		t.Fatalf("b's reply: %q", acpclient.Chunks(t, fb))
 	}
 	if now, _ := serverPID("b"); now != pidB {
 		t.Fatalf("b's server changed from %d to %d", pidB, now)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -26,16 +27,15 @@ func TestDaemonMCPPromptApprovedOverACP(t *testing.T) {
 	}
 	testkit.NoError(t, json.Unmarshal(created.StructuredContent, &sess))
 	a := d.dialACP(t, "editor")
-	a.attach(map[string]any{"sessionId": sess.SessionID, "historyPolicy": "none"})
+	a.Attach(map[string]any{"sessionId": sess.SessionID, "historyPolicy": "none"})
 
 	res := p.post(t, request(t, 3, "tools/call", map[string]any{"name": "session.prompt",
 		"arguments": map[string]any{"session_id": sess.SessionID, "text": "run it"}, "_meta": map[string]any{"progressToken": "a"}}), nil)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", res.StatusCode)
 	}
-	asked := a.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
-	a.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	asked := a.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
+	a.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 
 	msgs := readMessages(t, res)
 	var progress strings.Builder

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 )
 
 // pluginInfo is an entry of /v1/extensions or /v1/transformers.
@@ -121,13 +120,7 @@ func processToken(t *testing.T, pid int) string {
 // dialProcess connects to /acp with a process's own token (read from its
 // environment), so the daemon takes the connection for that process, and
 // initializes it under clientName.
-func (d *daemonProc) dialProcess(t *testing.T, pid int, clientName string) *acpClient {
+func (d *daemonProc) dialProcess(t *testing.T, pid int, clientName string) *acpclient.Client {
 	t.Helper()
-	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + processToken(t, pid)}}
-	ws, _, err := dl.Dial(d.wsURL(""), nil)
-	testkit.NoError(t, err)
-	t.Cleanup(func() { _ = ws.Close() })
-	c := &acpClient{t: t, ws: ws}
-	c.waitAnswer(c.call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": clientName}}))
-	return c
+	return acpclient.Dial(t, acpclient.Options{URL: d.wsURL(""), Subprotocols: acpclient.WithToken(processToken(t, pid)), Name: clientName, Wait: acpWait})
 }

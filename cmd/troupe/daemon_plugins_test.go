@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -118,9 +117,9 @@ func TestDaemonExtensionRefusedTransformerMethods(t *testing.T) {
 	// A client is refused them too.
 	c := d.dialACP(t, "editor")
 	for _, m := range []string{"hydra-acp/transformer/initialize", "hydra-acp/message/emit", "hydra-acp/connection/keep_alive", "hydra-acp/transformer/attach"} {
-		f := c.waitAnswer(c.call(m, map[string]any{}))
+		f := c.WaitAnswer(c.Call(m, map[string]any{}))
 		if f.Error == nil || f.Error.Code != -32601 {
-			t.Fatalf("%s from a client: %s", m, f.raw)
+			t.Fatalf("%s from a client: %s", m, f.Raw)
 		}
 	}
 }
@@ -146,9 +145,9 @@ func TestDaemonExtensionMCPTool(t *testing.T) {
 		return false
 	})
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	id := c.prompt(sid, "call it")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(t.TempDir())
+	id := c.Prompt(sid, "call it")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	reqs := srv.ChatRequests()
 	testkit.Equal(t, len(reqs), 2)
@@ -185,12 +184,12 @@ func TestDaemonExtensionCommand(t *testing.T) {
 	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_COMMANDS": "1"})
 	waitProbe(t, log, "commands/register")
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
 	b := d.dialACP(t, "watcher")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
-	id := a.prompt(sid, "/hydra ext greet world")
-	frames := a.until(func(f wsFrame) bool { return f.answers(id) })
+	id := a.Prompt(sid, "/hydra ext greet world")
+	frames := a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	var added string
 	for _, f := range frames {
@@ -203,13 +202,13 @@ func TestDaemonExtensionCommand(t *testing.T) {
 	if added == "" {
 		t.Fatal("no prompt_queue/added for the command")
 	}
-	testkit.Equal(t, chunks(t, frames), "hello world (message "+added+")")
-	seen := b.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
-	testkit.Equal(t, count(seen, "prompt_received"), 1)
-	testkit.Equal(t, chunks(t, seen), "hello world (message "+added+")")
+	testkit.Equal(t, acpclient.Chunks(t, frames), "hello world (message "+added+")")
+	seen := b.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Count(seen, "prompt_received"), 1)
+	testkit.Equal(t, acpclient.Chunks(t, seen), "hello world (message "+added+")")
 	testkit.Equal(t, len(srv.ChatRequests()), 0)
 
-	slow := a.prompt(sid, "/hydra ext slow")
+	slow := a.Prompt(sid, "/hydra ext slow")
 	var target string
 	testkit.Eventually(t, acpWait, "the slow command invoked", func() bool {
 		for _, l := range logLines(t, log) {
@@ -222,21 +221,21 @@ func TestDaemonExtensionCommand(t *testing.T) {
 		}
 		return target != ""
 	})
-	amend := a.call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": target,
+	amend := a.Call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": target,
 		"prompt": []any{map[string]any{"type": "text", "text": "after"}}})
-	var slowAnswer, amendAnswer *wsFrame
-	a.until(func(f wsFrame) bool {
+	var slowAnswer, amendAnswer *acpclient.Frame
+	a.Until(func(f acpclient.Frame) bool {
 		switch {
-		case f.answers(slow):
+		case f.Answers(slow):
 			slowAnswer = &f
-		case f.answers(amend):
+		case f.Answers(amend):
 			amendAnswer = &f
 		}
 		return slowAnswer != nil && amendAnswer != nil
 	})
 	testkit.Equal(t, stopReasonOf(t, *slowAnswer), "cancelled")
 	if !strings.Contains(string(amendAnswer.Result), `"amended":true`) {
-		t.Fatalf("amend answered %s", amendAnswer.raw)
+		t.Fatalf("amend answered %s", amendAnswer.Raw)
 	}
 	testkit.Eventually(t, acpWait, "the amended prompt ran on the model", func() bool { return len(srv.ChatRequests()) == 1 })
 	cancels := 0
@@ -257,7 +256,7 @@ func TestDaemonExtensionCommand(t *testing.T) {
 	testkit.Equal(t, cancels, 1)
 
 	// A command cut by session/close is abandoned.
-	a.prompt(sid, "/hydra ext slow")
+	a.Prompt(sid, "/hydra ext slow")
 	var second string
 	testkit.Eventually(t, acpWait, "the second slow command invoked", func() bool {
 		for _, l := range logLines(t, log) {
@@ -267,7 +266,7 @@ func TestDaemonExtensionCommand(t *testing.T) {
 		}
 		return second != ""
 	})
-	a.waitAnswer(a.call("session/close", map[string]any{"sessionId": sid}))
+	a.WaitAnswer(a.Call("session/close", map[string]any{"sessionId": sid}))
 	testkit.Eventually(t, acpWait, "commands/cancel abandoned", func() bool {
 		for _, l := range logLines(t, log) {
 			if p, _ := l["params"].(map[string]any); l["method"] == "hydra-acp/commands/cancel" && p["messageId"] == second {
@@ -287,13 +286,7 @@ func TestDaemonProcessMethodsRefuseBadInput(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), nil)
 	log := d.registerPlugin(t, "transformers", "tr", nil)
 	in := d.waitRunning(t, "transformers", "tr", log, 0)
-	tok := processToken(t, in.PID)
-	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + tok}}
-	ws, _, err := dl.Dial(d.wsURL(""), nil)
-	testkit.NoError(t, err)
-	t.Cleanup(func() { _ = ws.Close() })
-	c := &acpClient{t: t, ws: ws}
-	c.waitAnswer(c.call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "probe"}}))
+	c := d.dialProcess(t, in.PID, "probe")
 	for _, tc := range []struct {
 		method string
 		params any
@@ -311,17 +304,17 @@ func TestDaemonProcessMethodsRefuseBadInput(t *testing.T) {
 		{"hydra-acp/child_session/await", map[string]any{"childSessionId": "s", "until": "never"}, -32602},
 		{"hydra-acp/session/request_permission", map[string]any{"sessionId": "nope"}, -32001},
 	} {
-		f := c.waitAnswer(c.call(tc.method, tc.params))
+		f := c.WaitAnswer(c.Call(tc.method, tc.params))
 		if f.Error == nil || f.Error.Code != tc.code {
-			t.Fatalf("%s %v: %s, want error %d", tc.method, tc.params, f.raw, tc.code)
+			t.Fatalf("%s %v: %s, want error %d", tc.method, tc.params, f.Raw, tc.code)
 		}
 	}
-	f := c.waitAnswer(c.call("hydra-acp/transformer/initialize", map[string]any{"intercepts": []string{}}))
+	f := c.WaitAnswer(c.Call("hydra-acp/transformer/initialize", map[string]any{"intercepts": []string{}}))
 	if f.Error != nil {
-		t.Fatalf("initialize after the refusals: %s", f.raw)
+		t.Fatalf("initialize after the refusals: %s", f.Raw)
 	}
-	f = c.waitAnswer(c.call("hydra-acp/transformer/attach", map[string]any{"sessionId": "nope"}))
+	f = c.WaitAnswer(c.Call("hydra-acp/transformer/attach", map[string]any{"sessionId": "nope"}))
 	if f.Error == nil || f.Error.Code != -32001 {
-		t.Fatalf("attach to an unknown session: %s", f.raw)
+		t.Fatalf("attach to an unknown session: %s", f.Raw)
 	}
 }

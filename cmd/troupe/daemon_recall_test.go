@@ -26,7 +26,7 @@ func TestDaemonRecallServesPreCompactionHistory(t *testing.T) {
 	env, model := llmEnv(t)
 	d := startDaemon(t, home, env, append(model, "--mcp-recall")...)
 	c := d.dialACP(t, "tui")
-	sid, _ := c.newSession(work)
+	sid, _ := c.NewSession(work)
 	s := dialAgentMCP(t, d, sid, "hydra-acp-recall")
 
 	var out recallEntries

@@ -23,8 +23,8 @@ func TestDaemonStdinRingFileModeAndLongPoll(t *testing.T) {
 			Hydra struct{ MCPStdin bool } `json:"hydra-acp"`
 		} `json:"_meta"`
 	}
-	c.waitAnswer(c.call("session/new", map[string]any{"cwd": work, "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"mcpStdin": true, "interactive": false}}})).decode(t, &created)
+	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": work, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"mcpStdin": true, "interactive": false}}})).Decode(t, &created)
 	sid := created.SessionID
 	testkit.Equal(t, created.Meta.Hydra.MCPStdin, true)
 	s := dialAgentMCP(t, d, sid, "hydra-acp-stdin")

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -72,22 +73,22 @@ func BenchmarkTransformerChain(b *testing.B) {
 		var res struct {
 			SessionID string `json:"sessionId"`
 		}
-		c.waitAnswer(c.call("session/new", map[string]any{"cwd": b.TempDir(),
-			"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": chain}}})).decode(b, &res)
+		c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": b.TempDir(),
+			"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": chain}}})).Decode(b, &res)
 		return res.SessionID
 	}
 	// turn returns when the client read each chunk of one turn, by seq,
 	// and the turn's wall time.
 	turn := func(sid string) (map[int64]time.Time, time.Duration) {
 		start := time.Now()
-		id := c.prompt(sid, "go")
+		id := c.Prompt(sid, "go")
 		read := map[int64]time.Time{}
 		for {
-			f := c.read(time.Minute)
-			if f.isUpdate("agent_message_chunk") {
-				read[messageSeq(b, f)] = time.Now()
+			f := c.Read(time.Minute)
+			if f.IsUpdate("agent_message_chunk") {
+				read[acpclient.MessageSeq(b, f)] = time.Now()
 			}
-			if f.answers(id) {
+			if f.Answers(id) {
 				return read, time.Since(start)
 			}
 		}
@@ -116,7 +117,7 @@ func BenchmarkTransformerChain(b *testing.B) {
 	with, without := session([]string{"tr"}), session([]string{})
 	roundTrip := func(sid string) time.Duration {
 		start := time.Now()
-		c.waitAnswer(c.prompt(sid, "go"))
+		c.WaitAnswer(c.Prompt(sid, "go"))
 		return time.Since(start)
 	}
 	for b.Loop() {

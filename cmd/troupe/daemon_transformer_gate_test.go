@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -52,20 +53,20 @@ func (g *gateHome) start(t *testing.T) *daemonProc {
 
 // gatedTurn prompts sid from a while w watches; it returns what each was
 // shown of the turn (a's up to its answer, w's up to turn_complete).
-func gatedTurn(t *testing.T, a, w *acpClient, sid, text string) (got, watched []wsFrame) {
+func gatedTurn(t *testing.T, a, w *acpclient.Client, sid, text string) (got, watched []acpclient.Frame) {
 	t.Helper()
-	id := a.prompt(sid, text)
-	got = a.until(func(f wsFrame) bool { return f.answers(id) })
+	id := a.Prompt(sid, text)
+	got = a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, got[len(got)-1]), "end_turn")
-	watched = w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
+	watched = w.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
 	return got, watched
 }
 
 // fullReplay is what a new client attaching with the full history is shown.
-func fullReplay(t *testing.T, d *daemonProc, sid string) []wsFrame {
+func fullReplay(t *testing.T, d *daemonProc, sid string) []acpclient.Frame {
 	t.Helper()
 	c := d.dialACP(t, "late")
-	fs, _ := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	fs, _ := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
 	return fs
 }
 
@@ -77,18 +78,18 @@ func TestDaemonTransformerRewritesUpdates(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "hi")
-	testkit.Equal(t, chunks(t, got), "HELLO WORLD")
-	testkit.Equal(t, chunks(t, watched), "HELLO WORLD")
-	requireIncreasing(t, got)
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, watched), "HELLO WORLD")
+	acpclient.RequireIncreasing(t, got)
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
 
 	d.proc.Kill()
 	d.proc.Wait(t, acpWait)
 	d = g.start(t)
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
 	// The decisions are in the log beside what the agent said.
 	out, err := exec.Command(testkit.BuildTroupe(t), "events", sid, "--home", d.home).Output()
 	testkit.NoError(t, err)
@@ -105,17 +106,17 @@ func TestDaemonTransformerDropsToolCalls(t *testing.T) {
 	dir := t.TempDir()
 	testkit.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("secret"), 0o600))
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(dir)
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(dir)
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "read it")
 	replayed := fullReplay(t, d, sid)
-	for name, fs := range map[string][]wsFrame{"editor": got, "watcher": watched, "replay": replayed} {
-		if n := count(fs, "tool_call") + count(fs, "tool_call_update"); n != 0 {
+	for name, fs := range map[string][]acpclient.Frame{"editor": got, "watcher": watched, "replay": replayed} {
+		if n := acpclient.Count(fs, "tool_call") + acpclient.Count(fs, "tool_call_update"); n != 0 {
 			t.Fatalf("%s was shown %d tool call updates", name, n)
 		}
-		testkit.Equal(t, chunks(t, fs), "done")
+		testkit.Equal(t, acpclient.Chunks(t, fs), "done")
 	}
-	testkit.Equal(t, count(watched, "turn_complete"), 1)
+	testkit.Equal(t, acpclient.Count(watched, "turn_complete"), 1)
 }
 
 // processing parks an update until the transformer discharges the claim
@@ -125,12 +126,12 @@ func TestDaemonTransformerHoldsUpdates(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "holdupper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "hi")
-	testkit.Equal(t, chunks(t, got), "HELLO WORLD")
-	testkit.Equal(t, chunks(t, watched), "HELLO WORLD")
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, watched), "HELLO WORLD")
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLO WORLD")
 }
 
 // A processing claim on an update never discharged is abandoned after
@@ -139,12 +140,12 @@ func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "abandon"}, map[string]any{"claimTimeout": "1s"})
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "hi")
-	testkit.Equal(t, chunks(t, got), "fine")
-	testkit.Equal(t, chunks(t, watched), "fine")
-	for _, fs := range [][]wsFrame{got, watched} {
+	testkit.Equal(t, acpclient.Chunks(t, got), "fine")
+	testkit.Equal(t, acpclient.Chunks(t, watched), "fine")
+	for _, fs := range [][]acpclient.Frame{got, watched} {
 		abandoned := 0
 		for _, f := range fs {
 			if f.Method == "hydra-acp/transformer/abandoned_request" {
@@ -153,7 +154,7 @@ func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
 		}
 		testkit.Equal(t, abandoned, 1)
 	}
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "fine")
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "fine")
 }
 
 // A transformer SIGKILLed mid-turn: the session's clients keep being
@@ -162,22 +163,22 @@ func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(20, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	id := a.prompt(sid, "go")
-	first := a.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
-	testkit.Equal(t, chunks(t, first), "X")
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	id := a.Prompt(sid, "go")
+	first := a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	testkit.Equal(t, acpclient.Chunks(t, first), "X")
 	in := d.plugin(t, "transformers", "tr")
 	testkit.NoError(t, syscall.Kill(in.PID, syscall.SIGKILL))
-	got := append(first, a.until(func(f wsFrame) bool { return f.answers(id) })...)
+	got := append(first, a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })...)
 	testkit.Equal(t, stopReasonOf(t, got[len(got)-1]), "end_turn")
-	watched := w.until(func(f wsFrame) bool { return f.isUpdate("turn_complete") })
-	requireIncreasing(t, got)
-	for _, fs := range [][]wsFrame{got, watched} {
-		text := chunks(t, fs)
+	watched := w.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	acpclient.RequireIncreasing(t, got)
+	for _, fs := range [][]acpclient.Frame{got, watched} {
+		text := acpclient.Chunks(t, fs)
 		testkit.Equal(t, strings.ToLower(text), strings.Repeat("x", 20))
 	}
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), chunks(t, got))
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), acpclient.Chunks(t, got))
 }
 
 // While the chain is behind (a transformer taking 200 ms an update), the
@@ -188,13 +189,13 @@ func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(50, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "go")
 	want := strings.Repeat("X", 50)
-	testkit.Equal(t, chunks(t, got), want)
-	testkit.Equal(t, chunks(t, watched), want)
-	requireIncreasing(t, got)
+	testkit.Equal(t, acpclient.Chunks(t, got), want)
+	testkit.Equal(t, acpclient.Chunks(t, watched), want)
+	acpclient.RequireIncreasing(t, got)
 	trips, text := 0, ""
 	for _, l := range logLines(t, g.log) {
 		p, _ := l["params"].(map[string]any)
@@ -207,14 +208,14 @@ func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 		}
 	}
 	testkit.Equal(t, text, strings.Repeat("x", 50))
-	if trips >= 50 || count(got, "agent_message_chunk") != trips {
-		t.Fatalf("%d trips through the chain, %d chunks shown: want fewer than 50, one per trip", trips, count(got, "agent_message_chunk"))
+	if trips >= 50 || acpclient.Count(got, "agent_message_chunk") != trips {
+		t.Fatalf("%d trips through the chain, %d chunks shown: want fewer than 50, one per trip", trips, acpclient.Count(got, "agent_message_chunk"))
 	}
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), want)
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), want)
 	d.proc.Kill()
 	d.proc.Wait(t, acpWait)
 	d = g.start(t)
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), want)
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), want)
 }
 
 // More agent updates waiting for the chain than maxUpdateQueue (4,096):
@@ -225,16 +226,16 @@ func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(n, "x")))
 	d := g.start(t)
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "go")
-	text := chunks(t, got)
+	text := acpclient.Chunks(t, got)
 	testkit.Equal(t, strings.ToLower(text), strings.Repeat("x", n))
 	if !strings.Contains(text, "X") || !strings.Contains(text, "x") {
 		t.Fatalf("want the first chunks rewritten and the rest let through; got %d upper case of %d", strings.Count(text, "X"), n)
 	}
-	testkit.Equal(t, chunks(t, watched), text)
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), text)
+	testkit.Equal(t, acpclient.Chunks(t, watched), text)
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), text)
 	if !strings.Contains(d.proc.Stderr(), "the response chain is behind") {
 		t.Fatalf("no warning on stderr:\n%s", d.proc.Stderr())
 	}
@@ -274,16 +275,16 @@ func attachedGates(t *testing.T, other bool) {
 		d.waitRunning(t, "transformers", "obs", obsLog, 0)
 	}
 	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.newSession(t.TempDir())
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	sid, _ := a.NewSession(t.TempDir())
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	got, watched := gatedTurn(t, a, w, sid, "before")
-	testkit.Equal(t, chunks(t, got), "fine")
-	testkit.Equal(t, chunks(t, watched), "fine")
+	testkit.Equal(t, acpclient.Chunks(t, got), "fine")
+	testkit.Equal(t, acpclient.Chunks(t, watched), "fine")
 	gatedTurn(t, a, w, sid, "/hydra tr attach")
 	got, watched = gatedTurn(t, a, w, sid, "after")
-	testkit.Equal(t, chunks(t, got), "FINE")
-	testkit.Equal(t, chunks(t, watched), "FINE")
-	if replay := chunks(t, fullReplay(t, d, sid)); !strings.HasPrefix(replay, "fine") || !strings.HasSuffix(replay, "FINE") {
+	testkit.Equal(t, acpclient.Chunks(t, got), "FINE")
+	testkit.Equal(t, acpclient.Chunks(t, watched), "FINE")
+	if replay := acpclient.Chunks(t, fullReplay(t, d, sid)); !strings.HasPrefix(replay, "fine") || !strings.HasSuffix(replay, "FINE") {
 		t.Fatalf("replayed %q", replay)
 	}
 }

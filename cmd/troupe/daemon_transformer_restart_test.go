@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -64,9 +65,9 @@ func waitProbeOf(t *testing.T, log string, pid int, what string) {
 
 // rewrittenTo prompts sid, waits for the end of its turn, and returns the
 // last user message the model got.
-func rewrittenTo(t *testing.T, c *acpClient, srv *llmserver.Server, sid, text string) string {
+func rewrittenTo(t *testing.T, c *acpclient.Client, srv *llmserver.Server, sid, text string) string {
 	t.Helper()
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, text))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, text))), "end_turn")
 	return lastUserText(t, srv)
 }
 
@@ -90,13 +91,13 @@ func TestDaemonTransformerChainSurvivesRestart(t *testing.T) {
 	var created struct {
 		SessionID string `json:"sessionId"`
 	}
-	c.waitAnswer(c.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).decode(t, &created)
+	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
 	chained := created.SessionID
-	attached, _ := c.newSession(t.TempDir())
-	plain, _ := c.newSession(t.TempDir())
-	id := c.prompt(attached, "/hydra tr attach")
-	if got := chunks(t, c.until(func(f wsFrame) bool { return f.answers(id) })); got != `attached {"ok":true}` {
+	attached, _ := c.NewSession(t.TempDir())
+	plain, _ := c.NewSession(t.TempDir())
+	id := c.Prompt(attached, "/hydra tr attach")
+	if got := acpclient.Chunks(t, c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })); got != `attached {"ok":true}` {
 		t.Fatalf("the attach command answered %q", got)
 	}
 	for _, sid := range []string{chained, attached} {
@@ -109,7 +110,7 @@ func TestDaemonTransformerChainSurvivesRestart(t *testing.T) {
 	d.waitRunning(t, "transformers", "tr", log, first.PID)
 	c = d.dialACP(t, "editor")
 	for _, sid := range []string{chained, attached, plain} {
-		c.waitAnswer(c.call("session/load", map[string]any{"sessionId": sid}))
+		c.WaitAnswer(c.Call("session/load", map[string]any{"sessionId": sid}))
 	}
 	for _, sid := range []string{chained, attached} {
 		if got := rewrittenTo(t, c, srv, sid, "after "+sid); !strings.Contains(got, "rewritten: after "+sid) {
@@ -122,7 +123,7 @@ func TestDaemonTransformerChainSurvivesRestart(t *testing.T) {
 }
 
 // childParent is what REST and session/list say of a session's parent.
-func childParent(t *testing.T, d *daemonProc, c *acpClient, sid string) (rest, list string) {
+func childParent(t *testing.T, d *daemonProc, c *acpclient.Client, sid string) (rest, list string) {
 	t.Helper()
 	var e struct {
 		ParentSessionID     string `json:"parentSessionId"`
@@ -140,7 +141,7 @@ func childParent(t *testing.T, d *daemonProc, c *acpClient, sid string) (rest, l
 			} `json:"_meta"`
 		} `json:"sessions"`
 	}
-	c.waitAnswer(c.call("session/list", map[string]any{})).decode(t, &res)
+	c.WaitAnswer(c.Call("session/list", map[string]any{})).Decode(t, &res)
 	for _, s := range res.Sessions {
 		if s.SessionID == sid {
 			list = s.Meta.Hydra.ParentSessionID
@@ -167,8 +168,8 @@ func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 	var created struct {
 		SessionID string `json:"sessionId"`
 	}
-	c.waitAnswer(c.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).decode(t, &created)
+	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
 	parent := created.SessionID
 	waitProbeOf(t, log, first.PID, "child")
 	var cid string
@@ -201,14 +202,14 @@ func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 			} `json:"hydra-acp"`
 		} `json:"_meta"`
 	}
-	c.waitAnswer(c.call("session/attach", map[string]any{"sessionId": cid, "historyPolicy": "none",
-		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})).decode(t, &att)
+	c.WaitAnswer(c.Call("session/attach", map[string]any{"sessionId": cid, "historyPolicy": "none",
+		"_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})).Decode(t, &att)
 	testkit.Equal(t, att.Meta.Hydra.ParentSessionID, parent)
-	c.waitAnswer(c.call("session/detach", map[string]any{"sessionId": cid}))
+	c.WaitAnswer(c.Call("session/detach", map[string]any{"sessionId": cid}))
 
 	// The transformer works the child again through its command.
-	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": parent}))
-	id := c.prompt(parent, "/hydra tr child "+cid)
+	c.WaitAnswer(c.Call("session/load", map[string]any{"sessionId": parent}))
+	id := c.Prompt(parent, "/hydra tr child "+cid)
 	var out struct {
 		Await struct {
 			Entries []struct {
@@ -226,7 +227,7 @@ func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 		} `json:"close"`
 		CloseError any `json:"closeError"`
 	}
-	answer := chunks(t, c.until(func(f wsFrame) bool { return f.answers(id) }))
+	answer := acpclient.Chunks(t, c.Until(func(f acpclient.Frame) bool { return f.Answers(id) }))
 	testkit.NoError(t, json.Unmarshal([]byte(answer), &out))
 	if out.AwaitError != nil || out.CloseError != nil || !out.Close.OK {
 		t.Fatalf("the child's await or close failed after the restart: %s", answer)
@@ -266,8 +267,8 @@ func TestDaemonExtensionMCPToolSurvivesRestart(t *testing.T) {
 	waitProbeOf(t, log, first.PID, "mcp_tools/register")
 
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "call it"))), "end_turn")
+	sid, _ := c.NewSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "call it"))), "end_turn")
 	reqs := srv.ChatRequests()
 	testkit.Equal(t, len(reqs), 2)
 	if want := "echo: before from " + sid; !strings.Contains(string(reqs[1].Body), want) {
@@ -278,8 +279,8 @@ func TestDaemonExtensionMCPToolSurvivesRestart(t *testing.T) {
 	again := d.waitRunning(t, "extensions", "ext", log, first.PID)
 	waitProbeOf(t, log, again.PID, "mcp_tools/register")
 	c = d.dialACP(t, "editor")
-	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": sid}))
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "call it again"))), "end_turn")
+	c.WaitAnswer(c.Call("session/load", map[string]any{"sessionId": sid}))
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "call it again"))), "end_turn")
 	reqs = srv.ChatRequests()
 	testkit.Equal(t, len(reqs), 4)
 	if want := "echo: after from " + sid; !strings.Contains(string(reqs[3].Body), want) {

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -60,12 +61,12 @@ func lastUserText(t *testing.T, srv *llmserver.Server) string {
 	return text
 }
 
-func stopReasonOf(t *testing.T, f wsFrame) string {
+func stopReasonOf(t *testing.T, f acpclient.Frame) string {
 	t.Helper()
 	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	f.decode(t, &res)
+	f.Decode(t, &res)
 	return res.StopReason
 }
 
@@ -77,23 +78,23 @@ func TestDaemonTransformerRewritesPrompt(t *testing.T) {
 	d.call(t, "GET", "/v1/config", nil, 200, &cfg)
 	testkit.Equal(t, strings.Join(cfg.DefaultTransformers, ","), "tr")
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "hello"))), "end_turn")
+	sid, _ := c.NewSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "hello"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: hello") {
 		t.Fatalf("the model got %s, want the rewritten prompt", got)
 	}
 	// A session made over REST gets the default chain too.
 	rid := d.create(t, t.TempDir())
-	c.attach(map[string]any{"sessionId": rid, "historyPolicy": "none"})
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(rid, "over rest"))), "end_turn")
+	c.Attach(map[string]any{"sessionId": rid, "historyPolicy": "none"})
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(rid, "over rest"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: over rest") {
 		t.Fatalf("the model got %s, want the rewritten prompt", got)
 	}
 	// The chain outlives the session's stop: closed and loaded again, it
 	// still goes through the transformer.
-	c.waitAnswer(c.call("session/close", map[string]any{"sessionId": sid}))
-	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": sid}))
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "reloaded"))), "end_turn")
+	c.WaitAnswer(c.Call("session/close", map[string]any{"sessionId": sid}))
+	c.WaitAnswer(c.Call("session/load", map[string]any{"sessionId": sid}))
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "reloaded"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: reloaded") {
 		t.Fatalf("the model got %s after the reload", got)
 	}
@@ -104,8 +105,8 @@ func TestDaemonTransformerRewritesPrompt(t *testing.T) {
 func TestDaemonTransformerStopsPrompt(t *testing.T) {
 	d, srv, _ := chainDaemon(t, "stop", "request:session/prompt", nil)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "hello"))), "refusal")
+	sid, _ := c.NewSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "hello"))), "refusal")
 	testkit.Equal(t, len(srv.ChatRequests()), 0)
 }
 
@@ -116,9 +117,9 @@ func TestDaemonTransformerStopsPrompt(t *testing.T) {
 func TestDaemonTransformerHoldsAndEmits(t *testing.T) {
 	d, srv, log := chainDaemon(t, "hold", "request:session/prompt,response:session/update", nil)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	id := c.prompt(sid, "hello")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(t.TempDir())
+	id := c.Prompt(sid, "hello")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "held: hello") {
 		t.Fatalf("the model got %s, want the emitted prompt", got)
@@ -163,11 +164,11 @@ func TestDaemonTransformerHoldsAndEmits(t *testing.T) {
 func TestDaemonTransformerAbandonedFailsOpen(t *testing.T) {
 	d, srv, _ := chainDaemon(t, "abandon", "request:session/prompt", map[string]any{"claimTimeout": "1s"})
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
+	sid, _ := c.NewSession(t.TempDir())
 	w := d.dialACP(t, "watcher")
-	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	id := c.prompt(sid, "hello")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	id := c.Prompt(sid, "hello")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	abandoned := 0
 	for _, f := range frames {
@@ -179,7 +180,7 @@ func TestDaemonTransformerAbandonedFailsOpen(t *testing.T) {
 		}
 	}
 	testkit.Equal(t, abandoned, 1)
-	w.until(func(f wsFrame) bool { return f.Method == "hydra-acp/transformer/abandoned_request" })
+	w.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/transformer/abandoned_request" })
 	if got := lastUserText(t, srv); !strings.Contains(got, `"hello"`) && !strings.Contains(got, `"text":"hello"`) {
 		t.Fatalf("the model got %s, want the prompt unchanged", got)
 	}
@@ -190,15 +191,15 @@ func TestDaemonTransformerAbandonedFailsOpen(t *testing.T) {
 func TestDaemonTransformerKilledFailsOpen(t *testing.T) {
 	d, srv, log := chainDaemon(t, "rewrite", "request:session/prompt", nil)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
+	sid, _ := c.NewSession(t.TempDir())
 	in := d.plugin(t, "transformers", "tr")
 	testkit.NoError(t, syscall.Kill(in.PID, syscall.SIGKILL))
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "while down"))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "while down"))), "end_turn")
 	if got := lastUserText(t, srv); strings.Contains(got, "rewritten:") {
 		t.Fatalf("the model got %s while the transformer was down", got)
 	}
 	d.waitRunning(t, "transformers", "tr", log, in.PID)
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "back"))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "back"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: back") {
 		t.Fatalf("the model got %s after the restart", got)
 	}
@@ -214,16 +215,16 @@ func TestDaemonTransformerStopsPermission(t *testing.T) {
 	d, _, log := chainDaemon(t, "stop", "request:session/request_permission,lifecycle:permission.replied,lifecycle:tool.completed", nil,
 		llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"touch `+marker+`"}`)))
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(dir)
-	id := c.prompt(sid, "run it")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(dir)
+	id := c.Prompt(sid, "run it")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	for _, f := range frames {
 		if f.Method == "session/request_permission" {
-			t.Fatalf("the client was asked: %s", f.raw)
+			t.Fatalf("the client was asked: %s", f.Raw)
 		}
 	}
-	testkit.Equal(t, count(frames, "permission_resolved"), 1)
+	testkit.Equal(t, acpclient.Count(frames, "permission_resolved"), 1)
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("the denied command ran: %v", err)
 	}
@@ -251,12 +252,11 @@ func TestDaemonTransformerPassesPermission(t *testing.T) {
 	d, _, _ := chainDaemon(t, "", "request:session/request_permission", nil,
 		llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"touch `+marker+`"}`)))
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(dir)
-	id := c.prompt(sid, "run it")
-	asked := c.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
-	c.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(dir)
+	id := c.Prompt(sid, "run it")
+	asked := c.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
+	c.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the allowed command did not run: %v", err)
@@ -269,7 +269,7 @@ func TestDaemonTransformerChildSession(t *testing.T) {
 	d, _, log := chainDaemon(t, "child", "lifecycle:session.opened", nil)
 	c := d.dialACP(t, "editor")
 	cwd := t.TempDir()
-	c.newSession(cwd)
+	c.NewSession(cwd)
 	var child map[string]any
 	testkit.Eventually(t, acpWait, "the child probe", func() bool {
 		for _, l := range logLines(t, log) {
@@ -308,13 +308,12 @@ func TestDaemonTransformerChildSession(t *testing.T) {
 func TestDaemonTransformerAsksPermission(t *testing.T) {
 	d, _, log := chainDaemon(t, "askperm", "lifecycle:session.opened", nil)
 	c := d.dialACP(t, "editor")
-	c.newSession(t.TempDir())
-	asked := c.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
-	if !strings.Contains(asked[len(asked)-1].raw, `"deploy-1"`) {
-		t.Fatalf("asked %s", asked[len(asked)-1].raw)
+	c.NewSession(t.TempDir())
+	asked := c.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
+	if !strings.Contains(asked[len(asked)-1].Raw, `"deploy-1"`) {
+		t.Fatalf("asked %s", asked[len(asked)-1].Raw)
 	}
-	c.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	c.AnswerPermission(asked[len(asked)-1].ID, "allow_once")
 	var probe map[string]any
 	testkit.Eventually(t, acpWait, "the permission probe", func() bool {
 		for _, l := range logLines(t, log) {
@@ -352,9 +351,9 @@ func TestDaemonTransformerLifecycle(t *testing.T) {
 	d, _, log := chainDaemon(t, "", "lifecycle:file.edited,lifecycle:session.idle,lifecycle:session.closed",
 		map[string]any{"idleEventTimeout": "300ms"}, write, llmserver.Steps(llmserver.Text("ok")), again)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(dir)
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "write it"))), "end_turn")
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "again"))), "end_turn")
+	sid, _ := c.NewSession(dir)
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "write it"))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "again"))), "end_turn")
 	testkit.Eventually(t, acpWait, "session.idle", func() bool {
 		for _, e := range sessionEvents(t, log) {
 			if e["event"] == "session.idle" {
@@ -363,7 +362,7 @@ func TestDaemonTransformerLifecycle(t *testing.T) {
 		}
 		return false
 	})
-	c.waitAnswer(c.call("session/close", map[string]any{"sessionId": sid}))
+	c.WaitAnswer(c.Call("session/close", map[string]any{"sessionId": sid}))
 	testkit.Eventually(t, acpWait, "session.closed", func() bool {
 		evs := sessionEvents(t, log)
 		return len(evs) > 0 && evs[len(evs)-1]["event"] == "session.closed"
@@ -383,12 +382,12 @@ func TestDaemonTransformerLifecycle(t *testing.T) {
 func TestDaemonTransformerKeepsPromptOrder(t *testing.T) {
 	d, srv, _ := chainDaemon(t, "rewrite", "request:session/prompt", nil)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	ids := []int{c.prompt(sid, "one"), c.prompt(sid, "two"), c.prompt(sid, "three")}
+	sid, _ := c.NewSession(t.TempDir())
+	ids := []int{c.Prompt(sid, "one"), c.Prompt(sid, "two"), c.Prompt(sid, "three")}
 	answered := 0
-	c.until(func(f wsFrame) bool {
+	c.Until(func(f acpclient.Frame) bool {
 		for _, id := range ids {
-			if f.answers(id) {
+			if f.Answers(id) {
 				answered++
 			}
 		}
@@ -419,17 +418,17 @@ func TestDaemonTransformerAttachesItself(t *testing.T) {
 	d.waitRunning(t, "transformers", "tr", log, 0)
 	waitProbe(t, log, "commands/register")
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir()) // no defaultTransformers: no chain
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "before"))), "end_turn")
+	sid, _ := c.NewSession(t.TempDir()) // no defaultTransformers: no chain
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "before"))), "end_turn")
 	if got := lastUserText(t, srv); strings.Contains(got, "rewritten:") {
 		t.Fatalf("rewritten before the attach: %s", got)
 	}
-	id := c.prompt(sid, "/hydra tr attach")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
-	if got := chunks(t, frames); got != `attached {"ok":true}` {
+	id := c.Prompt(sid, "/hydra tr attach")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
+	if got := acpclient.Chunks(t, frames); got != `attached {"ok":true}` {
 		t.Fatalf("the attach command answered %q", got)
 	}
-	testkit.Equal(t, stopReasonOf(t, c.waitAnswer(c.prompt(sid, "after"))), "end_turn")
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "after"))), "end_turn")
 	if got := lastUserText(t, srv); !strings.Contains(got, "rewritten: after") {
 		t.Fatalf("not rewritten after the attach: %s", got)
 	}
@@ -440,15 +439,15 @@ func TestDaemonTransformerAttachesItself(t *testing.T) {
 func TestDaemonTransformerKeepAlive(t *testing.T) {
 	d, srv, log := chainDaemon(t, "keepalive", "request:session/prompt", map[string]any{"claimTimeout": "1s"})
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	id := c.prompt(sid, "hold it")
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(t.TempDir())
+	id := c.Prompt(sid, "hold it")
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	if got := string(frames[len(frames)-1].Result); !strings.Contains(got, `"heldFor":"1.5s"`) {
 		t.Fatalf("the prompt answered %s, want the discharge", got)
 	}
 	for _, f := range frames {
 		if f.Method == "hydra-acp/transformer/abandoned_request" {
-			t.Fatalf("abandoned while kept alive: %s", f.raw)
+			t.Fatalf("abandoned while kept alive: %s", f.Raw)
 		}
 	}
 	testkit.Equal(t, len(srv.ChatRequests()), 0)
@@ -469,11 +468,11 @@ func TestDaemonTransformerSuppressesCancel(t *testing.T) {
 	slow := llmserver.Steps(llmserver.Text("one "), llmserver.Delay(800*time.Millisecond), llmserver.Text("two"))
 	d, _, log := chainDaemon(t, "stop", "request:session/cancel", nil, slow)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	id := c.prompt(sid, "count")
-	c.until(func(f wsFrame) bool { return f.isUpdate("agent_message_chunk") })
-	c.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(t.TempDir())
+	id := c.Prompt(sid, "count")
+	c.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	c.Send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, stopReasonOf(t, frames[len(frames)-1]), "end_turn")
 	seen := false
 	for _, l := range logLines(t, log) {
@@ -488,20 +487,20 @@ func TestDaemonTransformerSuppressesCancel(t *testing.T) {
 func TestDaemonTransformerStopsSetMode(t *testing.T) {
 	d, _, log := chainDaemon(t, "stop", "request:session/set_mode", nil)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(t.TempDir())
-	id := c.call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "yolo"})
-	frames := c.until(func(f wsFrame) bool { return f.answers(id) })
+	sid, _ := c.NewSession(t.TempDir())
+	id := c.Call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "yolo"})
+	frames := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	if f := frames[len(frames)-1]; f.Error != nil {
-		t.Fatalf("set_mode: %s", f.raw)
+		t.Fatalf("set_mode: %s", f.Raw)
 	}
-	testkit.Equal(t, count(frames, "current_mode_update"), 0)
+	testkit.Equal(t, acpclient.Count(frames, "current_mode_update"), 0)
 	var res struct {
 		Modes struct {
 			CurrentModeID string `json:"currentModeId"`
 		} `json:"modes"`
 	}
 	o := d.dialACP(t, "other")
-	o.waitAnswer(o.call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})).decode(t, &res)
+	o.WaitAnswer(o.Call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})).Decode(t, &res)
 	testkit.Equal(t, res.Modes.CurrentModeID, "auto_edit")
 	seen := false
 	for _, l := range logLines(t, log) {

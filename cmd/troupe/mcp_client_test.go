@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 )
 
 // An MCP client written from the spec (2025-11-25 basic/transports and
@@ -21,17 +22,9 @@ import (
 
 const mcpWait = 30 * time.Second
 
-// mcpMsg is one JSON-RPC message from the server.
-type mcpMsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
+// mcpMsg is one JSON-RPC message from the server: the same envelope as
+// ACP's, so the same type.
+type mcpMsg = acpclient.Frame
 
 // mcpPeer is one MCP session on either transport.
 type mcpPeer interface {

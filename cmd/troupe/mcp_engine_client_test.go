@@ -16,6 +16,7 @@ import (
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -179,8 +180,8 @@ func TestMCPServerNeverUpReportedOnce(t *testing.T) {
 	for _, text := range []string{"first", "second"} {
 		fs, stop := a.promptToEnd(sid, text)
 		testkit.Equal(t, stop, "end_turn")
-		if !strings.Contains(chunks(t, fs), map[string]string{"first": "one", "second": "two"}[text]) {
-			t.Fatalf("turn %q answered %q", text, chunks(t, fs))
+		if !strings.Contains(acpclient.Chunks(t, fs), map[string]string{"first": "one", "second": "two"}[text]) {
+			t.Fatalf("turn %q answered %q", text, acpclient.Chunks(t, fs))
 		}
 	}
 

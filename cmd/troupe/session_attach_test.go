@@ -16,6 +16,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
@@ -153,11 +154,11 @@ func attachTurn(t *testing.T, tty bool) string {
 	v := startAttach(t, d, tty, []string{"NO_COLOR="}, sid)
 	v.waitFor(t, "attached to")
 	other := d.dialACP(t, "editor")
-	_, att := other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	pid := other.prompt(sid, "fix the typo in notes.txt")
+	_, att := other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := other.Prompt(sid, "fix the typo in notes.txt")
 	v.waitFor(t, "Reject ")
 	v.press(t, "y")
-	other.waitAnswer(pid)
+	other.WaitAnswer(pid)
 	v.waitFor(t, "── end_turn")
 	wantNotes(t, cwd, "hello world\n")
 
@@ -228,19 +229,19 @@ func TestSessionAttachCtrlCCancels(t *testing.T) {
 	v := startAttach(t, d, true, nil, sid)
 	v.waitFor(t, "attached to")
 	other := d.dialACP(t, "editor")
-	other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
-	pid := other.prompt(sid, "start")
+	pid := other.Prompt(sid, "start")
 	v.waitFor(t, "working")
 	if !strings.Contains(v.out.String(), "waiting for the model") {
 		t.Fatalf("no spinner before the first token: %q", v.out.String())
 	}
 	v.press(t, "\x03")
-	fs := other.until(func(f wsFrame) bool { return f.answers(pid) })
+	fs := other.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"cancelled"}`)
 	v.waitFor(t, "cancelled")
 
-	other.prompt(sid, "again")
+	other.Prompt(sid, "again")
 	v.waitFor(t, "still busy")
 	v.press(t, "\x03\x03")
 	testkit.Equal(t, v.exit(t), 0)
@@ -264,15 +265,14 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	v := startAttach(t, d, false, nil, sid)
 	v.waitFor(t, "attached to")
 	other := d.dialACP(t, "editor")
-	_, att := other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	pid := other.prompt(sid, "fix the typo in notes.txt")
-	asked := other.until(func(f wsFrame) bool { return f.Method == "session/request_permission" })
+	_, att := other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := other.Prompt(sid, "fix the typo in notes.txt")
+	asked := other.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
 	v.waitFor(t, "Reject ")
-	other.send(map[string]any{"jsonrpc": "2.0", "id": asked[len(asked)-1].ID,
-		"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
+	other.AnswerPermission(asked[len(asked)-1].ID, "reject_once")
 	v.waitFor(t, "Reject answered by "+att.ClientID+": denied\n")
 	v.press(t, "y")
-	other.waitAnswer(pid)
+	other.WaitAnswer(pid)
 	v.waitFor(t, "── end_turn")
 	wantNotes(t, cwd, "helo world\n")
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
@@ -364,8 +364,8 @@ func TestSessionAttachFromStart(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), env, model...)
 	sid := d.create(t, t.TempDir())
 	other := d.dialACP(t, "editor")
-	other.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	other.waitAnswer(other.prompt(sid, "say hello"))
+	other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	other.WaitAnswer(other.Prompt(sid, "say hello"))
 
 	v := startAttach(t, d, false, nil, sid, "--from-start", "--readonly")
 	v.waitFor(t, "attached to")

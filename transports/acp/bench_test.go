@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -23,14 +24,14 @@ func BenchmarkWebSocketUpdates(b *testing.B) {
 	for range b.N {
 		r := newWSRig(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Tokens(deltas, "x"))}}, event.ApprovalYolo, nil)
 		c := r.dial(b, "bench")
-		sid, _ := c.newSession(r.cwd)
+		sid, _ := c.NewSession(r.cwd)
 		start := time.Now()
-		pid := c.prompt(sid, "go")
+		pid := c.Prompt(sid, "go")
 		answer := []byte(fmt.Sprintf(`"id":%d,"result"`, pid))
 		chunks := 0
 		for {
-			_ = c.ws.SetReadDeadline(time.Now().Add(time.Minute))
-			_, msg, err := c.ws.ReadMessage()
+			_ = c.WS.SetReadDeadline(time.Now().Add(time.Minute))
+			_, msg, err := c.WS.ReadMessage()
 			testkit.NoError(b, err)
 			if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
 				chunks++
@@ -53,15 +54,15 @@ func BenchmarkWebSocketFanout(b *testing.B) {
 	const deltas, clients = 100000, 10
 	for range b.N {
 		r := newWSRig(b, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Tokens(deltas, "x"))}}, event.ApprovalYolo, nil)
-		cs := []*wsClient{r.dial(b, "sender")}
-		sid, _ := cs[0].newSession(r.cwd)
+		cs := []*acpclient.Client{r.dial(b, "sender")}
+		sid, _ := cs[0].NewSession(r.cwd)
 		for i := 1; i < clients; i++ {
 			c := r.dial(b, fmt.Sprint("viewer-", i))
-			c.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+			c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 			cs = append(cs, c)
 		}
 		start := time.Now()
-		pid := cs[0].prompt(sid, "go")
+		pid := cs[0].Prompt(sid, "go")
 		counts := make([]int, clients)
 		errs := make([]error, clients)
 		var wg sync.WaitGroup
@@ -72,8 +73,8 @@ func BenchmarkWebSocketFanout(b *testing.B) {
 			}
 			wg.Go(func() {
 				for {
-					_ = c.ws.SetReadDeadline(time.Now().Add(time.Minute))
-					_, msg, err := c.ws.ReadMessage()
+					_ = c.WS.SetReadDeadline(time.Now().Add(time.Minute))
+					_, msg, err := c.WS.ReadMessage()
 					if err != nil {
 						errs[i] = err
 						return
@@ -108,26 +109,26 @@ func BenchmarkAttachReplay(b *testing.B) {
 	r := newWSRig(b, llmserver.Script{}, event.ApprovalYolo, nil)
 	ctx := context.Background()
 	c := r.dial(b, "writer")
-	sid, _ := c.newSession(r.cwd)
+	sid, _ := c.NewSession(r.cwd)
 	appendRun(b, r, sid, deltas)
 	for range b.N {
 		v := r.dial(b, "viewer")
 		start := time.Now()
-		id := v.call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "full"})
+		id := v.Call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "full"})
 		answer := []byte(fmt.Sprintf(`"id":%d,"result"`, id))
 		var first time.Duration
 		var text int
 		for {
-			_ = v.ws.SetReadDeadline(time.Now().Add(time.Minute))
-			_, msg, err := v.ws.ReadMessage()
+			_ = v.WS.SetReadDeadline(time.Now().Add(time.Minute))
+			_, msg, err := v.WS.ReadMessage()
 			testkit.NoError(b, err)
 			if first == 0 {
 				first = time.Since(start)
 			}
 			if bytes.Contains(msg, []byte(`"agent_message_chunk"`)) {
-				var f frame
+				var f acpclient.Frame
 				testkit.NoError(b, json.Unmarshal(msg, &f))
-				text += len(f.update(b).Update.Content.Text)
+				text += len(f.Update(b).Update.Content.Text)
 			}
 			if bytes.Contains(msg, answer) {
 				break
@@ -137,7 +138,7 @@ func BenchmarkAttachReplay(b *testing.B) {
 		testkit.Equal(b, text, deltas)
 		b.ReportMetric(float64(deltas)/el.Seconds(), "events/s")
 		b.ReportMetric(float64(first.Microseconds())/1000, "ms-to-first")
-		_ = v.ws.Close()
+		_ = v.WS.Close()
 	}
 	_ = ctx
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -20,7 +21,7 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 	const deltas = 3000
 	r := newWSRig(t, llmserver.Script{}, event.ApprovalYolo, nil)
 	w := r.dial(t, "writer")
-	sid, _ := w.newSession(r.cwd)
+	sid, _ := w.NewSession(r.cwd)
 	draft := func(kind event.Kind, p any) event.Draft {
 		d, err := event.NewDraft(kind, p)
 		testkit.NoError(t, err)
@@ -52,10 +53,10 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 	testkit.NoError(t, err)
 
 	v := r.dial(t, "viewer")
-	replayed, res := v.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	replayed, res := v.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
 	testkit.Equal(t, res.Replayed, len(replayed))
-	testkit.Equal(t, chunkText(t, replayed), want.String())
-	testkit.Equal(t, countUpdates(replayed, "agent_message_chunk") > 1, true)
+	testkit.Equal(t, acpclient.Chunks(t, replayed), want.String())
+	testkit.Equal(t, acpclient.Count(replayed, "agent_message_chunk") > 1, true)
 	assertNonDecreasing(t, replayed)
 	calls := map[string][]string{}
 	for _, f := range replayed {
@@ -65,7 +66,7 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 				ToolCallID    string `json:"toolCallId"`
 			} `json:"update"`
 		}
-		if f.isUpdate("tool_call") || f.isUpdate("tool_call_update") {
+		if f.IsUpdate("tool_call") || f.IsUpdate("tool_call_update") {
 			testkit.NoError(t, json.Unmarshal(f.Params, &u))
 			calls[u.Update.ToolCallID] = append(calls[u.Update.ToolCallID], u.Update.SessionUpdate)
 		}
@@ -74,8 +75,8 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 	testkit.Equal(t, strings.Join(calls["c2"], ","), "tool_call,tool_call_update")
 	last := func(id string) string {
 		for i := len(replayed) - 1; i >= 0; i-- {
-			if f := replayed[i]; f.isUpdate("tool_call_update") && strings.Contains(f.raw, `"toolCallId":"`+id+`"`) {
-				return f.raw
+			if f := replayed[i]; f.IsUpdate("tool_call_update") && strings.Contains(f.Raw, `"toolCallId":"`+id+`"`) {
+				return f.Raw
 			}
 		}
 		return ""
@@ -83,33 +84,4 @@ func TestWebSocketReplayStreamsInWindows(t *testing.T) {
 	testkit.Equal(t, strings.Contains(last("c1"), `"status":"completed"`), true)
 	testkit.Equal(t, strings.Contains(last("c2"), `"status":"in_progress"`), true)
 	testkit.Equal(t, strings.Contains(last("c2"), `"text":"`+strings.Repeat("y", 1500)+`"`), true)
-}
-
-// assertNonDecreasing: the updates' anchors never go back (several
-// updates may share one event's).
-func assertNonDecreasing(t testing.TB, fs []frame) {
-	t.Helper()
-	var last int64
-	for _, f := range fs {
-		if f.Method != "session/update" {
-			continue
-		}
-		var n int64
-		var u struct {
-			Meta struct {
-				Hydra struct {
-					MessageID string `json:"messageId"`
-				} `json:"hydra-acp"`
-			} `json:"_meta"`
-		}
-		testkit.NoError(t, json.Unmarshal(f.Params, &u))
-		id := u.Meta.Hydra.MessageID
-		if _, err := fmtSscan(id, &n); err != nil {
-			t.Fatalf("anchor %q: %v", id, err)
-		}
-		if n < last {
-			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.raw)
-		}
-		last = n
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/acp"
 )
@@ -23,16 +24,16 @@ func TestWebSocketSlowReaderCatchesUp(t *testing.T) {
 		llmserver.Steps(llmserver.Tokens(deltas, strings.Repeat("x", 1024))),
 	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.OutboundLimit = 64 }, logs, nil)
 	fast := r.dial(t, "fast")
-	sid, _ := fast.newSession(r.cwd)
+	sid, _ := fast.NewSession(r.cwd)
 	slow := r.dial(t, "slow")
-	slow.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	slow.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
-	pid := fast.prompt(sid, "go on")
-	fastFrames := fast.until(time.Minute, func(f frame) bool { return f.answers(pid) })
-	testkit.Equal(t, countUpdates(fastFrames, "agent_message_chunk"), deltas)
+	pid := fast.Prompt(sid, "go on")
+	fastFrames := fast.UntilWithin(time.Minute, func(f acpclient.Frame) bool { return f.Answers(pid) })
+	testkit.Equal(t, acpclient.Count(fastFrames, "agent_message_chunk"), deltas)
 
-	slowFrames := slow.until(time.Minute, func(f frame) bool { return f.isUpdate("turn_complete") })
-	testkit.Equal(t, countUpdates(slowFrames, "agent_message_chunk"), deltas)
+	slowFrames := slow.UntilWithin(time.Minute, func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Count(slowFrames, "agent_message_chunk"), deltas)
 	assertIncreasing(t, slowFrames)
 	assertIncreasing(t, fastFrames)
 	testkit.Equal(t, strings.Contains(logs.String(), "client behind"), true)
@@ -47,11 +48,11 @@ func TestWebSocketStalledClientClosed(t *testing.T) {
 		llmserver.Steps(llmserver.Tokens(6000, strings.Repeat("y", 1024))),
 	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.WriteTimeout = 5 * time.Second }, logs, nil)
 	a := r.dial(t, "reader")
-	sid, _ := a.newSession(r.cwd)
+	sid, _ := a.NewSession(r.cwd)
 	stalled := r.dial(t, "stalled")
-	stalled.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	pid := a.prompt(sid, "go on")
-	a.until(time.Minute, func(f frame) bool { return f.answers(pid) })
+	stalled.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := a.Prompt(sid, "go on")
+	a.UntilWithin(time.Minute, func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Eventually(t, 30*time.Second, "the stalled client closed", func() bool {
 		return strings.Contains(logs.String(), "client gone")
 	})
@@ -64,12 +65,12 @@ func TestWebSocketStalledClientClosed(t *testing.T) {
 			} `json:"_meta"`
 		} `json:"sessions"`
 	}
-	a.waitAnswer(a.call("session/list", map[string]any{}), wait).decode(t, &list)
+	a.WaitAnswerWithin(a.Call("session/list", map[string]any{}), wait).Decode(t, &list)
 	testkit.Equal(t, list.Sessions[0].Meta.Hydra.AttachedClients, 1)
 	// What it had buffered, then the end of the socket.
-	_ = stalled.ws.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_ = stalled.WS.SetReadDeadline(time.Now().Add(30 * time.Second))
 	for {
-		if _, _, err := stalled.ws.ReadMessage(); err != nil {
+		if _, _, err := stalled.WS.ReadMessage(); err != nil {
 			break
 		}
 	}

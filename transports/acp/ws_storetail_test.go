@@ -9,6 +9,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/acp"
 )
@@ -25,28 +26,28 @@ func TestWebSocketReadonlyColdAttachReadsTheStore(t *testing.T) {
 		llmserver.Steps(llmserver.Tokens(deltas, strings.Repeat("z", 512))),
 	}}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { c.OutboundLimit = 64 }, logs, nil)
 	a := r.dial(t, "writer")
-	sid, _ := a.newSession(r.cwd)
-	a.waitAnswer(a.prompt(sid, "hi"), wait)
+	sid, _ := a.NewSession(r.cwd)
+	a.WaitAnswerWithin(a.Prompt(sid, "hi"), wait)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	testkit.NoError(t, r.rt.Sessions.Kill(ctx, sid))
-	a.until(wait, func(f frame) bool { return f.Method == "hydra-acp/session/closed" })
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Method == "hydra-acp/session/closed" })
 	testkit.Eventually(t, wait, "the stored status cold", func() bool {
 		m, err := r.rt.Sessions.Meta(ctx, sid)
 		return err == nil && m.Status == "cold"
 	})
 
 	w := r.dial(t, "watcher")
-	replayed, _ := w.attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
-	testkit.Equal(t, chunkText(t, replayed), "first")
+	replayed, _ := w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
+	testkit.Equal(t, acpclient.Chunks(t, replayed), "first")
 	live, err := r.rt.Sessions.Live(ctx)
 	testkit.NoError(t, err)
 	testkit.Equal(t, slices.Contains(live, sid), false)
 
-	pid := a.prompt(sid, "go on")
-	a.until(time.Minute, func(f frame) bool { return f.answers(pid) })
-	got := w.until(time.Minute, func(f frame) bool { return f.isUpdate("turn_complete") })
-	testkit.Equal(t, countUpdates(got, "agent_message_chunk"), deltas)
+	pid := a.Prompt(sid, "go on")
+	a.UntilWithin(time.Minute, func(f acpclient.Frame) bool { return f.Answers(pid) })
+	got := w.UntilWithin(time.Minute, func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	testkit.Equal(t, acpclient.Count(got, "agent_message_chunk"), deltas)
 	assertIncreasing(t, append(replayed, got...))
 	testkit.Equal(t, strings.Contains(logs.String(), "client behind"), true)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/acp"
 )
@@ -23,31 +24,31 @@ func TestWebSocketTwoClients(t *testing.T) {
 	}}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
 	testkit.Equal(t, a.Subprotocol, acp.Subprotocol)
-	sid, aID := a.newSession(r.cwd)
+	sid, aID := a.NewSession(r.cwd)
 	b := r.dial(t, "browser")
-	_, att := b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "clientId": "tab-7", "clientInfo": map[string]any{"name": "web", "version": "2"}})
-	testkit.DeepEqual(t, att.ConnectedClients, []acp.ClientInfo{{ClientID: aID, Name: "editor"}, {ClientID: "tab-7", Name: "web", Version: "2"}})
+	_, att := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full", "clientId": "tab-7", "clientInfo": map[string]any{"name": "web", "version": "2"}})
+	testkit.DeepEqual(t, att.ConnectedClients, []acpclient.ClientInfo{{ClientID: aID, Name: "editor"}, {ClientID: "tab-7", Name: "web", Version: "2"}})
 	testkit.Equal(t, att.ClientID, "tab-7")
-	f := b.waitAnswer(b.call("session/attach", map[string]any{"sessionId": sid}), wait)
+	f := b.WaitAnswerWithin(b.Call("session/attach", map[string]any{"sessionId": sid}), wait)
 	testkit.Equal(t, f.Error.Code, acp.CodeAlreadyAttached)
 
-	pid := a.prompt(sid, "hi")
-	aFrames := a.until(wait, func(f frame) bool { return f.answers(pid) })
+	pid := a.Prompt(sid, "hi")
+	aFrames := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(aFrames[len(aFrames)-1].Result), `{"stopReason":"end_turn"}`)
-	bFrames := b.until(wait, func(f frame) bool { return f.isUpdate("turn_complete") })
+	bFrames := b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
 
-	testkit.Equal(t, chunkText(t, aFrames), "Hello both")
-	testkit.Equal(t, chunkText(t, bFrames), "Hello both")
-	testkit.Equal(t, countUpdates(aFrames, "prompt_received"), 0)
-	testkit.Equal(t, countUpdates(bFrames, "prompt_received"), 1)
-	var got update
+	testkit.Equal(t, acpclient.Chunks(t, aFrames), "Hello both")
+	testkit.Equal(t, acpclient.Chunks(t, bFrames), "Hello both")
+	testkit.Equal(t, acpclient.Count(aFrames, "prompt_received"), 0)
+	testkit.Equal(t, acpclient.Count(bFrames, "prompt_received"), 1)
+	var got acpclient.Update
 	for _, f := range bFrames {
-		if f.isUpdate("prompt_received") {
-			got = f.update(t)
+		if f.IsUpdate("prompt_received") {
+			got = f.Update(t)
 		}
 	}
 	testkit.Equal(t, got.Update.MessageID != "", true)
-	last := bFrames[len(bFrames)-1].update(t)
+	last := bFrames[len(bFrames)-1].Update(t)
 	testkit.Equal(t, last.Update.StopReason, "end_turn")
 	testkit.Equal(t, last.Update.MessageID, got.Update.MessageID)
 }
@@ -61,38 +62,38 @@ func TestWebSocketAttachAfterMessage(t *testing.T) {
 			llmserver.Text("three "), llmserver.Delay(700*time.Millisecond), llmserver.Text("four")),
 	}}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
+	sid, _ := a.NewSession(r.cwd)
 	c := r.dial(t, "phone")
-	c.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-	pid := a.prompt(sid, "count")
+	c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := a.Prompt(sid, "count")
 
 	var text strings.Builder
-	seen := c.until(wait, func(f frame) bool {
-		if f.isUpdate("agent_message_chunk") {
-			text.WriteString(f.update(t).Update.Content.Text)
+	seen := c.UntilWithin(wait, func(f acpclient.Frame) bool {
+		if f.IsUpdate("agent_message_chunk") {
+			text.WriteString(f.Update(t).Update.Content.Text)
 		}
 		return strings.HasPrefix(text.String(), "one")
 	})
-	anchor := seen[len(seen)-1].update(t).Meta.Hydra.MessageID
-	detach := c.call("session/detach", map[string]any{"sessionId": sid})
-	c.waitAnswer(detach, wait)
+	anchor := seen[len(seen)-1].Update(t).Meta.Hydra.MessageID
+	detach := c.Call("session/detach", map[string]any{"sessionId": sid})
+	c.WaitAnswerWithin(detach, wait)
 	time.Sleep(500 * time.Millisecond) // "two three " is committed meanwhile
 
-	replayed, res := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
+	replayed, res := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
 	testkit.Equal(t, res.HistoryPolicy, "after_message")
 	testkit.Equal(t, res.Replayed, len(replayed))
-	live := c.until(wait, func(f frame) bool { return f.isUpdate("turn_complete") })
+	live := c.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
 	all := append(replayed, live...)
-	testkit.Equal(t, text.String()+chunkText(t, all), "one two three four")
-	testkit.Equal(t, chunkText(t, replayed) != "", true)
+	testkit.Equal(t, text.String()+acpclient.Chunks(t, all), "one two three four")
+	testkit.Equal(t, acpclient.Chunks(t, replayed) != "", true)
 	assertIncreasing(t, all)
-	a.waitAnswer(pid, wait)
+	a.WaitAnswerWithin(pid, wait)
 
 	d := r.dial(t, "late")
-	replayed, res = d.attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": "nowhere"})
+	replayed, res = d.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": "nowhere"})
 	testkit.Equal(t, res.HistoryPolicy, "full")
-	testkit.Equal(t, chunkText(t, replayed), "one two three four")
-	testkit.Equal(t, countUpdates(replayed, "user_message_chunk"), 1)
+	testkit.Equal(t, acpclient.Chunks(t, replayed), "one two three four")
+	testkit.Equal(t, acpclient.Count(replayed, "user_message_chunk"), 1)
 }
 
 // Each attached client is asked; the first answer wins, the others are
@@ -104,33 +105,33 @@ func TestWebSocketPermissionRace(t *testing.T) {
 		llmserver.Steps(llmserver.Text("ok")),
 	}}, event.ApprovalDefault, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
+	sid, _ := a.NewSession(r.cwd)
 	b := r.dial(t, "browser")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
-	pid := a.prompt(sid, "run it")
-	isAsk := func(f frame) bool { return f.Method == "session/request_permission" }
-	a.until(wait, isAsk)
-	b.until(wait, isAsk)
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	pid := a.Prompt(sid, "run it")
+	isAsk := func(f acpclient.Frame) bool { return f.Method == "session/request_permission" }
+	a.UntilWithin(wait, isAsk)
+	b.UntilWithin(wait, isAsk)
 
 	c := r.dial(t, "late")
-	_, att := c.attach(map[string]any{"sessionId": sid, "historyPolicy": "pending_only"})
-	ask := c.until(wait, isAsk)
+	_, att := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "pending_only"})
+	ask := c.UntilWithin(wait, isAsk)
 	askID := ask[len(ask)-1].ID
-	c.send(map[string]any{"jsonrpc": "2.0", "id": askID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	c.AnswerPermission(askID, "allow_once")
 
-	for _, cl := range []*wsClient{a, b} {
-		fs := cl.until(wait, func(f frame) bool { return f.isUpdate("permission_resolved") })
-		u := fs[len(fs)-1].update(t)
+	for _, cl := range []*acpclient.Client{a, b} {
+		fs := cl.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
+		u := fs[len(fs)-1].Update(t)
 		testkit.Equal(t, u.Update.ToolCallID, "c1")
 		testkit.Equal(t, u.Update.ResolvedBy, att.ClientID)
 	}
 	// A late answer loses: the call already ran once.
-	b.send(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}})
-	fs := a.until(wait, func(f frame) bool { return f.answers(pid) })
+	b.AnswerPermission(1, "reject_once")
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
 	completed := 0
 	for _, f := range fs {
-		if f.isUpdate("tool_call_update") && strings.Contains(f.raw, `"status":"completed"`) && strings.Contains(f.raw, "raced") {
+		if f.IsUpdate("tool_call_update") && strings.Contains(f.Raw, `"status":"completed"`) && strings.Contains(f.Raw, "raced") {
 			completed++
 		}
 	}
@@ -141,9 +142,9 @@ func TestWebSocketPermissionRace(t *testing.T) {
 func TestWebSocketReadonly(t *testing.T) {
 	r := newWSRig(t, llmserver.Script{}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
+	sid, _ := a.NewSession(r.cwd)
 	v := r.dial(t, "viewer")
-	v.attach(map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
+	v.Attach(map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"readonly": true}}})
 	for _, m := range []struct {
 		method string
 		params map[string]any
@@ -152,55 +153,44 @@ func TestWebSocketReadonly(t *testing.T) {
 		{"session/set_mode", map[string]any{"sessionId": sid, "modeId": "yolo"}},
 		{"hydra-acp/prompt/cancel", map[string]any{"sessionId": sid, "messageId": "m"}},
 	} {
-		f := v.waitAnswer(v.call(m.method, m.params), wait)
+		f := v.WaitAnswerWithin(v.Call(m.method, m.params), wait)
 		if f.Error == nil || f.Error.Code != acp.CodePermissionDenied {
-			t.Errorf("%s: got %s, want error %d", m.method, f.raw, acp.CodePermissionDenied)
+			t.Errorf("%s: got %s, want error %d", m.method, f.Raw, acp.CodePermissionDenied)
 		}
 	}
 	// The connection stays usable, and bad frames are answered in kind.
-	testkit.NoError(t, v.ws.WriteMessage(1, []byte("{oops")))
-	f := v.read(wait)
+	testkit.NoError(t, v.WS.WriteMessage(1, []byte("{oops")))
+	f := v.Read(wait)
 	testkit.Equal(t, f.Error.Code, acp.CodeParseError)
 	testkit.Equal(t, string(f.ID), "null")
-	f = v.waitAnswer(v.call("session/list", map[string]any{}), wait)
+	f = v.WaitAnswerWithin(v.Call("session/list", map[string]any{}), wait)
 	testkit.Equal(t, f.Error == nil, true)
 }
 
-func chunkText(t testing.TB, fs []frame) string {
-	var b strings.Builder
-	for _, f := range fs {
-		if f.isUpdate("agent_message_chunk") {
-			b.WriteString(f.update(t).Update.Content.Text)
-		}
-	}
-	return b.String()
+// assertIncreasing: the updates' events come once each, in log order;
+// every update carries its anchor.
+func assertIncreasing(t testing.TB, fs []acpclient.Frame) {
+	t.Helper()
+	assertAnchors(t, fs, true)
 }
 
-func countUpdates(fs []frame, kind string) int {
-	n := 0
-	for _, f := range fs {
-		if f.isUpdate(kind) {
-			n++
-		}
-	}
-	return n
+// assertNonDecreasing: the updates' anchors never go back (several
+// updates may share one event's); every update carries its anchor.
+func assertNonDecreasing(t testing.TB, fs []acpclient.Frame) {
+	t.Helper()
+	assertAnchors(t, fs, false)
 }
 
-// assertIncreasing: the updates' events come once each, in log order.
-func assertIncreasing(t testing.TB, fs []frame) {
+func assertAnchors(t testing.TB, fs []acpclient.Frame, strict bool) {
 	t.Helper()
 	var last int64
 	for _, f := range fs {
 		if f.Method != "session/update" {
 			continue
 		}
-		var n int64
-		id := f.update(t).Meta.Hydra.MessageID
-		if _, err := fmtSscan(id, &n); err != nil {
-			t.Fatalf("anchor %q: %v", id, err)
-		}
-		if n <= last {
-			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.raw)
+		n := acpclient.MessageSeq(t, f)
+		if n < last || strict && n == last {
+			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.Raw)
 		}
 		last = n
 	}
@@ -214,17 +204,17 @@ func TestWebSocketDripReplay(t *testing.T) {
 		llmserver.Steps(llmserver.Text("slow"), llmserver.Delay(400*time.Millisecond), llmserver.Text(" reply")),
 	}}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
-	a.waitAnswer(a.prompt(sid, "go"), wait)
+	sid, _ := a.NewSession(r.cwd)
+	a.WaitAnswerWithin(a.Prompt(sid, "go"), wait)
 
 	instant := r.dial(t, "instant")
-	want, _ := instant.attach(map[string]any{"sessionId": sid})
+	want, _ := instant.Attach(map[string]any{"sessionId": sid})
 	d := r.dial(t, "drip")
-	got, res := d.attach(map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"replayMode": "drip", "dripSpeed": 2}}})
+	got, res := d.Attach(map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"replayMode": "drip", "dripSpeed": 2}}})
 	testkit.Equal(t, res.Replayed, len(want))
 	testkit.Equal(t, len(got), len(want))
 	for i := range got {
-		testkit.Equal(t, got[i].raw, want[i].raw)
+		testkit.Equal(t, got[i].Raw, want[i].Raw)
 	}
 }
 
@@ -236,32 +226,32 @@ func TestWebSocketFork(t *testing.T) {
 		llmserver.Steps(llmserver.Text("forked answer")),
 	}}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
-	p1 := a.prompt(sid, "first question")
-	fs := a.until(wait, func(f frame) bool { return f.answers(p1) })
+	sid, _ := a.NewSession(r.cwd)
+	p1 := a.Prompt(sid, "first question")
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p1) })
 	var first string
 	for _, f := range fs {
 		if f.Method == "hydra-acp/prompt_queue/added" {
-			first = f.note(t).MessageID
+			first = f.QueueNote(t).MessageID
 		}
 	}
-	a.waitAnswer(a.prompt(sid, "second question"), wait)
+	a.WaitAnswerWithin(a.Prompt(sid, "second question"), wait)
 
 	var res struct {
 		SessionID           string `json:"sessionId"`
 		ForkedFromSessionID string `json:"forkedFromSessionId"`
 		ForkedFromMessageID string `json:"forkedFromMessageId"`
 	}
-	a.waitAnswer(a.call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": first}), wait).decode(t, &res)
+	a.WaitAnswerWithin(a.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": first}), wait).Decode(t, &res)
 	testkit.Equal(t, res.ForkedFromSessionID, sid)
 	testkit.Equal(t, res.ForkedFromMessageID, first)
-	f := a.waitAnswer(a.call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": "msg-unknown"}), wait)
+	f := a.WaitAnswerWithin(a.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": "msg-unknown"}), wait)
 	testkit.Equal(t, f.Error.Code, acp.CodeInvalidParams)
 
-	a.waitAnswer(a.call("session/load", map[string]any{"sessionId": res.SessionID, "cwd": r.cwd, "mcpServers": []any{}}), wait)
-	p3 := a.prompt(res.SessionID, "third question")
-	fs = a.until(wait, func(f frame) bool { return f.answers(p3) })
-	testkit.Equal(t, chunkText(t, fs), "forked answer")
+	a.WaitAnswerWithin(a.Call("session/load", map[string]any{"sessionId": res.SessionID, "cwd": r.cwd, "mcpServers": []any{}}), wait)
+	p3 := a.Prompt(res.SessionID, "third question")
+	fs = a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p3) })
+	testkit.Equal(t, acpclient.Chunks(t, fs), "forked answer")
 	reqs := r.p.Requests()
 	sent := fmt.Sprint(reqs[len(reqs)-1].Messages)
 	if !strings.Contains(sent, "first question") || !strings.Contains(sent, "answer one") || strings.Contains(sent, "second question") {
@@ -275,25 +265,25 @@ func TestWebSocketFork(t *testing.T) {
 func TestWebSocketCloseAndDelete(t *testing.T) {
 	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("kept"))}}, event.ApprovalYolo, nil)
 	a := r.dial(t, "editor")
-	sid, _ := a.newSession(r.cwd)
-	a.waitAnswer(a.prompt(sid, "remember"), wait)
+	sid, _ := a.NewSession(r.cwd)
+	a.WaitAnswerWithin(a.Prompt(sid, "remember"), wait)
 	b := r.dial(t, "browser")
-	b.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 
-	f := a.waitAnswer(a.call("session/close", map[string]any{"sessionId": sid}), wait)
+	f := a.WaitAnswerWithin(a.Call("session/close", map[string]any{"sessionId": sid}), wait)
 	testkit.Equal(t, f.Error == nil, true)
-	b.until(wait, func(f frame) bool { return f.Method == "hydra-acp/session/closed" })
+	b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Method == "hydra-acp/session/closed" })
 	testkit.Eventually(t, wait, "the session listed cold", func() bool {
-		return strings.Contains(a.waitAnswer(a.call("session/list", map[string]any{}), wait).raw, `"status":"cold"`)
+		return strings.Contains(a.WaitAnswerWithin(a.Call("session/list", map[string]any{}), wait).Raw, `"status":"cold"`)
 	})
-	id := a.call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}})
-	fs := a.until(wait, func(f frame) bool { return f.answers(id) })
-	testkit.Equal(t, chunkText(t, fs), "kept")
+	id := a.Call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}})
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(id) })
+	testkit.Equal(t, acpclient.Chunks(t, fs), "kept")
 
-	f = a.waitAnswer(a.call("session/delete", map[string]any{"sessionId": sid}), wait)
+	f = a.WaitAnswerWithin(a.Call("session/delete", map[string]any{"sessionId": sid}), wait)
 	testkit.Equal(t, f.Error == nil, true)
-	f = a.waitAnswer(a.call("session/list", map[string]any{}), wait)
-	testkit.Equal(t, strings.Contains(f.raw, sid), false)
-	f = a.waitAnswer(a.call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}}), wait)
+	f = a.WaitAnswerWithin(a.Call("session/list", map[string]any{}), wait)
+	testkit.Equal(t, strings.Contains(f.Raw, sid), false)
+	f = a.WaitAnswerWithin(a.Call("session/load", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}}), wait)
 	testkit.Equal(t, f.Error.Code, acp.CodeSessionNotFound)
 }
