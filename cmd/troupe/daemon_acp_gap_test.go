@@ -22,11 +22,11 @@ func TestDaemonACPAttachLogWithGap(t *testing.T) {
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")))
 	d := startDaemon(t, home, env, model...)
 	c := d.dialACP(t, "editor")
-	sid, _ := c.newSession(work)
-	other, _ := c.newSession(work)
+	sid, _ := c.NewSession(work)
+	other, _ := c.NewSession(work)
 	for _, text := range []string{"first", "second"} {
-		if f := c.waitAnswer(c.prompt(sid, text)); f.Error != nil {
-			t.Fatalf("prompt %s: %s", text, f.raw)
+		if f := c.WaitAnswer(c.Prompt(sid, text)); f.Error != nil {
+			t.Fatalf("prompt %s: %s", text, f.Raw)
 		}
 	}
 	d.proc.Signal(syscall.SIGTERM)
@@ -49,11 +49,11 @@ func TestDaemonACPAttachLogWithGap(t *testing.T) {
 		{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": "ev-2"},
 	} {
 		c = d.dialACP(t, "editor")
-		f := c.waitAnswer(c.call("session/attach", policy))
+		f := c.WaitAnswer(c.Call("session/attach", policy))
 		if f.Error == nil || f.Error.Code != -32603 || !strings.Contains(f.Error.Message, "lacks events 4 to 6") {
-			t.Fatalf("attach %v to a log without seqs 4-6 answered %s, want an error naming them", policy["historyPolicy"], f.raw)
+			t.Fatalf("attach %v to a log without seqs 4-6 answered %s, want an error naming them", policy["historyPolicy"], f.Raw)
 		}
 	}
-	_, res := c.attach(map[string]any{"sessionId": other, "historyPolicy": "full"})
+	_, res := c.Attach(map[string]any{"sessionId": other, "historyPolicy": "full"})
 	testkit.Equal(t, res.HistoryPolicy, "full")
 }
