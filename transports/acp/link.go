@@ -14,16 +14,20 @@ import (
 )
 
 // link is a session's side of its transformer chain: one per live session
-// with a chain, watching the session's events live (started again when a
-// client attaches after the session stopped: the chain outlives it). It runs the agent→client
-// chain of each permission request (held from the clients until the chain
-// lets it through), the response chain of each agent update (held from
-// the clients by the session's gate until decided: linkgate.go) and sends
-// the lifecycle events. It ends with the session's subscription.
+// with a chain, started whenever the session comes live in this daemon
+// (Pipeline.Live, whatever woke it) or gets its chain, and following its
+// events from a known seq, so none slips past the chain. It runs the
+// agent→client chain of each permission request (held from the clients
+// until the chain lets it through), the response chain of each agent
+// update (held from the clients by the session's gate until decided:
+// linkgate.go) and sends the lifecycle events. Its subscription does not
+// keep the session live: it ends when the session passivates, and the
+// next wake starts a new one (the chain outlives both).
 type link struct {
 	pipeline *Pipeline
 	sessions *sessions.Client
 	session  string
+	from     int64 // the first seq to watch; 0: the live stream
 
 	sub *actor.PID
 	// The response chain: the agent updates of the events seen, each
@@ -52,15 +56,28 @@ type idleTick struct{ n int }
 // by the chain: its clients are asked now.
 type askNow struct{ session string }
 
-func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
+func linkProps(p *Pipeline, s *sessions.Client, session string, from int64) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{},
+		return &link{pipeline: p, sessions: s, session: session, from: from, seen: max(from-1, 0), visible: max(from-1, 0),
+			chains: map[int64]func(chainDone){}, completed: map[string]bool{},
 			edited: map[string]bool{}, view: &projection.View{SessionID: session, Deltas: true}, shown: map[string]bool{}}
 	})
 }
 
-// ensureLink starts session's link unless it runs.
-func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string) {
+// Live is told that a session came live in this daemon, whatever woke it,
+// with its log's last seq then: a session with a chain gets its link (and
+// gate), watching from the next seq. Called inside the session's Receive:
+// it only takes the lock and spawns.
+func (p *Pipeline) Live(system *actor.ActorSystem, s *sessions.Client, session string, lastSeq int64) {
+	if len(p.chainOf(session)) == 0 {
+		return
+	}
+	p.ensureLink(system, s, session, lastSeq+1)
+}
+
+// ensureLink starts session's link unless it runs, watching from seq from
+// (0: from the live stream on, where it starts when the link subscribes).
+func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.links[session] {
@@ -72,7 +89,12 @@ func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, ses
 	// Before the link starts, so that it finds its gate; clients attaching
 	// from now on hold what the link has not decided.
 	opened := p.openGateLocked(session)
-	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err != nil {
+	if opened && from > 0 {
+		// What came before from was shown before the gate; what follows
+		// waits for the link.
+		p.gateMove(session, from-1)
+	}
+	if _, err := system.Root.SpawnNamed(linkProps(p, s, session, from), "chain-link/"+session); err != nil {
 		if opened {
 			p.closeGateLocked(session)
 		}
@@ -100,14 +122,16 @@ func (l *link) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		l.gated = l.pipeline.gated(l.session)
-		l.sessions.Async(ctx).Subscribe(l.session, 0, true, func(s sessions.Subscribed, err error) {
+		l.sessions.Async(ctx).Follow(l.session, l.from, func(s sessions.Subscribed, err error) {
 			if err != nil {
 				ctx.Stop(ctx.Self())
 				return
 			}
 			l.sub = s.Subscription
-			// Everything before the live stream was shown before the gate.
-			l.seen = max(l.seen, s.ReplayTo)
+			if l.from <= 0 {
+				// Everything before the live stream was shown before the gate.
+				l.seen = max(l.seen, s.ReplayTo)
+			}
 			l.publish(ctx)
 		})
 	case *sessions.Events:

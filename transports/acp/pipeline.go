@@ -313,7 +313,7 @@ func (p *Pipeline) Opened(system *actor.ActorSystem, s *sessions.Client, session
 		return
 	}
 	p.RestoreChain(session, chain)
-	p.ensureLink(system, s, session)
+	p.ensureLink(system, s, session, 1)
 	p.lifecycle(system.Root, session, "session.opened", map[string]any{}, "")
 }
 
