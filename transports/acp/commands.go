@@ -134,6 +134,7 @@ func (p *Pipeline) SessionGone(session string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.chains, session)
+	delete(p.relive, session)
 	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.conn == nil
 	})

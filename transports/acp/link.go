@@ -64,60 +64,6 @@ func linkProps(p *Pipeline, s *sessions.Client, session string, from int64) *act
 	})
 }
 
-// Live is told that a session came live in this daemon, whatever woke it,
-// with its log's last seq then: a session with a chain gets its link (and
-// gate), watching from the next seq. Called inside the session's Receive:
-// it only takes the lock and spawns.
-func (p *Pipeline) Live(system *actor.ActorSystem, s *sessions.Client, session string, lastSeq int64) {
-	if len(p.chainOf(session)) == 0 {
-		return
-	}
-	p.ensureLink(system, s, session, lastSeq+1)
-}
-
-// ensureLink starts session's link unless it runs, watching from seq from
-// (0: from the live stream on, where it starts when the link subscribes).
-func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.links[session] {
-		// A transformer joined the chain of a session whose link runs: the
-		// link finds the gate at its next events.
-		p.openGateLocked(session)
-		return
-	}
-	// Before the link starts, so that it finds its gate; clients attaching
-	// from now on hold what the link has not decided.
-	opened := p.openGateLocked(session)
-	if opened && from > 0 {
-		// What came before from was shown before the gate; what follows
-		// waits for the link.
-		p.gateMove(session, from-1)
-	}
-	if _, err := system.Root.SpawnNamed(linkProps(p, s, session, from), "chain-link/"+session); err != nil {
-		if opened {
-			p.closeGateLocked(session)
-		}
-		return
-	}
-	p.links[session] = true
-}
-
-// dropLink forgets session's link and closes its gate, reporting whether
-// there was one (its watchers then project what it held).
-func (p *Pipeline) dropLink(session string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.links, session)
-	gated := p.closeGateLocked(session)
-	for k := range p.released {
-		if strings.HasPrefix(k, session+"\x00") {
-			delete(p.released, k)
-		}
-	}
-	return gated
-}
-
 func (l *link) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
@@ -128,6 +74,7 @@ func (l *link) Receive(ctx actor.Context) {
 				return
 			}
 			l.sub = s.Subscription
+			l.pipeline.linkSubscribed(l.session, s.ReplayTo)
 			if l.from <= 0 {
 				// Everything before the live stream was shown before the gate.
 				l.seen = max(l.seen, s.ReplayTo)
@@ -170,10 +117,13 @@ func (l *link) Receive(ctx actor.Context) {
 		if l.sub != nil {
 			l.sessions.Unsubscribe(l.session, l.sub)
 		}
-		if l.pipeline.dropLink(l.session) {
+	case *actor.Stopped:
+		// Once stopped, so that the name is free for the link that takes
+		// over when the session came live again meanwhile.
+		if l.pipeline.dropLink(ctx.ActorSystem(), l.sessions, l.session) {
 			l.open(ctx.ActorSystem().Root) // fail-open: what waited goes out as recorded
 		}
-	case *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	case *actor.Restarting, *actor.Terminated:
 	default:
 		actorlog.Unhandled(actorlog.For(ctx, "chain_link", l.session), ctx)
 	}

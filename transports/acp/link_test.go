@@ -94,3 +94,41 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 	})
 	testkit.Equal(t, f.seen(), "hello world!")
 }
+
+// A session that comes live again while its link is still ending (here:
+// told so before the kill that ends it) gets a new link when the old one
+// has stopped, watching from the new incarnation's start.
+func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
+	draft := func(kind event.Kind, p any) event.Draft {
+		d, err := event.NewDraft(kind, p)
+		testkit.NoError(t, err)
+		return d
+	}
+	chunk := func(text string) event.Draft {
+		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
+	}
+	f := &fakeTransformer{}
+	p := NewPipeline()
+	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
+	p.RestoreChain("s", []string{"tr"})
+	p.ensureLink(rt.System, rt.Sessions, "s", 2)
+	_, last, err := rt.Sessions.Append(ctx, "s",
+		draft(event.RunStarted, event.RunStartedPayload{RunID: "r"}),
+		draft(event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}),
+		chunk("one "))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 10*time.Second, "the first chunk through the chain", func() bool {
+		return f.seen() == "one " && p.gateReleased("s") >= last
+	})
+
+	p.Live(rt.System, rt.Sessions, "s", last) // the next incarnation, before the old link ended
+	testkit.NoError(t, rt.Sessions.Kill(ctx, "s"))
+	_, last, err = rt.Sessions.Append(ctx, "s", chunk("two"))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 10*time.Second, "the next incarnation's chunk through the new link's chain", func() bool {
+		return f.seen() == "one two" && p.gateReleased("s") >= last
+	})
+}

@@ -61,6 +61,7 @@ type Pipeline struct {
 	claims   map[string]*actor.PID // processing token -> the chain run holding it
 	watchers map[string]map[string]*actor.PID
 	links    map[string]bool            // sessions whose link runs
+	relive   map[string]int64           // sessions live again before their link ended: the next link's first seq
 	released map[string]bool            // session\x00toolCallId: permission requests the chain let through
 	mcp      map[string]*mcpServerSpec  // tools registered, by process name
 	commands map[string]*commandProcess // slash-command verbs, by process name
@@ -78,7 +79,7 @@ type peerEntry struct {
 func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
-		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
+		links: map[string]bool{}, relive: map[string]int64{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
 		commands: map[string]*commandProcess{}, Tokens: agentmcp.NewTokens(rand.Text())}
 }
 
