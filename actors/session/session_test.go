@@ -295,3 +295,19 @@ func TestOnSessionLiveNamesTheLastSeq(t *testing.T) {
 		t.Fatal("not told the session came live")
 	}
 }
+
+// Ending a subscription of a session that has stopped does not start it
+// again (a watcher told Closed that unsubscribes all the same).
+func TestUnsubscribeDoesNotWakeASession(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{})
+	ctx := context.Background()
+	create(t, rt, "gone")
+	c := testkit.NewCollector(t, rt.System)
+	sub, err := rt.Sessions.Subscribe(ctx, "gone", 1, false, c.PID())
+	testkit.NoError(t, err)
+	testkit.NoError(t, rt.Sessions.Kill(ctx, "gone"))
+	rt.Sessions.Unsubscribe("gone", sub.Subscription)
+	live, err := rt.Sessions.Live(ctx) // routed after the unsubscribe
+	testkit.NoError(t, err)
+	testkit.Equal(t, len(live), 0)
+}

@@ -98,6 +98,11 @@ func (l *link) Receive(ctx actor.Context) {
 		}
 		l.pump(ctx)
 		l.armIdle(ctx)
+	case *gateOpened:
+		// A transformer gating the session joined or came back: what the
+		// link has seen goes out, what follows waits for the chain.
+		l.gated = true
+		l.publish(ctx)
 	case *idleTick:
 		if m.n == l.quiet {
 			l.lifecycle(ctx, "session.idle", map[string]any{})

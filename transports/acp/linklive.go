@@ -25,7 +25,7 @@ func (p *Pipeline) Live(system *actor.ActorSystem, s *sessions.Client, session s
 	if len(p.chains[session]) == 0 {
 		return
 	}
-	if p.links[session] {
+	if p.links[session] != nil {
 		p.relive[session] = lastSeq + 1
 	}
 	p.ensureLinkLocked(system, s, session, lastSeq+1)
@@ -52,10 +52,12 @@ func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, ses
 
 // ensureLinkLocked is ensureLink under p.mu.
 func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
-	if p.links[session] {
+	if l := p.links[session]; l != nil {
 		// A transformer joined the chain of a session whose link runs: the
-		// link finds the gate at its next events.
-		p.openGateLocked(session)
+		// link releases what it has seen and gates the rest.
+		if p.openGateLocked(session) {
+			system.Root.Send(l, &gateOpened{})
+		}
 		return
 	}
 	// Before the link starts, so that it finds its gate; clients attaching
@@ -66,13 +68,14 @@ func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Clien
 		// waits for the link.
 		p.gateMove(session, from-1)
 	}
-	if _, err := system.Root.SpawnNamed(linkProps(p, s, session, from), "chain-link/"+session); err != nil {
+	l, err := system.Root.SpawnNamed(linkProps(p, s, session, from), "chain-link/"+session)
+	if err != nil {
 		if opened {
 			p.closeGateLocked(session)
 		}
 		return
 	}
-	p.links[session] = true
+	p.links[session] = l
 }
 
 // dropLink forgets session's ended link. When the session came live again
@@ -87,7 +90,7 @@ func (p *Pipeline) dropLink(system *actor.ActorSystem, s *sessions.Client, sessi
 		delete(p.relive, session)
 		if len(p.chains[session]) > 0 {
 			p.ensureLinkLocked(system, s, session, from)
-			if p.links[session] {
+			if p.links[session] != nil {
 				return false
 			}
 		}

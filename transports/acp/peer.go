@@ -77,7 +77,9 @@ func (c *conn) transformerInitialize(ctx actor.Context, id, params json.RawMessa
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts)
+	for _, l := range c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts) {
+		ctx.Send(l, &gateOpened{})
+	}
 	c.tInited = true
 	c.reply(ctx, id, map[string]any{"ack": true})
 }
