@@ -42,10 +42,14 @@ type Appended struct {
 
 // Subscribe asks for the events from seq From (1 or less: from the start)
 // followed by the live ones, delivered to Target as *Events, in order, with
-// no gap and no duplicate. LiveOnly skips history. The reply is *Subscribed.
+// no gap and no duplicate. LiveOnly skips history. Weak lets the session
+// passivate all the same (the subscription then ends with it): for
+// watchers that follow the session only while something else keeps it
+// live. The reply is *Subscribed.
 type Subscribe struct {
 	From     int64
 	LiveOnly bool
+	Weak     bool
 	Target   *actor.PID
 }
 

@@ -33,6 +33,11 @@ type Config struct {
 	// Dispatcher runs the mailboxes of the session and its turns; nil is
 	// protoactor's default (a goroutine per mailbox run).
 	Dispatcher actor.Dispatcher
+	// OnLive, when set, learns that a created session came live in this
+	// process (whatever woke it) and the last seq of its log then: before
+	// the session commits anything or serves a request. It runs inside
+	// the session's Receive, so it must not block.
+	OnLive func(id string, lastSeq int64)
 }
 
 // Props builds a session actor. Middleware wraps its Receive (the runtime
@@ -95,6 +100,7 @@ type session struct {
 	metaDirty   bool
 
 	subs    map[string]*actor.PID
+	weak    map[string]bool // the subscriptions that let the session passivate
 	handled uint64
 
 	queuePID  *actor.PID
@@ -117,7 +123,7 @@ func (s *session) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		s.log = actorlog.For(ctx, "session", s.cfg.ID)
-		s.subs = map[string]*actor.PID{}
+		s.subs, s.weak = map[string]*actor.PID{}, map[string]bool{}
 		s.startRecovery(ctx)
 	case *storewriter.Claimed:
 		s.onClaimed(ctx, m)
@@ -141,6 +147,7 @@ func (s *session) Receive(ctx actor.Context) {
 		}
 	case *actor.Terminated:
 		delete(s.subs, m.Who.Id)
+		delete(s.weak, m.Who.Id)
 		s.childStopped(ctx, m.Who)
 	case *idleCheck:
 		s.onIdleCheck(ctx)
@@ -300,6 +307,9 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 	s.metaDirty = s.f.st.Created && !s.failed
 	if s.metaDirty {
 		s.sendAppend(ctx, nil) // record the session live again
+	}
+	if s.cfg.OnLive != nil && s.f.st.Created && !s.failed {
+		s.cfg.OnLive(s.cfg.ID, s.f.st.LastSeq)
 	}
 	if !s.failed {
 		s.startMCP(ctx)
@@ -573,7 +583,7 @@ func (s *session) requestPassivation(ctx actor.Context, idle bool) {
 		s.askToPassivate(ctx)
 		return
 	}
-	if s.recovering || len(s.subs) > 0 || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnRun != "" || s.f.st.Queued > 0 {
+	if s.recovering || len(s.subs) > len(s.weak) || len(s.uncommitted) > 0 || len(s.waiters) > 0 || s.turnRun != "" || s.f.st.Queued > 0 {
 		return
 	}
 	if !idle && !s.missing && !s.failed {

@@ -245,3 +245,69 @@ func TestSubscriberKeepsSessionAwake(t *testing.T) {
 	testkit.Equal(t, len(live), 1)
 	testkit.Equal(t, c.Closed(), "")
 }
+
+// A weak subscription (Follow) lets its session passivate, and ends with
+// it: a watcher that follows a session only while it is live does not
+// keep it live.
+func TestFollowerLetsSessionPassivate(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{IdleTimeout: 20 * time.Millisecond})
+	ctx := context.Background()
+	create(t, rt, "followed")
+	c := testkit.NewCollector(t, rt.System)
+	_, err := rt.Sessions.Follow(ctx, "followed", 1, c.PID())
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 5*time.Second, "passivated", func() bool {
+		live, err := rt.Sessions.Live(ctx)
+		return err == nil && len(live) == 0
+	})
+	testkit.Eventually(t, 5*time.Second, "the follower told", func() bool { return c.Closed() != "" })
+}
+
+// OnSessionLive hears of every incarnation of a created session, whatever
+// woke it, with the log's last seq then; a session's creation is not one.
+func TestOnSessionLiveNamesTheLastSeq(t *testing.T) {
+	type live struct {
+		id   string
+		last int64
+	}
+	calls := make(chan live, 8)
+	rt := testkit.Boot(t, boot.Options{IdleTimeout: 20 * time.Millisecond,
+		OnSessionLive: func(id string, last int64) { calls <- live{id, last} }})
+	ctx := context.Background()
+	create(t, rt, "woken")
+	_, _, err := rt.Sessions.Append(ctx, "woken", delta(t, "a"))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 5*time.Second, "passivated", func() bool {
+		live, err := rt.Sessions.Live(ctx)
+		return err == nil && len(live) == 0
+	})
+	select {
+	case c := <-calls:
+		t.Fatalf("told of %v before the session was woken", c)
+	default:
+	}
+	_, err = rt.Sessions.State(ctx, "woken")
+	testkit.NoError(t, err)
+	select {
+	case c := <-calls:
+		testkit.Equal(t, c, live{"woken", 2})
+	case <-time.After(5 * time.Second):
+		t.Fatal("not told the session came live")
+	}
+}
+
+// Ending a subscription of a session that has stopped does not start it
+// again (a watcher told Closed that unsubscribes all the same).
+func TestUnsubscribeDoesNotWakeASession(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{})
+	ctx := context.Background()
+	create(t, rt, "gone")
+	c := testkit.NewCollector(t, rt.System)
+	sub, err := rt.Sessions.Subscribe(ctx, "gone", 1, false, c.PID())
+	testkit.NoError(t, err)
+	testkit.NoError(t, rt.Sessions.Kill(ctx, "gone"))
+	rt.Sessions.Unsubscribe("gone", sub.Subscription)
+	live, err := rt.Sessions.Live(ctx) // routed after the unsubscribe
+	testkit.NoError(t, err)
+	testkit.Equal(t, len(live), 0)
+}

@@ -28,6 +28,9 @@ func (s *session) subscribe(ctx actor.Context, sender *actor.PID, m *Subscribe) 
 		return &subscription{store: s.cfg.Store, sessionID: s.cfg.ID, target: m.Target, next: from, replayTo: s.committed}
 	}))
 	s.subs[sub.Id] = sub
+	if m.Weak {
+		s.weak[sub.Id] = true
+	}
 	s.reply(ctx, sender, &Subscribed{Subscription: sub, ReplayTo: s.committed})
 }
 

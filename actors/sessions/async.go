@@ -57,6 +57,11 @@ func (a Async) Subscribe(id string, from int64, liveOnly bool, then func(Subscri
 	send(a, id, subscribeCall(from, liveOnly, a.ctx.Self()), then)
 }
 
+// Follow is Client.Follow for this actor.
+func (a Async) Follow(id string, from int64, then func(Subscribed, error)) {
+	send(a, id, subscribeMsg(&session.Subscribe{From: from, LiveOnly: from <= 0, Weak: true, Target: a.ctx.Self()}), then)
+}
+
 // Prompt is Client.Prompt.
 func (a Async) Prompt(id string, req PromptRequest, then func(PromptResult, error)) {
 	send(a, id, promptCall(req), then)

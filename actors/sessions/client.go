@@ -105,6 +105,12 @@ func (c *Client) Subscribe(ctx context.Context, id string, from int64, liveOnly 
 	return run(ctx, c, id, subscribeCall(from, liveOnly, target))
 }
 
+// Follow is Subscribe without keeping the session live (from 0: live
+// only): the subscription ends with the session's passivation.
+func (c *Client) Follow(ctx context.Context, id string, from int64, target *actor.PID) (Subscribed, error) {
+	return run(ctx, c, id, subscribeMsg(&session.Subscribe{From: from, LiveOnly: from <= 0, Weak: true, Target: target}))
+}
+
 // Unsubscribe ends a subscription; it does not wait for the target's Closed.
 func (c *Client) Unsubscribe(id string, sub *actor.PID) {
 	c.root.Send(c.registry, &Route{ID: id, Msg: &session.Unsubscribe{Subscription: sub}})

@@ -262,7 +262,10 @@ func stateCall() call[State] {
 }
 
 func subscribeCall(from int64, liveOnly bool, target *actor.PID) call[Subscribed] {
-	msg := &session.Subscribe{From: from, LiveOnly: liveOnly, Target: target}
+	return subscribeMsg(&session.Subscribe{From: from, LiveOnly: liveOnly, Target: target})
+}
+
+func subscribeMsg(msg *session.Subscribe) call[Subscribed] {
 	return call[Subscribed]{msg: msg, read: func(res any) (Subscribed, error) {
 		r, err := replyAs[*session.Subscribed](res, "subscribe")
 		if err != nil {

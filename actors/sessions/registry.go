@@ -100,6 +100,11 @@ func (r *registry) route(ctx actor.Context, sender *actor.PID, id string, msg se
 		return
 	}
 	e, ok := r.live[id]
+	if _, unsub := msg.(*session.Unsubscribe); unsub && !ok {
+		// The subscription ended with the session: ending it must not
+		// start the session again.
+		return
+	}
 	if !ok {
 		var err error
 		if e, err = r.spawn(ctx, id); err != nil {

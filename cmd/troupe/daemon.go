@@ -147,7 +147,10 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	var rt *boot.Runtime
 	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
-	rt, err = boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon"})
+	// A chained session's link starts whenever the session comes live,
+	// whatever woke it (the chains are restored before anything can).
+	live := func(id string, last int64) { pipeline.Live(rt.System, rt.Sessions, id, last) }
+	rt, err = boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
 	if err != nil {
 		return fail(1, err)
 	}

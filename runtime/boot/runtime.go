@@ -41,6 +41,8 @@ type Options struct {
 	// another process can say who holds a session ("troupe run"); default
 	// the program's name.
 	Command string
+	// OnSessionLive is every session's session.Config.OnLive.
+	OnSessionLive func(id string, lastSeq int64)
 }
 
 // Runtime is a booted troupe.
@@ -108,7 +110,8 @@ func Start(opts Options) (*Runtime, error) {
 		idle = 0
 	}
 	scfg := opts.Sessions
-	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine, Dispatcher: rt.dispatch}
+	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine, Dispatcher: rt.dispatch,
+		OnLive: opts.OnSessionLive}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
 	wopts := opts.Writer
 	if wopts.Dispatcher == nil {

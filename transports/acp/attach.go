@@ -135,10 +135,9 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
 		return
 	}
+	// The session's link, if it has a chain, starts as the session comes
+	// live (Pipeline.Live), which this attachment's subscription may do.
 	c.cfg.Pipeline.watch(id, c.self)
-	if len(c.cfg.Pipeline.chainOf(id)) > 0 {
-		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, id)
-	}
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
@@ -305,10 +304,6 @@ func (a *attachment) wake(c *conn, ctx actor.Context) {
 		return
 	}
 	a.cold = false
-	if len(c.cfg.Pipeline.chainOf(a.id)) > 0 {
-		// Its link ended with it: the chain watches the session again.
-		c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, a.id)
-	}
 	a.subscribe(c, ctx, a.view.LastSeq+1, false)
 }
 

@@ -47,9 +47,15 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rpcErr(CodeAgentNotInstalled, "agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
+	// A transformer's worker is not a person's session unless it says so:
+	// kept out of default listings, as hydra's children are.
+	interactive := false
+	if p.Interactive != nil {
+		interactive = *p.Interactive
+	}
 	create := func(cwd string) {
 		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.Settings,
-			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID}
+			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID, Interactive: &interactive}
 		sid := sessions.NewID()
 		c.async(ctx).Create(sid, created, func(err error) {
 			if err != nil {

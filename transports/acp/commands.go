@@ -127,10 +127,14 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock,
 	}
 }
 
-// SessionGone forgets the queued commands of a deleted session.
+// SessionGone forgets what the pipeline holds of a deleted session: its
+// queued commands and its chain (a bundle imported onto the same id, with
+// replace, starts with none; its link ended with the session).
 func (p *Pipeline) SessionGone(session string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	delete(p.chains, session)
+	delete(p.relive, session)
 	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.conn == nil
 	})

@@ -42,6 +42,10 @@ const pruneEvery = 1024
 // gateOpen tells a connection that a session's gate released more.
 type gateOpen struct{ session string }
 
+// gateOpened tells a running link that its session's gate was just made
+// (held at -1): it moves it up to what it has seen.
+type gateOpened struct{}
+
 // openGateLocked makes session's gate, holding everything, when its chain
 // intercepts response:session/update; under p.mu. It reports whether it
 // made one.

@@ -14,16 +14,20 @@ import (
 )
 
 // link is a session's side of its transformer chain: one per live session
-// with a chain, watching the session's events live (started again when a
-// client attaches after the session stopped: the chain outlives it). It runs the agent→client
-// chain of each permission request (held from the clients until the chain
-// lets it through), the response chain of each agent update (held from
-// the clients by the session's gate until decided: linkgate.go) and sends
-// the lifecycle events. It ends with the session's subscription.
+// with a chain, started whenever the session comes live in this daemon
+// (Pipeline.Live, whatever woke it) or gets its chain, and following its
+// events from a known seq, so none slips past the chain. It runs the
+// agent→client chain of each permission request (held from the clients
+// until the chain lets it through), the response chain of each agent
+// update (held from the clients by the session's gate until decided:
+// linkgate.go) and sends the lifecycle events. Its subscription does not
+// keep the session live: it ends when the session passivates, and the
+// next wake starts a new one (the chain outlives both).
 type link struct {
 	pipeline *Pipeline
 	sessions *sessions.Client
 	session  string
+	from     int64 // the first seq to watch; 0: the live stream
 
 	sub *actor.PID
 	// The response chain: the agent updates of the events seen, each
@@ -52,62 +56,29 @@ type idleTick struct{ n int }
 // by the chain: its clients are asked now.
 type askNow struct{ session string }
 
-func linkProps(p *Pipeline, s *sessions.Client, session string) *actor.Props {
+func linkProps(p *Pipeline, s *sessions.Client, session string, from int64) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &link{pipeline: p, sessions: s, session: session, chains: map[int64]func(chainDone){}, completed: map[string]bool{},
+		return &link{pipeline: p, sessions: s, session: session, from: from, seen: max(from-1, 0), visible: max(from-1, 0),
+			chains: map[int64]func(chainDone){}, completed: map[string]bool{},
 			edited: map[string]bool{}, view: &projection.View{SessionID: session, Deltas: true}, shown: map[string]bool{}}
 	})
-}
-
-// ensureLink starts session's link unless it runs.
-func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.links[session] {
-		// A transformer joined the chain of a session whose link runs: the
-		// link finds the gate at its next events.
-		p.openGateLocked(session)
-		return
-	}
-	// Before the link starts, so that it finds its gate; clients attaching
-	// from now on hold what the link has not decided.
-	opened := p.openGateLocked(session)
-	if _, err := system.Root.SpawnNamed(linkProps(p, s, session), "chain-link/"+session); err != nil {
-		if opened {
-			p.closeGateLocked(session)
-		}
-		return
-	}
-	p.links[session] = true
-}
-
-// dropLink forgets session's link and closes its gate, reporting whether
-// there was one (its watchers then project what it held).
-func (p *Pipeline) dropLink(session string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.links, session)
-	gated := p.closeGateLocked(session)
-	for k := range p.released {
-		if strings.HasPrefix(k, session+"\x00") {
-			delete(p.released, k)
-		}
-	}
-	return gated
 }
 
 func (l *link) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		l.gated = l.pipeline.gated(l.session)
-		l.sessions.Async(ctx).Subscribe(l.session, 0, true, func(s sessions.Subscribed, err error) {
+		l.sessions.Async(ctx).Follow(l.session, l.from, func(s sessions.Subscribed, err error) {
 			if err != nil {
 				ctx.Stop(ctx.Self())
 				return
 			}
 			l.sub = s.Subscription
-			// Everything before the live stream was shown before the gate.
-			l.seen = max(l.seen, s.ReplayTo)
+			l.pipeline.linkSubscribed(l.session, s.ReplayTo)
+			if l.from <= 0 {
+				// Everything before the live stream was shown before the gate.
+				l.seen = max(l.seen, s.ReplayTo)
+			}
 			l.publish(ctx)
 		})
 	case *sessions.Events:
@@ -127,6 +98,11 @@ func (l *link) Receive(ctx actor.Context) {
 		}
 		l.pump(ctx)
 		l.armIdle(ctx)
+	case *gateOpened:
+		// A transformer gating the session joined or came back: what the
+		// link has seen goes out, what follows waits for the chain.
+		l.gated = true
+		l.publish(ctx)
 	case *idleTick:
 		if m.n == l.quiet {
 			l.lifecycle(ctx, "session.idle", map[string]any{})
@@ -146,10 +122,13 @@ func (l *link) Receive(ctx actor.Context) {
 		if l.sub != nil {
 			l.sessions.Unsubscribe(l.session, l.sub)
 		}
-		if l.pipeline.dropLink(l.session) {
+	case *actor.Stopped:
+		// Once stopped, so that the name is free for the link that takes
+		// over when the session came live again meanwhile.
+		if l.pipeline.dropLink(ctx.ActorSystem(), l.sessions, l.session) {
 			l.open(ctx.ActorSystem().Root) // fail-open: what waited goes out as recorded
 		}
-	case *actor.Stopped, *actor.Restarting, *actor.Terminated:
+	case *actor.Restarting, *actor.Terminated:
 	default:
 		actorlog.Unhandled(actorlog.For(ctx, "chain_link", l.session), ctx)
 	}

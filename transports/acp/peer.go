@@ -77,7 +77,9 @@ func (c *conn) transformerInitialize(ctx actor.Context, id, params json.RawMessa
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts)
+	for _, l := range c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts) {
+		ctx.Send(l, &gateOpened{})
+	}
 	c.tInited = true
 	c.reply(ctx, id, map[string]any{"ack": true})
 }
@@ -102,14 +104,16 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not live"))
 			return
 		}
-		joined := func() {
+		// from: the seq the link watches from when it starts here (the
+		// attach's own record; 0 when there is none: from the live stream).
+		joined := func(from int64) {
 			c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
-			c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID)
+			c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID, from)
 			c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
 			c.reply(ctx, id, map[string]any{"ok": true})
 		}
 		if c.cfg.Pipeline.inChain(p.SessionID, c.peer.Name) {
-			joined() // a restarted transformer: already recorded
+			joined(0) // a restarted transformer: already recorded
 			return
 		}
 		// Recorded before it takes effect, so the chain a restart restores
@@ -119,12 +123,12 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 			c.fail(ctx, id, rpcErr(CodeInternal, "record the attach: "+err.Error()))
 			return
 		}
-		c.async(ctx).Append(p.SessionID, []event.Draft{d}, func(_ int64, err error) {
+		c.async(ctx).Append(p.SessionID, []event.Draft{d}, func(seq int64, err error) {
 			if err != nil {
 				c.answerErr(ctx, id, p.SessionID, err)
 				return
 			}
-			joined()
+			joined(seq)
 		})
 	})
 }

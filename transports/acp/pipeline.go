@@ -60,7 +60,8 @@ type Pipeline struct {
 	chains   map[string][]string   // session -> transformer names
 	claims   map[string]*actor.PID // processing token -> the chain run holding it
 	watchers map[string]map[string]*actor.PID
-	links    map[string]bool            // sessions whose link runs
+	links    map[string]*actor.PID      // sessions whose link runs, and it
+	relive   map[string]int64           // sessions live again before their link ended: the next link's first seq
 	released map[string]bool            // session\x00toolCallId: permission requests the chain let through
 	mcp      map[string]*mcpServerSpec  // tools registered, by process name
 	commands map[string]*commandProcess // slash-command verbs, by process name
@@ -78,7 +79,7 @@ type peerEntry struct {
 func NewPipeline() *Pipeline {
 	return &Pipeline{peers: map[string]*peerEntry{}, chains: map[string][]string{},
 		claims: map[string]*actor.PID{}, watchers: map[string]map[string]*actor.PID{},
-		links: map[string]bool{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
+		links: map[string]*actor.PID{}, relive: map[string]int64{}, released: map[string]bool{}, mcp: map[string]*mcpServerSpec{},
 		commands: map[string]*commandProcess{}, Tokens: agentmcp.NewTokens(rand.Text())}
 }
 
@@ -100,8 +101,10 @@ func (p *Pipeline) claimTimeout() time.Duration {
 }
 
 // addTransformer makes conn the endpoint of transformer name; a restarted
-// transformer's new connection replaces the old one.
-func (p *Pipeline) addTransformer(name string, conn *actor.PID, intercepts []string) {
+// transformer's new connection replaces the old one. It returns the links
+// of the sessions it gates from now on (in their chain, live before it
+// connected), which must be told (gateOpened).
+func (p *Pipeline) addTransformer(name string, conn *actor.PID, intercepts []string) []*actor.PID {
 	set := make(map[string]bool, len(intercepts))
 	for _, i := range intercepts {
 		set[i] = true
@@ -109,6 +112,13 @@ func (p *Pipeline) addTransformer(name string, conn *actor.PID, intercepts []str
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.peers[name] = &peerEntry{conn: conn, intercepts: set}
+	var gated []*actor.PID
+	for session, l := range p.links {
+		if slices.Contains(p.chains[session], name) && p.openGateLocked(session) {
+			gated = append(gated, l)
+		}
+	}
+	return gated
 }
 
 // removeTransformer drops name's endpoint if it is still conn.
@@ -313,7 +323,7 @@ func (p *Pipeline) Opened(system *actor.ActorSystem, s *sessions.Client, session
 		return
 	}
 	p.RestoreChain(session, chain)
-	p.ensureLink(system, s, session)
+	p.ensureLink(system, s, session, 1)
 	p.lifecycle(system.Root, session, "session.opened", map[string]any{}, "")
 }
 

@@ -88,7 +88,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 				// knows the session, so its first prompt's updates are gated.
 				if len(created.Transformers) > 0 {
 					c.cfg.Pipeline.RestoreChain(sid, created.Transformers)
-					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid)
+					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid, 1)
 				}
 				c.reply(ctx, id, res)
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")

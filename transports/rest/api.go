@@ -49,8 +49,9 @@ type Config struct {
 	Chain      func() []string
 	Opened     func(id string, chain []string)
 	// Closing, when set, learns a session is about to be stopped (kill,
-	// delete), so what that cuts is told "abandoned"; Deleted that it is
-	// gone.
+	// delete, an import replacing it), so what that cuts is told
+	// "abandoned"; Deleted that it is gone (an import with replace then
+	// reuses its id).
 	Closing, Deleted func(id string)
 }
 

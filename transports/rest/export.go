@@ -74,9 +74,15 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 			WriteJSON(w, http.StatusConflict, map[string]string{"error": "bundle already imported", "existingSessionId": existing})
 			return
 		}
+		a.closing(existing)
 		if err := a.cfg.Sessions.Delete(ctx, existing); err != nil {
 			a.sessionError(w, existing, err)
 			return
+		}
+		// The session is gone, as a delete makes it: what the daemon held
+		// of it (its chain) is not the import's.
+		if a.cfg.Deleted != nil {
+			a.cfg.Deleted(existing)
 		}
 		id = existing
 	}

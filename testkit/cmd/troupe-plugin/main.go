@@ -14,7 +14,8 @@
 //	askperm  on session.opened: ask the session's clients a permission
 //	         (hydra-acp/session/request_permission; the "permission" probe)
 //	child    on session.opened: spawn a child session, prompt it while
-//	         awaiting its turn, close it (the "child" probe)
+//	         awaiting its turn, close it (the "child" probe); the spawn's
+//	         interactive is PLUGIN_CHILD_INTERACTIVE's ("true"/"false"), when set
 //	(empty)  continue unchanged
 //
 // PLUGIN_UPDATES says what it does with the response:session/update
@@ -282,8 +283,11 @@ func (p *plugin) askPermission(session string) {
 // child spawns a child of session, prompts it (route daemon) while
 // awaiting its turn, closes it, and logs it all as the "child" probe.
 func (p *plugin) child(session string) {
-	sp := p.call("hydra-acp/child_session/spawn", map[string]any{"parentSessionId": session,
-		"_meta": map[string]any{"hydra-acp": map[string]any{"title": "worker"}}})
+	params := map[string]any{"parentSessionId": session, "_meta": map[string]any{"hydra-acp": map[string]any{"title": "worker"}}}
+	if v := os.Getenv("PLUGIN_CHILD_INTERACTIVE"); v != "" {
+		params["interactive"] = v == "true"
+	}
+	sp := p.call("hydra-acp/child_session/spawn", params)
 	var res struct {
 		ChildSessionID string `json:"childSessionId"`
 	}

@@ -1,0 +1,134 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/testkit"
+)
+
+// fakeTransformer stands in for a transformer's connection: it answers
+// each response:session/update with continue, a chunk's text upper-cased,
+// and keeps the texts it was given, in order.
+type fakeTransformer struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (f *fakeTransformer) spawn(system *actor.ActorSystem) *actor.PID {
+	return system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		m, ok := c.Message().(*peerCall)
+		if !ok {
+			return
+		}
+		msg, _ := m.params.(transformerMsg)
+		var env map[string]any
+		_ = json.Unmarshal(msg.Envelope, &env)
+		if u, _ := env["update"].(map[string]any); u != nil {
+			if content, _ := u["content"].(map[string]any); content != nil {
+				text, _ := content["text"].(string)
+				f.mu.Lock()
+				f.texts = append(f.texts, text)
+				f.mu.Unlock()
+				content["text"] = strings.ToUpper(text)
+			}
+		}
+		payload, _ := json.Marshal(env)
+		res, _ := json.Marshal(transformerAction{Action: "continue", Payload: payload})
+		c.Send(m.reply, &peerAnswer{step: m.step, m: Message{Result: res}})
+	}))
+}
+
+func (f *fakeTransformer) seen() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.texts, "")
+}
+
+// A link told to watch from a seq gets every agent update from there
+// through the chain, those committed before it subscribed too, and each
+// once: nothing slips past the gate between the session coming live and
+// the link's subscription.
+func TestLinkWatchesFromItsSeq(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
+	draft := func(kind event.Kind, p any) event.Draft {
+		d, err := event.NewDraft(kind, p)
+		testkit.NoError(t, err)
+		return d
+	}
+	chunk := func(text string) event.Draft {
+		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
+	}
+	// Committed before the link exists, after the seq it is told to watch
+	// from (2: the session came live with session.created alone).
+	_, last, err := rt.Sessions.Append(ctx, "s",
+		draft(event.PromptQueued, event.PromptQueuedPayload{MessageID: "r", Content: []event.Block{{Type: "text", Text: "go"}}, Delivery: event.DeliveryPrompt}),
+		draft(event.RunStarted, event.RunStartedPayload{RunID: "r"}),
+		draft(event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}),
+		chunk("hello "), chunk("world"))
+	testkit.NoError(t, err)
+
+	f := &fakeTransformer{}
+	p := NewPipeline()
+	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
+	p.RestoreChain("s", []string{"tr"})
+	p.ensureLink(rt.System, rt.Sessions, "s", 2)
+	testkit.Equal(t, p.gateReleased("s"), int64(1)) // held from the seq on until decided
+	testkit.Eventually(t, 10*time.Second, "the committed chunks through the chain", func() bool {
+		return f.seen() == "hello world" && p.gateReleased("s") >= last
+	})
+	_, last, err = rt.Sessions.Append(ctx, "s", chunk("!"))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 10*time.Second, "the live chunk through the chain", func() bool {
+		return p.gateReleased("s") >= last
+	})
+	testkit.Equal(t, f.seen(), "hello world!")
+}
+
+// A session that comes live again while its link is still ending (here:
+// told so before the kill that ends it) gets a new link when the old one
+// has stopped, watching from the new incarnation's start.
+func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
+	rt := testkit.Boot(t, boot.Options{})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
+	draft := func(kind event.Kind, p any) event.Draft {
+		d, err := event.NewDraft(kind, p)
+		testkit.NoError(t, err)
+		return d
+	}
+	chunk := func(text string) event.Draft {
+		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
+	}
+	f := &fakeTransformer{}
+	p := NewPipeline()
+	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
+	p.RestoreChain("s", []string{"tr"})
+	p.ensureLink(rt.System, rt.Sessions, "s", 2)
+	_, last, err := rt.Sessions.Append(ctx, "s",
+		draft(event.RunStarted, event.RunStartedPayload{RunID: "r"}),
+		draft(event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}),
+		chunk("one "))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 10*time.Second, "the first chunk through the chain", func() bool {
+		return f.seen() == "one " && p.gateReleased("s") >= last
+	})
+
+	p.Live(rt.System, rt.Sessions, "s", last) // the next incarnation, before the old link ended
+	testkit.NoError(t, rt.Sessions.Kill(ctx, "s"))
+	_, last, err = rt.Sessions.Append(ctx, "s", chunk("two"))
+	testkit.NoError(t, err)
+	testkit.Eventually(t, 10*time.Second, "the next incarnation's chunk through the new link's chain", func() bool {
+		return f.seen() == "one two" && p.gateReleased("s") >= last
+	})
+}

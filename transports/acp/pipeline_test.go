@@ -1,0 +1,17 @@
+package acp
+
+import (
+	"testing"
+
+	"github.com/troupehq/troupe/testkit"
+)
+
+// A deleted session's chain does not outlive it in the pipeline.
+func TestPipelineForgetsDeletedSessionChain(t *testing.T) {
+	p := NewPipeline()
+	p.RestoreChain("s1", []string{"tr"})
+	p.RestoreChain("s2", []string{"tr"})
+	p.SessionGone("s1")
+	testkit.Equal(t, len(p.chainOf("s1")), 0)
+	testkit.Equal(t, len(p.chainOf("s2")), 1)
+}
