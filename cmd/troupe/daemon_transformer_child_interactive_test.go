@@ -25,7 +25,7 @@ func TestDaemonTransformerChildInteractive(t *testing.T) {
 				"--provider", "openai", "--model", "tiny")
 			d.waitRunning(t, "transformers", "tr", log, 0)
 			c := d.dialACP(t, "editor")
-			c.waitAnswer(c.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+			c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
 				"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}}))
 			var cid string
 			testkit.Eventually(t, acpWait, "the child probe", func() bool {

@@ -25,8 +25,8 @@ func TestDaemonTransformerChainForgottenOnReplace(t *testing.T) {
 	var created struct {
 		SessionID string `json:"sessionId"`
 	}
-	c.waitAnswer(c.call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).decode(t, &created)
+	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
 	sid := created.SessionID
 	if got := rewrittenTo(t, c, srv, sid, "before"); !strings.Contains(got, "rewritten: before") {
 		t.Fatalf("the chained session's prompt was not rewritten: %s", got)
@@ -35,7 +35,7 @@ func TestDaemonTransformerChainForgottenOnReplace(t *testing.T) {
 	testkit.Equal(t, res.StatusCode, http.StatusOK)
 	raw, err := io.ReadAll(res.Body)
 	testkit.NoError(t, err)
-	c.waitAnswer(c.call("session/detach", map[string]any{"sessionId": sid}))
+	c.WaitAnswer(c.Call("session/detach", map[string]any{"sessionId": sid}))
 
 	var imp struct {
 		SessionID string `json:"sessionId"`
@@ -45,7 +45,7 @@ func TestDaemonTransformerChainForgottenOnReplace(t *testing.T) {
 	if imp.SessionID != sid || !imp.Replaced {
 		t.Fatalf("import: %+v", imp)
 	}
-	c.waitAnswer(c.call("session/load", map[string]any{"sessionId": sid}))
+	c.WaitAnswer(c.Call("session/load", map[string]any{"sessionId": sid}))
 	if got := rewrittenTo(t, c, srv, sid, "after"); strings.Contains(got, "rewritten:") {
 		t.Fatalf("the imported session's prompt went through the replaced session's chain: %s", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -27,8 +28,8 @@ func TestDaemonTransformerLinkRunsWhenWokenOffACP(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello")))
 	d := g.start(t)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
-	testkit.Equal(t, stopReasonOf(t, a.waitAnswer(a.prompt(sid, "hi"))), "end_turn")
+	sid, _ := a.NewSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, a.WaitAnswer(a.Prompt(sid, "hi"))), "end_turn")
 	before := transformedCount(t, d, sid)
 	if before == 0 {
 		t.Fatal("the first turn's reply was not transformed")
@@ -43,7 +44,7 @@ func TestDaemonTransformerLinkRunsWhenWokenOffACP(t *testing.T) {
 	if after := transformedCount(t, d, sid); after <= before {
 		t.Fatalf("the reply of a turn woken over MCP after the restart went through no chain: %d update.transformed, %d before", after, before)
 	}
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLOFINE")
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOFINE")
 }
 
 // A session that came live while its gating transformer was down is gated
@@ -54,10 +55,10 @@ func TestDaemonTransformerGatesOnReturn(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello")))
 	d := g.start(t)
 	a := d.dialACP(t, "editor")
-	sid, _ := a.newSession(t.TempDir())
-	testkit.Equal(t, stopReasonOf(t, a.waitAnswer(a.prompt(sid, "hi"))), "end_turn")
+	sid, _ := a.NewSession(t.TempDir())
+	testkit.Equal(t, stopReasonOf(t, a.WaitAnswer(a.Prompt(sid, "hi"))), "end_turn")
 	before := transformedCount(t, d, sid)
-	a.waitAnswer(a.call("session/detach", map[string]any{"sessionId": sid}))
+	a.WaitAnswer(a.Call("session/detach", map[string]any{"sessionId": sid}))
 
 	first := d.plugin(t, "transformers", "tr")
 	d.call(t, "POST", "/v1/transformers/tr/stop", nil, http.StatusOK, nil)
@@ -77,7 +78,7 @@ func TestDaemonTransformerGatesOnReturn(t *testing.T) {
 	d.waitRunning(t, "transformers", "tr", g.log, first.PID)
 	// Its return gates the session from then on, and holds nothing of
 	// what came before: a client attaching now gets its replay at once.
-	testkit.Equal(t, chunks(t, fullReplay(t, d, sid)), "HELLOfine")
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOfine")
 	callTool(t, p, 3, "session.prompt", map[string]any{"session_id": sid, "text": "it is back"}, nil)
 	if after := transformedCount(t, d, sid); after <= before {
 		t.Fatalf("the reply after the transformer came back went ungated: %d update.transformed, %d before", after, before)
