@@ -82,6 +82,11 @@ func offMailbox[R any](a Async, timeout time.Duration, fn func(context.Context) 
 	})
 }
 
+// Live is Client.Live, read off the mailbox.
+func (a Async) Live(then func([]string, error)) {
+	offMailbox(a, requestTimeout, func(ctx context.Context) ([]string, error) { return a.c.Live(ctx) }, then)
+}
+
 // List is Client.List.
 func (a Async) List(cwd string, then func([]Meta, error)) {
 	offMailbox(a, requestTimeout, func(ctx context.Context) ([]Meta, error) { return a.c.List(ctx, cwd) }, then)

@@ -124,3 +124,13 @@ func (c *Client) Live(ctx context.Context) ([]string, error) {
 	}
 	return res.(*LiveSessions).IDs, nil
 }
+
+// IDSet is ids as a set, to look up each of a listing's sessions in Live's
+// answer.
+func IDSet(ids []string) map[string]bool {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
+}

@@ -56,10 +56,16 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, live, awaiting bool)
 	if m.Model != "" {
 		e.CurrentModel = m.Provider + "/" + m.Model
 	}
-	if m.Status == "failed" {
+	switch {
+	case m.Status == "failed":
 		// The protocol knows live and cold; a failed session is cold and
 		// starts again on its next request.
 		e.Status, e.StatusReason = "cold", m.StatusReason
+	case !live:
+		// The store still says live for a session whose process was
+		// killed; one another process hosts is attached here as a
+		// read-only (cold) view.
+		e.Status = "cold"
 	}
 	if live {
 		if st, err := a.cfg.Sessions.State(ctx, m.ID); err == nil {
@@ -86,6 +92,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
+	hosted := sessions.IDSet(live)
 	awaiting := map[string]bool{}
 	if len(metas) > 0 {
 		if awaiting, err = a.cfg.Sessions.AwaitingInput(ctx, metaIDs(metas)); err != nil {
@@ -98,7 +105,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		if m.Interactive != nil && !*m.Interactive && !withPiped {
 			continue
 		}
-		out = append(out, a.entryOf(ctx, m, slices.Contains(live, m.ID), awaiting[m.ID]))
+		out = append(out, a.entryOf(ctx, m, hosted[m.ID], awaiting[m.ID]))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
