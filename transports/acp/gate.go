@@ -86,6 +86,10 @@ func (p *Pipeline) gateReleased(session string) int64 {
 	return g.released
 }
 
+// Released is how far session's clients may be shown its events
+// (math.MaxInt64 ungated): the REST history's follow waits for it too.
+func (p *Pipeline) Released(session string) int64 { return p.gateReleased(session) }
+
 // gateDecision is the link's decision on session's event at seq, if any.
 func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
 	g := p.gateOf(session)

@@ -52,6 +52,17 @@ type Config struct {
 	// delete), so what that cuts is told "abandoned"; Deleted that it is
 	// gone.
 	Closing, Deleted func(id string)
+	// Gate, when set, says how far a session's response chain has decided
+	// its agent updates (the ACP pipeline): a followed history waits for
+	// it, as ACP clients do. Nil follows ungated.
+	Gate Gate
+}
+
+// Gate is how far session id's clients may be shown its events: past
+// Released the response chain has not decided yet (math.MaxInt64 when the
+// session has no gate).
+type Gate interface {
+	Released(id string) int64
 }
 
 // Clients is what the entries' attachedClients come from: the ACP hub
