@@ -29,7 +29,8 @@ type gate struct {
 	// projected is how far each watching connection has projected (by
 	// connection), so decisions all of them are past can go.
 	projected map[string]int64
-	added     int // decisions since the last prune
+	added     int   // decisions since the last prune
+	forgot    int64 // the decisions up to this seq may have been pruned
 }
 
 // pruneEvery is how many decisions are recorded between two looks for
@@ -90,6 +91,24 @@ func (p *Pipeline) gateReleased(session string) int64 {
 // (math.MaxInt64 ungated): the REST history's follow waits for it too.
 func (p *Pipeline) Released(session string) int64 { return p.gateReleased(session) }
 
+// Decided is the gate's word on session's event at seq for a reader that
+// is not a watching connection (the REST history's follow): its decision,
+// if any; known is false when the gate may have forgotten it (pruned, or
+// no gate any more), and the log must be read instead.
+func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, known bool) {
+	g := p.gateOf(session)
+	if g == nil {
+		return decision{}, false, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if seq <= g.forgot || seq > g.released {
+		return decision{}, false, false
+	}
+	d, decided = g.decisions[seq]
+	return d, decided, true
+}
+
 // gateDecision is the link's decision on session's event at seq, if any.
 func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
 	g := p.gateOf(session)
@@ -147,6 +166,7 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 			delete(g.decisions, s)
 		}
 	}
+	g.forgot = max(g.forgot, past)
 }
 
 // gateProjected records how far conn has projected session, when gated.

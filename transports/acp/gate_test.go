@@ -64,6 +64,21 @@ func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
 	if _, ok := p.gateDecision("s", 601); !ok {
 		t.Fatal("seq 601 pruned: b has not projected it")
 	}
+	// A reader that is no watcher (REST's history) is sent to the log for
+	// what may be forgotten, and told the rest.
+	p.gateMove("s", 5000)
+	if _, _, known := p.Decided("s", 600); known {
+		t.Fatal("seq 600's decision is forgotten, yet known")
+	}
+	if d, decided, known := p.Decided("s", 601); !known || !decided || !d.Dropped {
+		t.Fatalf("seq 601: %+v decided %v known %v", d, decided, known)
+	}
+	if _, decided, known := p.Decided("s", 1500); !known || decided {
+		t.Fatalf("seq 1500 (undecided): decided %v known %v", decided, known)
+	}
+	if _, _, known := p.Decided("s", 5001); known {
+		t.Fatal("seq 5001 is not released, yet known")
+	}
 	// b leaves and attaches again: it starts over, so nothing more goes.
 	p.unwatch("s", b)
 	p.watch("s", b)

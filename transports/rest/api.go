@@ -13,6 +13,7 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
@@ -60,9 +61,11 @@ type Config struct {
 
 // Gate is how far session id's clients may be shown its events: past
 // Released the response chain has not decided yet (math.MaxInt64 when the
-// session has no gate).
+// session has no gate). Decided is its decision on the event at seq, when
+// it still knows it (known false: read the log).
 type Gate interface {
 	Released(id string) int64
+	Decided(id string, seq int64) (d overrides.Decision, decided, known bool)
 }
 
 // Clients is what the entries' attachedClients come from: the ACP hub

@@ -43,6 +43,16 @@ func (d *decisions) any(id string) bool {
 	return len(d.by[id]) > 0 || (id == d.session && d.heldAfter != math.MaxInt64)
 }
 
+// set records d on session id's event at seq.
+func (d *decisions) set(id string, seq int64, dec overrides.Decision) {
+	m := d.by[id]
+	if m == nil {
+		m = overrides.Map{}
+		d.by[id] = m
+	}
+	m[seq] = dec
+}
+
 // fold adds e's decisions when it is an update.transformed.
 func (d *decisions) fold(e event.Event) {
 	m := d.by[e.SessionID]

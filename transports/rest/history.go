@@ -183,10 +183,11 @@ func (a *API) settled(ctx context.Context, h *historyWriter, e event.Event) erro
 const gatePoll = 10 * time.Millisecond
 
 // settle waits, for an agent update of a gated session, until the
-// session's response chain has decided it, then reads the decisions
-// recorded so far (a decision is durable before the gate moves past its
-// event), so that the follow shows it as ACP clients are shown it. False
-// when the client left or the decisions could not be read.
+// session's response chain has decided it, and takes the decision from
+// the gate or, when the gate may have forgotten it, from the log (a
+// decision is durable before the gate moves past its event), so that the
+// history shows it as ACP clients are shown it. False when the client
+// left or the decisions could not be read.
 func (a *API) settle(ctx context.Context, h *historyWriter, e event.Event) bool {
 	if a.cfg.Gate == nil || !overrides.AgentKind(e.Kind) || e.Seq <= h.settled {
 		return true
@@ -210,6 +211,12 @@ func (a *API) settle(ctx context.Context, h *historyWriter, e event.Event) bool 
 			}
 			released = a.cfg.Gate.Released(h.id)
 		}
+	}
+	if d, decided, known := a.cfg.Gate.Decided(h.id, e.Seq); known {
+		if decided {
+			h.proj.decisions.set(h.id, e.Seq, d)
+		}
+		return true
 	}
 	m, err := overrides.Read(ctx, a.cfg.Sessions, h.id)
 	if err != nil {
