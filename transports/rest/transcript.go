@@ -61,9 +61,9 @@ type transcriber struct {
 	md      *strings.Builder
 	prompts map[string][]event.Block
 	calls   map[string]event.ToolStartedPayload
-	// shown is the text of each message a response chain's decision
-	// touched, as its clients were shown it (by message id); the others are
-	// shown as message.completed records them.
+	// shown is the text of each message of a log with decisions, rebuilt
+	// from its deltas as its clients were shown them (by message id); the
+	// other logs' messages are shown as message.completed records them.
 	shown map[string]*strings.Builder
 }
 
@@ -139,8 +139,7 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 	return nil
 }
 
-// delta adds a text delta to its message's shown text once a decision
-// touched the message (the deltas before it are kept meanwhile).
+// delta adds a text delta, as it was shown, to its message's text.
 func (t *transcriber) delta(v *event.MessageDeltaPayload, dec overrides.Decision, decided bool) {
 	if v.Channel != event.ChannelText {
 		return
