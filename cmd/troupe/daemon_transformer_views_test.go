@@ -190,3 +190,40 @@ func TestDaemonTransformerFollowedHistoryWaitsForDecisions(t *testing.T) {
 	}
 	testkit.Equal(t, text.String(), "HELLO WORLD")
 }
+
+// A session a transformer attached itself to mid-way: its bundle holds the
+// transformer.attached an import leaves out, so every later event gets
+// another seq there; the decisions are renumbered with them, and the
+// import replays what the source does, over ACP and REST.
+func TestDaemonTransformerAttachedImportRenumbers(t *testing.T) {
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper", "PLUGIN_COMMANDS": "1"}, map[string]any{"defaultTransformers": []string{}})
+	d := g.start(t)
+	waitProbe(t, g.log, "commands/register")
+	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ := a.newSession(t.TempDir())
+	w.attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	gatedTurn(t, a, w, sid, "before")
+	gatedTurn(t, a, w, sid, "/hydra tr attach")
+	got, _ := gatedTurn(t, a, w, sid, "after")
+	testkit.Equal(t, chunks(t, got), "FINE")
+	source := chunks(t, fullReplay(t, d, sid))
+	if !strings.HasPrefix(source, "fine") || !strings.HasSuffix(source, "FINE") {
+		t.Fatalf("the source replays %q", source)
+	}
+
+	res := d.do(t, "GET", "/v1/sessions/"+sid+"/export", nil)
+	bundle, err := io.ReadAll(res.Body)
+	testkit.NoError(t, err)
+	testkit.Equal(t, res.StatusCode, http.StatusOK)
+	if !strings.Contains(string(bundle), `"kind":"transformer.attached"`) {
+		t.Fatal("the bundle lacks the transformer.attached this test is about")
+	}
+	other := startDaemon(t, t.TempDir(), g.env, "--provider", "openai", "--model", "tiny")
+	var imported struct {
+		SessionID string `json:"sessionId"`
+	}
+	other.call(t, "POST", "/v1/sessions/import", map[string]any{"bundle": json.RawMessage(bundle)}, http.StatusCreated, &imported)
+	testkit.Equal(t, chunks(t, fullReplay(t, other, imported.SessionID)), source)
+	text, _ := historyShown(t, other, imported.SessionID)
+	testkit.Equal(t, text, source)
+}
