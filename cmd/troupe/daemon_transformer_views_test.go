@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -226,4 +227,35 @@ func TestDaemonTransformerAttachedImportRenumbers(t *testing.T) {
 	testkit.Equal(t, chunks(t, fullReplay(t, other, imported.SessionID)), source)
 	text, _ := historyShown(t, other, imported.SessionID)
 	testkit.Equal(t, text, source)
+}
+
+// While the chain holds a turn's first agent update (a claim never
+// discharged), the REST views show nothing past it, as ACP clients are
+// shown nothing: the turn is over in the log, yet neither its events nor
+// its transcript show it; a history read meanwhile waits for the claim to
+// time out, then shows the turn as recorded (fail-open), as do the others.
+func TestDaemonTransformerHeldTurnHiddenFromRest(t *testing.T) {
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "abandon"}, map[string]any{"claimTimeout": "8s"})
+	d := g.start(t)
+	a := d.dialACP(t, "editor")
+	sid, _ := a.newSession(t.TempDir())
+	id := a.prompt(sid, "hi")
+	testkit.Eventually(t, 5*time.Second, "the turn's end in the log", func() bool {
+		out := cli(t, nil, "", "events", sid, "--home", d.home).ok(t, "events")
+		return strings.Contains(out, `"kind":"run.ended"`)
+	})
+	if rows := d.eventRows(t, "/v1/sessions/"+sid+"/events?kinds=turn_complete"); len(rows) != 0 {
+		t.Fatalf("events show a turn its clients are not shown yet: %+v", rows)
+	}
+	if md := transcriptOf(t, d, sid); strings.Contains(md, "fine") {
+		t.Fatalf("the transcript shows a reply its clients are not shown yet:\n%s", md)
+	}
+	text, kinds := historyShown(t, d, sid)
+	testkit.Equal(t, text, "fine")
+	testkit.Equal(t, kinds["turn_complete"], 1)
+	a.until(func(f wsFrame) bool { return f.answers(id) })
+	testkit.Equal(t, len(d.eventRows(t, "/v1/sessions/"+sid+"/events?kinds=turn_complete")), 1)
+	if md := transcriptOf(t, d, sid); !strings.Contains(md, "fine") {
+		t.Fatalf("the transcript lacks the released reply:\n%s", md)
+	}
 }

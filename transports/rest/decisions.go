@@ -15,9 +15,9 @@ import (
 // events are its ancestors').
 type decisions struct {
 	by map[string]overrides.Map
-	// The agent updates of session past heldAfter are ones its chain has
-	// not decided yet (a read during a turn): not shown, as ACP clients are
-	// not shown them yet.
+	// The events of session past heldAfter wait on its chain (a read
+	// during a turn): not shown, as ACP clients are not shown them yet (the
+	// daemon's own updates wait behind the agent's, so the order holds).
 	session   string
 	heldAfter int64
 }
@@ -26,22 +26,22 @@ func newDecisions() *decisions {
 	return &decisions{by: map[string]overrides.Map{}, heldAfter: math.MaxInt64}
 }
 
+// held reports whether e waits on its session's chain.
+func (d *decisions) held(e event.Event) bool {
+	return e.SessionID == d.session && e.Seq > d.heldAfter
+}
+
 // of is the decision on e's agent update, if any.
 func (d *decisions) of(e event.Event) (overrides.Decision, bool) {
 	if !overrides.AgentKind(e.Kind) {
 		return overrides.Decision{}, false
-	}
-	if e.SessionID == d.session && e.Seq > d.heldAfter {
-		return overrides.Decision{Dropped: true}, true
 	}
 	dec, ok := d.by[e.SessionID][e.Seq]
 	return dec, ok
 }
 
 // any reports whether some of session id's agent updates are decided.
-func (d *decisions) any(id string) bool {
-	return len(d.by[id]) > 0 || (id == d.session && d.heldAfter != math.MaxInt64)
-}
+func (d *decisions) any(id string) bool { return len(d.by[id]) > 0 }
 
 // set records d on session id's event at seq.
 func (d *decisions) set(id string, seq int64, dec overrides.Decision) {

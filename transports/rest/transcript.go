@@ -68,7 +68,7 @@ type transcriber struct {
 }
 
 func (t *transcriber) add(d *decisions, e event.Event) error {
-	if e.Kind == event.MessageDelta && !d.any(e.SessionID) {
+	if d.held(e) || (e.Kind == event.MessageDelta && !d.any(e.SessionID)) {
 		return nil // nothing decided in this log: the whole message is in message.completed
 	}
 	p, err := event.DecodePayload(e.Kind, e.Payload)

@@ -43,6 +43,9 @@ func upd(kind, messageID string, fields map[string]any) update {
 // that does not decode is a corrupt log: it is shown as nothing rather than
 // ending the read.
 func (p *projector) project(e event.Event) []update {
+	if p.decisions.held(e) {
+		return nil
+	}
 	if d, ok := p.decisions.of(e); ok {
 		return decided(d, p.canonical(e))
 	}
