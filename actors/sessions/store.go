@@ -37,10 +37,22 @@ func (c *Client) Inherited(ctx context.Context, m Meta) ([]event.Event, error) {
 	if m.ParentID == "" || m.ForkedFromSeq <= 0 {
 		return nil, nil
 	}
-	return c.ancestors(ctx, m.ParentID, m.ForkedFromSeq, 0)
+	return c.ancestors(ctx, m.ParentID, m.ForkedFromSeq, 0, false)
 }
 
-func (c *Client) ancestors(ctx context.Context, id string, upTo int64, depth int) ([]event.Event, error) {
+// InheritedShown is Inherited with what a view showing the inherited
+// updates as the ancestors' clients were shown them needs: the deltas, and
+// after each ancestor's part the response chain's decisions on it that
+// its log recorded past the fork point (a turn's last updates are decided
+// after the turn ended, where a fork starts).
+func (c *Client) InheritedShown(ctx context.Context, m Meta) ([]event.Event, error) {
+	if m.ParentID == "" || m.ForkedFromSeq <= 0 {
+		return nil, nil
+	}
+	return c.ancestors(ctx, m.ParentID, m.ForkedFromSeq, 0, true)
+}
+
+func (c *Client) ancestors(ctx context.Context, id string, upTo int64, depth int, shown bool) ([]event.Event, error) {
 	if depth >= maxForkDepth {
 		return nil, fmt.Errorf("fork chain of %s is deeper than %d", id, maxForkDepth)
 	}
@@ -50,18 +62,31 @@ func (c *Client) ancestors(ctx context.Context, id string, upTo int64, depth int
 	}
 	var out []event.Event
 	if meta.ParentID != "" && meta.ForkedFromSeq > 0 {
-		if out, err = c.ancestors(ctx, meta.ParentID, meta.ForkedFromSeq, depth+1); err != nil {
+		if out, err = c.ancestors(ctx, meta.ParentID, meta.ForkedFromSeq, depth+1, shown); err != nil {
 			return nil, err
 		}
 	}
 	err = c.store.LoadRange(ctx, id, 1, upTo, func(e event.Event) error {
-		if e.Kind != event.MessageDelta {
+		if shown || e.Kind != event.MessageDelta {
 			out = append(out, e)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load fork parent %s: %w", id, err)
+	}
+	if !shown {
+		return out, nil
+	}
+	err = c.store.LoadKind(ctx, id, event.UpdateTransformed, func(e event.Event) error {
+		var p event.UpdateTransformedPayload
+		if e.Seq > upTo && e.Decode(&p) == nil && p.Seq <= upTo {
+			out = append(out, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load fork parent %s's transformed updates: %w", id, err)
 	}
 	return out, nil
 }

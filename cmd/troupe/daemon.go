@@ -176,7 +176,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
 		Chain:   func() []string { return pipeline.ResolveChain(nil) },
 		Opened:  func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) },
-		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone})
+		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone, Gate: pipeline})
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},

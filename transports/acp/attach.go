@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )
 
@@ -41,7 +42,7 @@ type attachment struct {
 	// are being read; events wait in early until they are (stopLoad ends it).
 	loading   bool
 	stopLoad  context.CancelFunc
-	overrides map[int64]decision
+	overrides overrides.Map
 	// gateHeld are events past the session's gate, waiting for its
 	// response chain (gateOpen).
 	gateHeld []event.Event

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // The gate holds a session's agent updates from its clients until the
@@ -15,12 +15,9 @@ import (
 // (from the link's start); every other session goes ungated and pays
 // nothing but reading Pipeline.ngates.
 
-// decision is the chain's verdict on one event's agent update: dropped, or
-// update shown instead (an ACP update object). Unchanged is no decision.
-type decision struct {
-	dropped bool
-	update  json.RawMessage
-}
+// decision is the chain's verdict on one event's agent update, shared
+// with every other view of the session's updates.
+type decision = overrides.Decision
 
 // gate is one session's: every event up to released may be projected;
 // decisions are the rewrites and drops the link made (for the link's life:
@@ -32,7 +29,8 @@ type gate struct {
 	// projected is how far each watching connection has projected (by
 	// connection), so decisions all of them are past can go.
 	projected map[string]int64
-	added     int // decisions since the last prune
+	added     int   // decisions since the last prune
+	forgot    int64 // the decisions up to this seq may have been pruned
 }
 
 // pruneEvery is how many decisions are recorded between two looks for
@@ -93,6 +91,28 @@ func (p *Pipeline) gateReleased(session string) int64 {
 	return g.released
 }
 
+// Released is how far session's clients may be shown its events
+// (math.MaxInt64 ungated): the REST history's follow waits for it too.
+func (p *Pipeline) Released(session string) int64 { return p.gateReleased(session) }
+
+// Decided is the gate's word on session's event at seq for a reader that
+// is not a watching connection (the REST history's follow): its decision,
+// if any; known is false when the gate may have forgotten it (pruned, or
+// no gate any more), and the log must be read instead.
+func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, known bool) {
+	g := p.gateOf(session)
+	if g == nil {
+		return decision{}, false, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if seq <= g.forgot || seq > g.released {
+		return decision{}, false, false
+	}
+	d, decided = g.decisions[seq]
+	return d, decided, true
+}
+
 // gateDecision is the link's decision on session's event at seq, if any.
 func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
 	g := p.gateOf(session)
@@ -131,7 +151,7 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 	watchers := p.watchingKeys(session)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d; g.added++ })
+	overrides.Spread(from, seq, d, func(s int64, d decision) { g.decisions[s] = d; g.added++ })
 	if g.added < pruneEvery {
 		return
 	}
@@ -150,6 +170,7 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 			delete(g.decisions, s)
 		}
 	}
+	g.forgot = max(g.forgot, past)
 }
 
 // gateProjected records how far conn has projected session, when gated.
@@ -163,17 +184,6 @@ func (p *Pipeline) gateProjected(session, conn string, seq int64) {
 	g.projected[conn] = seq
 }
 
-// spread sets d at seq and drops from..seq-1 (from 0: seq alone).
-func spread(from, seq int64, d decision, set func(int64, decision)) {
-	if from <= 0 || from > seq {
-		from = seq
-	}
-	for s := from; s < seq; s++ {
-		set(s, decision{dropped: true})
-	}
-	set(seq, d)
-}
-
 // decisionOf reads a chain's outcome on the update envelope env: stop
 // drops it; a discharge shows its envelope's update (none drops it);
 // continue shows the envelope's update when it changed. Errors and
@@ -183,7 +193,7 @@ func decisionOf(d chainDone, env json.RawMessage) (decision, bool) {
 		return decision{}, false
 	}
 	if d.action == "stop" && (!d.discharged || len(d.envelope) == 0 || isNull(d.envelope)) {
-		return decision{dropped: true}, true
+		return decision{Dropped: true}, true
 	}
 	if len(d.envelope) == 0 || bytes.Equal(d.envelope, env) {
 		return decision{}, false
@@ -195,7 +205,7 @@ func decisionOf(d chainDone, env json.RawMessage) (decision, bool) {
 	if was, _ := updateOf(env); sameJSON(was, u) {
 		return decision{}, false
 	}
-	return decision{update: u}, true
+	return decision{Update: u}, true
 }
 
 // updateOf is the update object of a flat {sessionId, update} envelope.
@@ -225,30 +235,15 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// draft is d's update.transformed draft for the update of the events
-// from..seq.
-func (d decision) draft(from, seq int64) (event.Draft, error) {
-	p := event.UpdateTransformedPayload{Seq: seq, Dropped: d.dropped, Update: d.update}
-	if from < seq {
-		p.From = from
-	}
-	return event.NewDraft(event.UpdateTransformed, p)
-}
-
-// decisionsFrom reads an update.transformed payload into set.
-func decisionsFrom(p *event.UpdateTransformedPayload, set func(int64, decision)) {
-	spread(p.From, p.Seq, decision{dropped: p.Dropped || len(p.Update) == 0, update: p.Update}, set)
-}
-
 // shown is the value an attachment emits for a rewritten update: a chunk
 // when it reads as exactly one (so replay joins it with its neighbours),
 // else the object as given.
-func (d decision) shown() any {
+func shown(d decision) any {
 	var c chunk
-	dec := json.NewDecoder(bytes.NewReader(d.update))
+	dec := json.NewDecoder(bytes.NewReader(d.Update))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&c) == nil && (c.SessionUpdate == "agent_message_chunk" || c.SessionUpdate == "agent_thought_chunk") && c.Content.Type == "text" {
 		return &c
 	}
-	return d.update
+	return d.Update
 }

@@ -32,24 +32,9 @@ func TestDecisionOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		d, changed := decisionOf(c.done, env)
-		if changed != c.changed || d.dropped != c.dropped || string(d.update) != c.update {
-			t.Errorf("%s: got changed %v dropped %v update %s", c.name, changed, d.dropped, d.update)
+		if changed != c.changed || d.Dropped != c.dropped || string(d.Update) != c.update {
+			t.Errorf("%s: got changed %v dropped %v update %s", c.name, changed, d.Dropped, d.Update)
 		}
-	}
-}
-
-// A decision on joined chunks drops all but the last, which shows it; an
-// update.transformed without from covers its seq alone.
-func TestSpread(t *testing.T) {
-	got := map[int64]decision{}
-	spread(4, 6, decision{update: json.RawMessage(`{}`)}, func(s int64, d decision) { got[s] = d })
-	if len(got) != 3 || !got[4].dropped || !got[5].dropped || got[6].dropped || string(got[6].update) != "{}" {
-		t.Fatalf("spread(4, 6): %+v", got)
-	}
-	got = map[int64]decision{}
-	spread(0, 9, decision{dropped: true}, func(s int64, d decision) { got[s] = d })
-	if len(got) != 1 || !got[9].dropped {
-		t.Fatalf("spread(0, 9): %+v", got)
 	}
 }
 
@@ -64,14 +49,14 @@ func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
 	p.watch("s", b)
 	p.gateProjected("s", a.String(), 5000)
 	for s := int64(1); s <= pruneEvery; s++ {
-		p.gateDecide("s", 0, s, decision{dropped: true})
+		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
 	if _, ok := p.gateDecision("s", 1); !ok {
 		t.Fatal("pruned while a watcher had not said how far it is")
 	}
 	p.gateProjected("s", b.String(), 600)
 	for s := int64(2000); s < 2000+pruneEvery; s++ {
-		p.gateDecide("s", 0, s, decision{dropped: true})
+		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
 	if _, ok := p.gateDecision("s", 600); ok {
 		t.Fatal("seq 600 kept: every watcher is past it")
@@ -79,11 +64,26 @@ func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
 	if _, ok := p.gateDecision("s", 601); !ok {
 		t.Fatal("seq 601 pruned: b has not projected it")
 	}
+	// A reader that is no watcher (REST's history) is sent to the log for
+	// what may be forgotten, and told the rest.
+	p.gateMove("s", 5000)
+	if _, _, known := p.Decided("s", 600); known {
+		t.Fatal("seq 600's decision is forgotten, yet known")
+	}
+	if d, decided, known := p.Decided("s", 601); !known || !decided || !d.Dropped {
+		t.Fatalf("seq 601: %+v decided %v known %v", d, decided, known)
+	}
+	if _, decided, known := p.Decided("s", 1500); !known || decided {
+		t.Fatalf("seq 1500 (undecided): decided %v known %v", decided, known)
+	}
+	if _, _, known := p.Decided("s", 5001); known {
+		t.Fatal("seq 5001 is not released, yet known")
+	}
 	// b leaves and attaches again: it starts over, so nothing more goes.
 	p.unwatch("s", b)
 	p.watch("s", b)
 	for s := int64(4000); s < 4000+pruneEvery; s++ {
-		p.gateDecide("s", 0, s, decision{dropped: true})
+		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
 	if _, ok := p.gateDecision("s", 601); !ok {
 		t.Fatal("seq 601 pruned after b attached again")

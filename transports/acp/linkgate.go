@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // maxUpdateQueue bounds the agent updates waiting for the response chain
@@ -34,7 +35,7 @@ type pendingUpdate struct {
 // makes one, for the response chain.
 func (l *link) observe(ctx actor.Context, e event.Event) {
 	ch := l.view.Apply(e)
-	if !agentKind(e.Kind) {
+	if !overrides.AgentKind(e.Kind) {
 		return
 	}
 	var u any
@@ -120,7 +121,7 @@ func (l *link) decided(ctx actor.Context, u pendingUpdate, d chainDone) {
 		next()
 		return
 	}
-	draft, err := dec.draft(u.from, u.seq)
+	draft, err := dec.Draft(u.from, u.seq)
 	if err != nil {
 		actorlog.For(ctx, "chain_link", l.session).Warn("a transformed update not recorded", "seq", u.seq, "error", err)
 		next()

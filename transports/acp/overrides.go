@@ -6,7 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // overridesLoaded carries the response chain's decisions a session's log
@@ -14,7 +14,7 @@ import (
 // what live clients were shown without looking ahead.
 type overridesLoaded struct {
 	a   *attachment
-	m   map[int64]decision
+	m   overrides.Map
 	err error
 }
 
@@ -31,20 +31,8 @@ func (a *attachment) loadOverrides(c *conn, ctx actor.Context) {
 	}()
 }
 
-func readOverrides(ctx context.Context, store *sessions.Client, id string) (map[int64]decision, error) {
-	var m map[int64]decision
-	err := store.LoadKind(ctx, id, event.UpdateTransformed, func(e event.Event) error {
-		var p event.UpdateTransformedPayload
-		if err := e.Decode(&p); err != nil {
-			return err
-		}
-		if m == nil {
-			m = map[int64]decision{}
-		}
-		decisionsFrom(&p, func(s int64, d decision) { m[s] = d })
-		return nil
-	})
-	return m, err
+func readOverrides(ctx context.Context, store *sessions.Client, id string) (overrides.Map, error) {
+	return overrides.Read(ctx, store, id)
 }
 
 func (c *conn) onOverrides(ctx actor.Context, m *overridesLoaded) {
@@ -64,12 +52,12 @@ func (c *conn) onOverrides(ctx actor.Context, m *overridesLoaded) {
 	}
 }
 
-func (a *attachment) mergeOverrides(m map[int64]decision) {
+func (a *attachment) mergeOverrides(m overrides.Map) {
 	if len(m) == 0 {
 		return
 	}
 	if a.overrides == nil {
-		a.overrides = make(map[int64]decision, len(m))
+		a.overrides = make(overrides.Map, len(m))
 	}
 	for seq, d := range m {
 		a.overrides[seq] = d

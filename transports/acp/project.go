@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )
 
@@ -39,8 +40,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	agent := emit
 	if decided {
 		agent = func(any) {
-			if !d.dropped {
-				emit(d.shown())
+			if !d.Dropped {
+				emit(shown(d))
 			}
 		}
 	}
@@ -83,9 +84,9 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.toolUpdate(ch.Call, agent)
 	case *event.UpdateTransformedPayload:
 		if a.overrides == nil {
-			a.overrides = map[int64]decision{}
+			a.overrides = overrides.Map{}
 		}
-		decisionsFrom(p, func(s int64, d decision) { a.overrides[s] = d })
+		overrides.FromPayload(p, func(s int64, d decision) { a.overrides[s] = d })
 	case *event.PermissionRequestedPayload:
 		// The call shows as pending since tool.started; the request goes
 		// to the client itself.
@@ -176,21 +177,10 @@ func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpd
 	return u
 }
 
-// agentKind reports the events whose session/update the agent makes, which
-// go through a response:session/update chain; the daemon's own (the
-// prompt, turn_complete, usage, settings, compaction, permissions) do not.
-func agentKind(k event.Kind) bool {
-	switch k {
-	case event.MessageDelta, event.ToolStarted, event.ToolProgress, event.ToolCompleted:
-		return true
-	}
-	return false
-}
-
 // decision is the response chain's verdict on e's agent update: from the
 // log (update.transformed) or from the session's gate.
 func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
-	if !agentKind(e.Kind) {
+	if !overrides.AgentKind(e.Kind) {
 		return decision{}, false
 	}
 	if d, ok := a.overrides[e.Seq]; ok {

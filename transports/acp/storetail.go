@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // tailPoll is how often a store-tailed attachment reads new events.
@@ -38,7 +39,7 @@ type storeBatch struct {
 	replayTo int64
 	err      error
 	// overrides (first batch only) are the log's update.transformed.
-	overrides map[int64]decision
+	overrides overrides.Map
 }
 
 var errPastReplay = errors.New("past the replay's end")

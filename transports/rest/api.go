@@ -13,6 +13,7 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
@@ -53,6 +54,19 @@ type Config struct {
 	// "abandoned"; Deleted that it is gone (an import with replace then
 	// reuses its id).
 	Closing, Deleted func(id string)
+	// Gate, when set, says how far a session's response chain has decided
+	// its agent updates (the ACP pipeline): a followed history waits for
+	// it, as ACP clients do. Nil follows ungated.
+	Gate Gate
+}
+
+// Gate is how far session id's clients may be shown its events: past
+// Released the response chain has not decided yet (math.MaxInt64 when the
+// session has no gate). Decided is its decision on the event at seq, when
+// it still knows it (known false: read the log).
+type Gate interface {
+	Released(id string) int64
+	Decided(id string, seq int64) (d overrides.Decision, decided, known bool)
 }
 
 // Clients is what the entries' attachedClients come from: the ACP hub

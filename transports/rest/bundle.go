@@ -124,8 +124,11 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	if b.Troupe.Created, err = json.Marshal(c); err != nil {
 		return bundle{}, err
 	}
-	proj := newProjector()
-	err = a.conversation(ctx, id, func(e event.Event) error {
+	var proj *projector
+	err = shownConversation(ctx, a.cfg.Sessions, a.cfg.Gate, id, func(d *decisions, e event.Event) error {
+		if proj == nil {
+			proj = newProjector(d)
+		}
 		if e.Kind == event.SessionCreated {
 			return nil
 		}

@@ -30,3 +30,27 @@ func conversation(ctx context.Context, s *sessions.Client, id string, fn func(ev
 	}
 	return s.Load(ctx, id, 1, fn)
 }
+
+// shownConversation is conversation for the views that show the updates:
+// a fork's inherited deltas included, and fn given the response chain's
+// decisions on them all, read before the first event.
+func shownConversation(ctx context.Context, s *sessions.Client, gate Gate, id string, fn func(*decisions, event.Event) error) error {
+	m, err := s.Meta(ctx, id)
+	if err != nil {
+		return err
+	}
+	inherited, err := s.InheritedShown(ctx, m)
+	if err != nil {
+		return err
+	}
+	d, err := readDecisions(ctx, s, gate, id, inherited)
+	if err != nil {
+		return err
+	}
+	for _, e := range inherited {
+		if err := fn(d, e); err != nil {
+			return err
+		}
+	}
+	return s.Load(ctx, id, 1, func(e event.Event) error { return fn(d, e) })
+}

@@ -57,9 +57,13 @@ func parseEventFilter(r *http.Request) (eventFilter, error) {
 
 // rows reads session id's log and returns its rows passing f, oldest first.
 func (a *API) rows(ctx context.Context, id string, f eventFilter, withID bool) ([]eventRow, error) {
-	proj := newProjector()
+	d, err := readDecisions(ctx, a.cfg.Sessions, a.cfg.Gate, id, nil)
+	if err != nil {
+		return nil, err
+	}
+	proj := newProjector(d)
 	var out []eventRow
-	err := a.cfg.Sessions.Load(ctx, id, 1, func(e event.Event) error {
+	err = a.cfg.Sessions.Load(ctx, id, 1, func(e event.Event) error {
 		for _, u := range proj.project(e) {
 			if !f.kinds[u.kind] || e.RecordedAt.Before(f.since) {
 				continue

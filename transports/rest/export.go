@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -121,18 +122,36 @@ func (a *API) writeImport(ctx context.Context, id string, created event.CreatedP
 		_, err := a.cfg.Sessions.ImportHistory(ctx, id, event.HistoryImportedPayload{Source: "hydra bundle " + b.Session.SessionID, Messages: msgs})
 		return err
 	}
+	// The log is session.created and what is appended here, in order, so
+	// each event's seq is known before it is appended (and checked after).
+	next := int64(2)
+	var r renumber
 	history := b.Troupe.Events
 	for len(history) > 0 {
 		n := min(len(history), appendChunk)
 		drafts := make([]event.Draft, 0, n)
 		for _, e := range history[:n] {
-			if e.Kind != event.TransformerAttached {
-				drafts = append(drafts, event.Draft{Kind: e.Kind, Payload: e.Payload})
+			if e.Kind == event.TransformerAttached {
+				continue
 			}
+			payload := e.Payload
+			if e.Kind == event.UpdateTransformed {
+				var ok bool
+				if payload, ok = r.transformed(e.Seq, payload); !ok {
+					continue
+				}
+			}
+			r.add(e.Seq, next+int64(len(drafts)))
+			drafts = append(drafts, event.Draft{Kind: e.Kind, Payload: payload})
 		}
-		if _, _, err := a.cfg.Sessions.Append(ctx, id, drafts...); err != nil {
+		first, last, err := a.cfg.Sessions.Append(ctx, id, drafts...)
+		if err != nil {
 			return err
 		}
+		if len(drafts) > 0 && first != next {
+			return fmt.Errorf("import into %s: its log moved under the import (seq %d, want %d)", id, first, next)
+		}
+		next = last + 1
 		history = history[n:]
 	}
 	return nil

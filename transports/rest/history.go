@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // historyLine is one NDJSON line of /history, shaped as hydra's history
@@ -45,10 +48,18 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	follow := r.URL.Query().Get("follow")
-	h := &historyWriter{id: id, proj: newProjector(), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
+	d, err := readDecisions(ctx, a.cfg.Sessions, nil, id, nil)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	h := &historyWriter{id: id, proj: newProjector(d), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	if err := a.cfg.Sessions.Load(ctx, id, 1, h.write); err != nil {
+	if err := a.cfg.Sessions.Load(ctx, id, 1, func(e event.Event) error { return a.settled(ctx, h, e) }); err != nil {
+		if errors.Is(err, errStop) {
+			return // the client left
+		}
 		a.cfg.Log.Warn("history read failed", "session", id, "error", err)
 		return
 	}
@@ -104,7 +115,7 @@ func (a *API) followStream(ctx context.Context, h *historyWriter, s *sessions.St
 			return
 		}
 		for n := 1; ; n++ {
-			if h.write(e) != nil {
+			if !a.settle(ctx, h, e) || h.write(e) != nil {
 				return
 			}
 			if n == maxBatch {
@@ -135,7 +146,7 @@ func (a *API) tailStore(ctx context.Context, h *historyWriter) bool {
 			return false
 		case <-t.C:
 		}
-		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, h.write); err != nil {
+		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, func(e event.Event) error { return a.settled(ctx, h, e) }); err != nil {
 			return false
 		}
 		if h.flush() != nil {
@@ -154,11 +165,76 @@ type historyWriter struct {
 	rc   *http.ResponseController
 	last int64
 	buf  []byte
+	// settled is how far the session's decisions have been read: up to
+	// where its gate had released at the last read.
+	settled int64
+}
+
+// settled writes e once settle lets it.
+func (a *API) settled(ctx context.Context, h *historyWriter, e event.Event) error {
+	if !a.settle(ctx, h, e) {
+		return errStop
+	}
+	return h.write(e)
+}
+
+// gatePoll is how often a followed history looks whether a session's
+// response chain has decided the agent update it waits on.
+const gatePoll = 10 * time.Millisecond
+
+// settle waits, for an agent update of a gated session, until the
+// session's response chain has decided it, and takes the decision from
+// the gate or, when the gate may have forgotten it, from the log (a
+// decision is durable before the gate moves past its event), so that the
+// history shows it as ACP clients are shown it. False when the client
+// left or the decisions could not be read.
+func (a *API) settle(ctx context.Context, h *historyWriter, e event.Event) bool {
+	if a.cfg.Gate == nil || !overrides.AgentKind(e.Kind) || e.Seq <= h.settled {
+		return true
+	}
+	released := a.cfg.Gate.Released(h.id)
+	if released == math.MaxInt64 {
+		return true // no gate: nothing waits to be decided
+	}
+	if released < e.Seq {
+		// The held update is flushed with what came before it.
+		if h.flush() != nil {
+			return false
+		}
+		t := time.NewTicker(gatePoll)
+		defer t.Stop()
+		for released < e.Seq {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-t.C:
+			}
+			released = a.cfg.Gate.Released(h.id)
+		}
+	}
+	if d, decided, known := a.cfg.Gate.Decided(h.id, e.Seq); known {
+		if decided {
+			h.proj.decisions.set(h.id, e.Seq, d)
+		}
+		return true
+	}
+	m, err := overrides.Read(ctx, a.cfg.Sessions, h.id)
+	if err != nil {
+		a.cfg.Log.Warn("history follow: reading the session's transformed updates failed", "session", h.id, "error", err)
+		return false
+	}
+	if m != nil {
+		h.proj.decisions.by[h.id] = m
+	}
+	if released != math.MaxInt64 {
+		h.settled = released // a gate closed meanwhile may open again
+	}
+	return true
 }
 
 func (h *historyWriter) write(e event.Event) error {
 	h.last = e.Seq
-	if e.Kind == event.MessageDelta {
+	if _, decided := h.proj.decisions.of(e); e.Kind == event.MessageDelta && !decided {
 		var ok bool
 		if h.buf, ok = deltaLine(h.buf[:0], h.id, e); ok {
 			_, err := h.bw.Write(h.buf)

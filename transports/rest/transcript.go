@@ -8,6 +8,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // maxToolOutput is how much of a tool's output a transcript shows.
@@ -19,7 +20,7 @@ func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	md, err := Transcript(ctx, a.cfg.Sessions, id)
+	md, err := transcript(ctx, a.cfg.Sessions, a.cfg.Gate, id)
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
@@ -33,6 +34,12 @@ func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 // history first) as markdown; sessions.ErrNotFound when it has no log.
 // The MCP transport's session.transcript tool shows the same.
 func Transcript(ctx context.Context, s *sessions.Client, id string) (string, error) {
+	return transcript(ctx, s, nil, id)
+}
+
+// transcript is Transcript; with a gate, what the session's response
+// chain has not decided yet is left out.
+func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string) (string, error) {
 	m, err := s.Meta(ctx, id)
 	if err != nil {
 		return "", err
@@ -43,8 +50,8 @@ func Transcript(ctx context.Context, s *sessions.Client, id string) (string, err
 		title = id
 	}
 	fmt.Fprintf(&md, "# %s\n\n_session %s · %s_\n", title, id, m.Cwd)
-	t := &transcriber{md: &md, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}}
-	if err := conversation(ctx, s, id, t.add); err != nil {
+	t := &transcriber{md: &md, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
+	if err := shownConversation(ctx, s, gate, id, t.add); err != nil {
 		return "", err
 	}
 	return md.String(), nil
@@ -54,14 +61,24 @@ type transcriber struct {
 	md      *strings.Builder
 	prompts map[string][]event.Block
 	calls   map[string]event.ToolStartedPayload
+	// shown is the text of each message of a log with decisions, rebuilt
+	// from its deltas as its clients were shown them (by message id); the
+	// other logs' messages are shown as message.completed records them.
+	shown map[string]*strings.Builder
 }
 
-func (t *transcriber) add(e event.Event) error {
+func (t *transcriber) add(d *decisions, e event.Event) error {
+	if d.held(e) || (e.Kind == event.MessageDelta && !d.any(e.SessionID)) {
+		return nil // nothing decided in this log: the whole message is in message.completed
+	}
 	p, err := event.DecodePayload(e.Kind, e.Payload)
 	if err != nil {
 		return nil // a corrupt entry is left out, not the whole transcript
 	}
+	dec, decided := d.of(e)
 	switch v := p.(type) {
+	case *event.MessageDeltaPayload:
+		t.delta(v, dec, decided)
 	case *event.PromptQueuedPayload:
 		t.prompts[v.MessageID] = v.Content
 	case *event.HistoryImportedPayload:
@@ -84,14 +101,25 @@ func (t *transcriber) add(e event.Event) error {
 		}
 		delete(t.prompts, v.RunID)
 	case *event.MessageCompletedPayload:
-		if strings.TrimSpace(v.Text) != "" {
-			t.md.WriteString("\n## Assistant\n\n" + strings.TrimSpace(v.Text) + "\n")
+		text := v.Text
+		if b, ok := t.shown[v.MessageID]; ok {
+			text = b.String()
+			delete(t.shown, v.MessageID)
+		}
+		if strings.TrimSpace(text) != "" {
+			t.md.WriteString("\n## Assistant\n\n" + strings.TrimSpace(text) + "\n")
 		}
 	case *event.ToolStartedPayload:
 		t.calls[v.ToolCallID] = *v
 	case *event.ToolCompletedPayload:
 		call := t.calls[v.ToolCallID]
 		delete(t.calls, v.ToolCallID)
+		if decided && dec.Dropped {
+			return nil // its clients were not shown how it ended
+		}
+		if decided {
+			v.Output = shownText(dec, v.Output)
+		}
 		fmt.Fprintf(t.md, "\n### Tool `%s` (%s)\n\n", v.Name, v.Status)
 		if call.Arguments != "" {
 			t.md.WriteString(fence(call.Arguments, "json"))
@@ -109,6 +137,52 @@ func (t *transcriber) add(e event.Event) error {
 		}
 	}
 	return nil
+}
+
+// delta adds a text delta, as it was shown, to its message's text.
+func (t *transcriber) delta(v *event.MessageDeltaPayload, dec overrides.Decision, decided bool) {
+	if v.Channel != event.ChannelText {
+		return
+	}
+	b, ok := t.shown[v.MessageID]
+	if !ok {
+		b = &strings.Builder{}
+		t.shown[v.MessageID] = b
+	}
+	if decided {
+		b.WriteString(shownText(dec, v.Text))
+		return
+	}
+	b.WriteString(v.Text)
+}
+
+// shownText is the text of a decided update: nothing when dropped, the
+// rewritten update's text content, recorded when the rewrite is not an
+// update object (shown as recorded, as everywhere).
+func shownText(d overrides.Decision, recorded string) string {
+	if d.Dropped {
+		return ""
+	}
+	for _, u := range decided(d, nil) {
+		if c, ok := u.body["content"].(map[string]any); ok && c["type"] == "text" {
+			s, _ := c["text"].(string)
+			return s
+		}
+		if cs, ok := u.body["content"].([]any); ok {
+			var out strings.Builder
+			for _, c := range cs {
+				if m, ok := c.(map[string]any); ok {
+					if inner, ok := m["content"].(map[string]any); ok && inner["type"] == "text" {
+						s, _ := inner["text"].(string)
+						out.WriteString(s)
+					}
+				}
+			}
+			return out.String()
+		}
+		return ""
+	}
+	return recorded
 }
 
 // fence wraps text in a code fence longer than any backtick run inside it.

@@ -14,14 +14,22 @@ type update struct {
 
 // projector turns a session's events, read in order, into the
 // session/update objects a client attached from the start would have seen
-// (see the event projections in ARCHITECTURE.md). It keeps what later
-// events need: prompts' content until their run starts, the usage total.
+// (see the event projections in ARCHITECTURE.md), agent updates as the
+// session's response chain decided (decisions, by session: a fork's
+// inherited events are its ancestors'). It keeps what later events need:
+// prompts' content until their run starts, the usage total.
 type projector struct {
-	prompts map[string][]event.Block
-	usage   event.Usage
+	prompts   map[string][]event.Block
+	usage     event.Usage
+	decisions *decisions
 }
 
-func newProjector() *projector { return &projector{prompts: map[string][]event.Block{}} }
+func newProjector(d *decisions) *projector {
+	if d == nil {
+		d = newDecisions()
+	}
+	return &projector{prompts: map[string][]event.Block{}, decisions: d}
+}
 
 func upd(kind, messageID string, fields map[string]any) update {
 	fields["sessionUpdate"] = kind
@@ -35,6 +43,23 @@ func upd(kind, messageID string, fields map[string]any) update {
 // that does not decode is a corrupt log: it is shown as nothing rather than
 // ending the read.
 func (p *projector) project(e event.Event) []update {
+	if p.decisions.held(e) {
+		return nil
+	}
+	if d, ok := p.decisions.of(e); ok {
+		return decided(d, p.canonical(e))
+	}
+	return p.canonical(e)
+}
+
+// canonical returns e's updates as recorded.
+func (p *projector) canonical(e event.Event) []update {
+	if e.Kind == event.UpdateTransformed {
+		// Met while following: it decides an event written already (a
+		// snapshot read them all first), so it counts from the next read on.
+		p.decisions.fold(e)
+		return nil
+	}
 	pl, err := event.DecodePayload(e.Kind, e.Payload)
 	if err != nil {
 		return nil
