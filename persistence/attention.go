@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -40,20 +39,7 @@ func (s *Store) LoadAttention(ctx context.Context, ids []string, fn func(event.E
 	if err != nil {
 		return fmt.Errorf("load attention events: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var e event.Event
-		var kind string
-		var at int64
-		if err := rows.Scan(&e.SessionID, &e.Seq, &at, &kind, &e.Payload); err != nil {
-			return fmt.Errorf("load attention events: %w", err)
-		}
-		e.Kind, e.RecordedAt = event.Kind(kind), time.Unix(0, at).UTC()
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := eachEvent(rows, fn); err != nil {
 		return fmt.Errorf("load attention events: %w", err)
 	}
 	return nil

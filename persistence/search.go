@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -49,21 +50,27 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 	if err != nil {
 		return fmt.Errorf("search events: %w", err)
 	}
+	if err := eachEvent(rows, fn); err != nil {
+		return fmt.Errorf("search events: %w", err)
+	}
+	return nil
+}
+
+// eachEvent calls fn for each row of (session_id, seq, recorded_at, kind,
+// payload), closing rows; fn's error is returned as it is.
+func eachEvent(rows *sql.Rows, fn func(event.Event) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var e event.Event
 		var kind string
 		var at int64
 		if err := rows.Scan(&e.SessionID, &e.Seq, &at, &kind, &e.Payload); err != nil {
-			return fmt.Errorf("search events: %w", err)
+			return err
 		}
 		e.Kind, e.RecordedAt = event.Kind(kind), time.Unix(0, at).UTC()
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("search events: %w", err)
-	}
-	return nil
+	return rows.Err()
 }
