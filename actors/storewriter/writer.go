@@ -87,6 +87,10 @@ func (w *writer) Receive(ctx actor.Context) {
 	case *Append:
 		w.append(ctx, m)
 	case *Claim:
+		// A release still pending is a stopped incarnation's; the batch
+		// would run it after this claim and leave the next one without
+		// its lease.
+		w.pending.Releases = slices.DeleteFunc(w.pending.Releases, func(id string) bool { return id == m.SessionID })
 		w.pending.Claims = append(w.pending.Claims, m.SessionID)
 		w.replies = append(w.replies, reply{to: m.ReplyTo, msg: &Claimed{SessionID: m.SessionID}})
 		w.maybeFlush(ctx)

@@ -1,0 +1,56 @@
+package storewriter_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/storewriter"
+	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/testkit"
+)
+
+// A session stopped and started again within one batch: the stopped
+// incarnation's release, then the next one's claim. The batch runs claims
+// before releases, so the release must not survive the claim, or the next
+// incarnation's writes find their lease gone.
+func TestClaimAfterReleaseInOneBatchKeepsTheLease(t *testing.T) {
+	store, err := persistence.Open(filepath.Join(t.TempDir(), "troupe.db"), persistence.Options{Owner: persistence.ThisProcess("test")})
+	testkit.NoError(t, err)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	w := sys.Root.Spawn(storewriter.Props(store, storewriter.Options{Window: time.Hour, MaxBatch: 1000}))
+	defer func() {
+		_ = sys.Root.PoisonFuture(w).Wait()
+		store.Close()
+	}()
+	replies := make(chan any, 10)
+	inbox := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *storewriter.Committed, *storewriter.Claimed:
+			replies <- m
+		}
+	}))
+	drain := func() {
+		_, err := sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+		testkit.NoError(t, err)
+	}
+	sys.Root.Send(w, &storewriter.Claim{SessionID: "s", ReplyTo: inbox})
+	drain()
+	testkit.ChanRead(t, replies, 5*time.Second)
+
+	sys.Root.Send(w, &storewriter.Release{SessionID: "s"})
+	sys.Root.Send(w, &storewriter.Claim{SessionID: "s", ReplyTo: inbox})
+	drain()
+	testkit.ChanRead(t, replies, 5*time.Second)
+	h, err := store.Lease(context.Background(), "s")
+	testkit.NoError(t, err)
+	if h == nil {
+		t.Fatal("the next incarnation's claim was undone by the stopped one's release")
+	}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 2, Meta: &persistence.SessionMeta{ID: "s"}, Events: evs("s", 1, 1), ReplyTo: inbox})
+	drain()
+	testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+}
