@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,34 +18,56 @@ import (
 
 // fakeTransformer stands in for a transformer's connection: it answers
 // each response:session/update with continue, a chunk's text upper-cased,
-// and keeps the texts it was given, in order.
+// and keeps the texts it was given, in order. With held set, it keeps the
+// calls unanswered until it is sent releaseCalls.
 type fakeTransformer struct {
+	held  bool
+	calls atomic.Int32 // calls received
 	mu    sync.Mutex
 	texts []string
 }
 
+// releaseCalls answers the calls a held fakeTransformer kept, and every
+// later one at once.
+type releaseCalls struct{}
+
 func (f *fakeTransformer) spawn(system *actor.ActorSystem) *actor.PID {
+	held, pending := f.held, []*peerCall(nil)
 	return system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		m, ok := c.Message().(*peerCall)
-		if !ok {
-			return
-		}
-		msg, _ := m.params.(transformerMsg)
-		var env map[string]any
-		_ = json.Unmarshal(msg.Envelope, &env)
-		if u, _ := env["update"].(map[string]any); u != nil {
-			if content, _ := u["content"].(map[string]any); content != nil {
-				text, _ := content["text"].(string)
-				f.mu.Lock()
-				f.texts = append(f.texts, text)
-				f.mu.Unlock()
-				content["text"] = strings.ToUpper(text)
+		switch m := c.Message().(type) {
+		case *releaseCalls:
+			held = false
+			for _, call := range pending {
+				f.answer(c, call)
 			}
+			pending = nil
+		case *peerCall:
+			f.calls.Add(1)
+			if held {
+				pending = append(pending, m)
+				return
+			}
+			f.answer(c, m)
 		}
-		payload, _ := json.Marshal(env)
-		res, _ := json.Marshal(transformerAction{Action: "continue", Payload: payload})
-		c.Send(m.reply, &peerAnswer{step: m.step, m: Message{Result: res}})
 	}))
+}
+
+func (f *fakeTransformer) answer(c actor.Context, m *peerCall) {
+	msg, _ := m.params.(transformerMsg)
+	var env map[string]any
+	_ = json.Unmarshal(msg.Envelope, &env)
+	if u, _ := env["update"].(map[string]any); u != nil {
+		if content, _ := u["content"].(map[string]any); content != nil {
+			text, _ := content["text"].(string)
+			f.mu.Lock()
+			f.texts = append(f.texts, text)
+			f.mu.Unlock()
+			content["text"] = strings.ToUpper(text)
+		}
+	}
+	payload, _ := json.Marshal(env)
+	res, _ := json.Marshal(transformerAction{Action: "continue", Payload: payload})
+	c.Send(m.reply, &peerAnswer{step: m.step, m: Message{Result: res}})
 }
 
 func (f *fakeTransformer) seen() string {
@@ -78,12 +101,19 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 		chunk("hello "), chunk("world"))
 	testkit.NoError(t, err)
 
-	f := &fakeTransformer{}
+	f := &fakeTransformer{held: true}
 	p := NewPipeline()
-	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
+	tr := f.spawn(rt.System)
+	p.addTransformer("tr", tr, []string{"response:session/update"})
 	p.RestoreChain("s", []string{"tr"})
 	p.ensureLink(rt.System, rt.Sessions, "s", 2)
-	testkit.Equal(t, p.gateReleased("s"), int64(1)) // held from the seq on until decided
+	// Held from the seq on until decided: while the transformer has not
+	// answered, no client may be shown the first chunk (last-1).
+	testkit.Eventually(t, 10*time.Second, "the first chunk in the chain", func() bool { return f.calls.Load() > 0 })
+	if r := p.gateReleased("s"); r >= last-1 {
+		t.Fatalf("released to %d before the transformer answered the chunk at %d", r, last-1)
+	}
+	rt.System.Root.Send(tr, &releaseCalls{})
 	testkit.Eventually(t, 10*time.Second, "the committed chunks through the chain", func() bool {
 		return f.seen() == "hello world" && p.gateReleased("s") >= last
 	})
