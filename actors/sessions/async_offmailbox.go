@@ -82,9 +82,9 @@ func offMailbox[R any](a Async, timeout time.Duration, fn func(context.Context) 
 	})
 }
 
-// Live is Client.Live, read off the mailbox.
-func (a Async) Live(then func([]string, error)) {
-	offMailbox(a, requestTimeout, func(ctx context.Context) ([]string, error) { return a.c.Live(ctx) }, then)
+// Running is Client.Running, read off the mailbox.
+func (a Async) Running(then func(map[string]bool, error)) {
+	offMailbox(a, requestTimeout, func(ctx context.Context) (map[string]bool, error) { return a.c.Running(ctx) }, then)
 }
 
 // List is Client.List.

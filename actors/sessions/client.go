@@ -125,12 +125,21 @@ func (c *Client) Live(ctx context.Context) ([]string, error) {
 	return res.(*LiveSessions).IDs, nil
 }
 
-// IDSet is ids as a set, to look up each of a listing's sessions in Live's
-// answer.
-func IDSet(ids []string) map[string]bool {
-	set := make(map[string]bool, len(ids))
+// Running is the sessions some live process hosts: this one (Live) or
+// another holding the session's lease (troupe run, another daemon). The
+// store's status still says live for a session whose process was killed;
+// this does not.
+func (c *Client) Running(ctx context.Context) (map[string]bool, error) {
+	ids, err := c.Live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set, err := c.store.HeldElsewhere(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		set[id] = true
 	}
-	return set
+	return set, nil
 }

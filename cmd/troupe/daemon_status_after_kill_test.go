@@ -10,8 +10,9 @@ import (
 )
 
 // A session the killed daemon hosted is cold to the next one, over REST
-// and ACP alike, though the store's row still says live; attaching wakes
-// it and it is live again.
+// and ACP alike, though the store's row still says live (its lease is a
+// dead process's); attaching wakes it and it is live again. A session
+// another live process hosts is live: TestDaemonServesOtherProcessesSessionsReadOnly.
 func TestDaemonStatusAfterSIGKILL(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("hello")))

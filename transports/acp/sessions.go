@@ -244,27 +244,26 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 				c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
 				return
 			}
-			c.async(ctx).Live(func(live []string, err error) {
+			c.async(ctx).Running(func(running map[string]bool, err error) {
 				if err != nil {
 					c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
 					return
 				}
-				c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, sessions.IDSet(live))})
+				c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running)})
 			})
 		})
 	})
 }
 
 // listEntries are session/list's entries; awaiting is from the log, or
-// from the view of a session attached here. A session is live when this
-// daemon hosts it: the store's status still says live for one whose
-// process was killed, and one another process hosts is attached here as
-// a read-only (cold) view.
-func (c *conn) listEntries(list []sessions.Meta, awaiting, live map[string]bool) []listEntry {
+// from the view of a session attached here; running is the sessions a
+// live process hosts (the store's status still says live for one whose
+// process was killed).
+func (c *conn) listEntries(list []sessions.Meta, awaiting, running map[string]bool) []listEntry {
 	out := make([]listEntry, 0, len(list))
 	for _, m := range list {
 		status := "cold"
-		if live[m.ID] {
+		if running[m.ID] {
 			status = "live"
 		}
 		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,

@@ -38,11 +38,12 @@ type usage struct {
 	Cost             float64 `json:"cost"`
 }
 
-// entryOf builds m's entry. live says whether this daemon hosts it now,
-// in which case its actor says whether a run is under way or queued;
-// awaiting whether any attention flag is raised (an open permission
-// request among them), from the log, whoever is attached.
-func (a *API) entryOf(ctx context.Context, m sessions.Meta, live, awaiting bool) entry {
+// entryOf builds m's entry. running says whether a live process hosts it
+// (Sessions.Running), hosted whether this daemon does, in which case its
+// actor says whether a run is under way or queued; awaiting whether any
+// attention flag is raised (an open permission request among them), from
+// the log, whoever is attached.
+func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
@@ -61,13 +62,12 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, live, awaiting bool)
 		// The protocol knows live and cold; a failed session is cold and
 		// starts again on its next request.
 		e.Status, e.StatusReason = "cold", m.StatusReason
-	case !live:
+	case !running:
 		// The store still says live for a session whose process was
-		// killed; one another process hosts is attached here as a
-		// read-only (cold) view.
+		// killed.
 		e.Status = "cold"
 	}
-	if live {
+	if hosted {
 		if st, err := a.cfg.Sessions.State(ctx, m.ID); err == nil {
 			e.Busy = st.ActiveRun != "" || st.Queued > 0
 		}
@@ -92,7 +92,15 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
-	hosted := sessions.IDSet(live)
+	running, err := a.cfg.Sessions.Running(ctx)
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	hosted := make(map[string]bool, len(live))
+	for _, id := range live {
+		hosted[id] = true
+	}
 	awaiting := map[string]bool{}
 	if len(metas) > 0 {
 		if awaiting, err = a.cfg.Sessions.AwaitingInput(ctx, metaIDs(metas)); err != nil {
@@ -105,7 +113,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		if m.Interactive != nil && !*m.Interactive && !withPiped {
 			continue
 		}
-		out = append(out, a.entryOf(ctx, m, hosted[m.ID], awaiting[m.ID]))
+		out = append(out, a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID]))
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
@@ -129,5 +137,10 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, slices.Contains(live, id), awaiting[id]))
+	running, err := a.cfg.Sessions.Running(ctx)
+	if err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id]))
 }
