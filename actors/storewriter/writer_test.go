@@ -103,7 +103,11 @@ func TestWindowGroupsAppendsAndDrainFlushes(t *testing.T) {
 
 func TestClaimsLostLeasesAndHeartbeat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "troupe.db")
-	ttl := 300 * time.Millisecond
+	// A lease passes on when its holder stalls past the TTL, and a loaded
+	// machine stalls a whole process for hundreds of milliseconds: the TTL
+	// is that tolerance, so it is many heartbeats long.
+	ttl := 2 * time.Second
+	renew := 50 * time.Millisecond
 	other, err := persistence.Open(path, persistence.Options{Owner: persistence.Owner{ID: "other", PID: 1, Host: "elsewhere"}, LeaseTTL: ttl})
 	testkit.NoError(t, err)
 	defer other.Close()
@@ -111,7 +115,7 @@ func TestClaimsLostLeasesAndHeartbeat(t *testing.T) {
 	testkit.NoError(t, err)
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
-	w := sys.Root.Spawn(storewriter.Props(store, storewriter.Options{RenewEvery: ttl / 6}))
+	w := sys.Root.Spawn(storewriter.Props(store, storewriter.Options{RenewEvery: renew}))
 	defer func() {
 		_ = sys.Root.PoisonFuture(w).Wait()
 		store.Close()
@@ -140,8 +144,13 @@ func TestClaimsLostLeasesAndHeartbeat(t *testing.T) {
 	}
 
 	// The writer's heartbeat keeps "mine" while nothing else is written:
-	// the other process cannot take it after several TTLs.
-	time.Sleep(3 * ttl)
+	// once its heartbeat is more than a TTL past the claim, which alone
+	// would have lapsed by then, the other process still cannot take it.
+	testkit.Eventually(t, 5*ttl, "the idle lease's heartbeat passes a TTL", func() bool {
+		h, err := other.Lease(ctx, "mine")
+		testkit.NoError(t, err)
+		return h != nil && h.Heartbeat.Sub(h.AcquiredAt) > ttl
+	})
 	out, err := other.Commit(ctx, persistence.Batch{Claims: []string{"mine"}})
 	testkit.NoError(t, err)
 	if _, refused := out.Refused["mine"]; !refused {
