@@ -34,7 +34,7 @@ var (
 type conn struct {
 	cfg    ServerConfig
 	cwd    string
-	life   context.Context // cancelled by close: ends connecting and every call in flight
+	life   context.Context // cancelled by close: ends connecting and every call in flight (see close)
 	cancel context.CancelFunc
 	stderr *tail // a stdio server's last words, for error messages
 
@@ -54,6 +54,7 @@ type conn struct {
 	child   *child // a started stdio server; nil for http and sse
 	closed  bool
 	dead    bool // the server ended the session; the actor may not know yet
+	calls   int  // callTool calls in flight
 	// changedGen counts list_changed notifications, listedGen the ones a
 	// re-list has answered; listed is closed and replaced at each re-list.
 	changedGen, listedGen uint64
@@ -147,6 +148,12 @@ func (c *conn) endChild() {
 // Close waits for them), then the session closes, and a stdio child gets
 // EOF on its stdin, then SIGTERM and SIGKILL. It is bounded by those grace
 // periods, and safe to call more than once.
+//
+// When the server already ended the session, the SDK has settled or is
+// settling the calls in flight itself (a restarted HTTP server's 404 says
+// a call was never run, so it may go to the next connection); cancelling
+// them would hide that as "connection closed". The last of them cancels
+// life instead, each bounded by its caller's context.
 func (c *conn) close() {
 	c.mu.Lock()
 	if c.closed {
@@ -154,9 +161,11 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
-	cs := c.session
+	cs, keepCalls := c.session, c.dead && c.calls > 0
 	c.mu.Unlock()
-	c.cancel()
+	if !keepCalls {
+		c.cancel()
+	}
 	if cs != nil {
 		_ = cs.Close() // the child's exit status after we closed it says nothing useful
 	}
@@ -211,6 +220,9 @@ func (c *conn) watch(lost func(error)) {
 func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, progress func(string)) (*sdk.CallToolResult, error) {
 	c.mu.Lock()
 	cs, closed, dead := c.session, c.closed, c.dead
+	if !dead && cs != nil && !closed {
+		c.calls++
+	}
 	c.mu.Unlock()
 	if dead {
 		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errNotSent)
@@ -218,6 +230,7 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 	if cs == nil || closed {
 		return nil, fmt.Errorf("mcp server %q: call %s: %w", c.cfg.Name, name, errClosed)
 	}
+	defer c.callDone()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	defer context.AfterFunc(c.life, stop)()
@@ -245,6 +258,18 @@ func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, 
 	}
 	c.waitListed(ctx)
 	return res, nil
+}
+
+// callDone counts a call out; the last call of a connection closed after
+// the server ended it cancels life (see close).
+func (c *conn) callDone() {
+	c.mu.Lock()
+	c.calls--
+	last := c.closed && c.calls == 0
+	c.mu.Unlock()
+	if last {
+		c.cancel()
+	}
 }
 
 // notSent reports a call the SDK refused without the server acting on it,
