@@ -41,10 +41,13 @@ func TestDaemonTransformerLinkRunsWhenWokenOffACP(t *testing.T) {
 	p := &httpPeer{url: d.url, token: d.token}
 	initialize(t, p, "2025-11-25")
 	callTool(t, p, 2, "session.prompt", map[string]any{"session_id": sid, "text": "again"}, nil)
+	// session.prompt answers at the run's end, which does not wait for the
+	// link to record its rewrite; a full replay does (the gate holds it
+	// until then), so the log is read after it.
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOFINE")
 	if after := transformedCount(t, d, sid); after <= before {
 		t.Fatalf("the reply of a turn woken over MCP after the restart went through no chain: %d update.transformed, %d before", after, before)
 	}
-	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOFINE")
 }
 
 // A session that came live while its gating transformer was down is gated
@@ -80,6 +83,8 @@ func TestDaemonTransformerGatesOnReturn(t *testing.T) {
 	// what came before: a client attaching now gets its replay at once.
 	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOfine")
 	callTool(t, p, 3, "session.prompt", map[string]any{"session_id": sid, "text": "it is back"}, nil)
+	// The replay waits for the rewrite to be recorded (see above).
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, sid)), "HELLOfineFINE")
 	if after := transformedCount(t, d, sid); after <= before {
 		t.Fatalf("the reply after the transformer came back went ungated: %d update.transformed, %d before", after, before)
 	}
