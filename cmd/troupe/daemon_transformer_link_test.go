@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -60,12 +61,18 @@ func TestDaemonTransformerGatesOnReturn(t *testing.T) {
 	a := d.dialACP(t, "editor")
 	sid, _ := a.NewSession(t.TempDir())
 	testkit.Equal(t, stopReasonOf(t, a.WaitAnswer(a.Prompt(sid, "hi"))), "end_turn")
-	before := transformedCount(t, d, sid)
+	// The link records the first reply's rewrite; nothing promises the
+	// record before the prompt's answer.
+	before := 1
+	testkit.Eventually(t, acpWait, "the first reply transformed", func() bool { return transformedCount(t, d, sid) == before })
 	a.WaitAnswer(a.Call("session/detach", map[string]any{"sessionId": sid}))
 
 	first := d.plugin(t, "transformers", "tr")
 	d.call(t, "POST", "/v1/transformers/tr/stop", nil, http.StatusOK, nil)
-	testkit.Eventually(t, acpWait, "tr stopped", func() bool { return d.plugin(t, "transformers", "tr").Status == "stopped" })
+	testkit.Equal(t, d.plugin(t, "transformers", "tr").Status, "stopped")
+	// "stopped" is the supervisor's word at once; the program ends after
+	// (SIGTERM), and until it has it may still answer its chains.
+	testkit.Eventually(t, acpWait, "tr's program gone", func() bool { return !proc.Alive(first.PID) })
 	d.call(t, "POST", "/v1/sessions/"+sid+"/kill", nil, http.StatusAccepted, nil)
 	testkit.Eventually(t, acpWait, "the session cold", func() bool {
 		var e sessionEntry
