@@ -70,6 +70,16 @@ func fullReplay(t *testing.T, d *daemonProc, sid string) []acpclient.Frame {
 	return fs
 }
 
+// watchedSession creates a session in cwd from an editor client, with a
+// watcher client attached to it from now on.
+func watchedSession(t *testing.T, d *daemonProc, cwd string) (editor, watcher *acpclient.Client, sid string) {
+	t.Helper()
+	editor, watcher = d.dialACP(t, "editor"), d.dialACP(t, "watcher")
+	sid, _ = editor.NewSession(cwd)
+	watcher.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	return editor, watcher, sid
+}
+
 // A transformer rewriting agent_message_chunk (continue with a payload):
 // both attached clients are shown the rewritten text, never the original;
 // a client attaching afterwards gets it in its replay, and so does one
@@ -77,9 +87,7 @@ func fullReplay(t *testing.T, d *daemonProc, sid string) []acpclient.Frame {
 func TestDaemonTransformerRewritesUpdates(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "hi")
 	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
 	testkit.Equal(t, acpclient.Chunks(t, watched), "HELLO WORLD")
@@ -105,9 +113,7 @@ func TestDaemonTransformerDropsToolCalls(t *testing.T) {
 	d := g.start(t)
 	dir := t.TempDir()
 	testkit.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("secret"), 0o600))
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(dir)
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, dir)
 	got, watched := gatedTurn(t, a, w, sid, "read it")
 	replayed := fullReplay(t, d, sid)
 	for name, fs := range map[string][]acpclient.Frame{"editor": got, "watcher": watched, "replay": replayed} {
@@ -125,9 +131,7 @@ func TestDaemonTransformerDropsToolCalls(t *testing.T) {
 func TestDaemonTransformerHoldsUpdates(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "holdupper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "hi")
 	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
 	testkit.Equal(t, acpclient.Chunks(t, watched), "HELLO WORLD")
@@ -139,9 +143,7 @@ func TestDaemonTransformerHoldsUpdates(t *testing.T) {
 func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "abandon"}, map[string]any{"claimTimeout": "1s"})
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "hi")
 	testkit.Equal(t, acpclient.Chunks(t, got), "fine")
 	testkit.Equal(t, acpclient.Chunks(t, watched), "fine")
@@ -162,9 +164,7 @@ func TestDaemonTransformerAbandonedUpdateFailsOpen(t *testing.T) {
 func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(20, "x")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	id := a.Prompt(sid, "go")
 	first := a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
 	testkit.Equal(t, acpclient.Chunks(t, first), "X")
@@ -188,9 +188,7 @@ func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(50, "x")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "go")
 	want := strings.Repeat("X", 50)
 	testkit.Equal(t, acpclient.Chunks(t, got), want)
@@ -225,9 +223,7 @@ func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
 	const n = 6000
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(n, "x")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "go")
 	text := acpclient.Chunks(t, got)
 	testkit.Equal(t, strings.ToLower(text), strings.Repeat("x", n))
@@ -274,9 +270,7 @@ func attachedGates(t *testing.T, other bool) {
 	if other {
 		d.waitRunning(t, "transformers", "obs", obsLog, 0)
 	}
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "before")
 	testkit.Equal(t, acpclient.Chunks(t, got), "fine")
 	testkit.Equal(t, acpclient.Chunks(t, watched), "fine")

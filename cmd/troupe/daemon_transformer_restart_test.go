@@ -71,6 +71,32 @@ func rewrittenTo(t *testing.T, c *acpclient.Client, srv *llmserver.Server, sid, 
 	return lastUserText(t, srv)
 }
 
+// startFineDaemon starts a daemon on home against a model answering "fine"
+// and waits for its transformer tr (logging to log) to register its
+// commands.
+func startFineDaemon(t *testing.T, home, log string) (*llmserver.Server, *restartedDaemon, pluginInfo) {
+	t.Helper()
+	fine := llmserver.Steps(llmserver.Text("fine"))
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
+	d := &restartedDaemon{env: []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
+		args: []string{"--provider", "openai", "--model", "tiny"}}
+	d.daemonProc = startDaemon(t, home, d.env, d.args...)
+	first := d.waitRunning(t, "transformers", "tr", log, 0)
+	waitProbeOf(t, log, first.PID, "commands/register")
+	return srv, d, first
+}
+
+// newChainedSession creates a session whose chain is tr.
+func newChainedSession(t *testing.T, c *acpclient.Client) string {
+	t.Helper()
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
+	return created.SessionID
+}
+
 // A session's transformer chain is in its log: created with a rewriting
 // transformer, or joined by one with transformer/attach, a session's
 // prompts are still rewritten after the daemon is killed and started
@@ -79,21 +105,9 @@ func rewrittenTo(t *testing.T, c *acpclient.Client, srv *llmserver.Server, sid, 
 func TestDaemonTransformerChainSurvivesRestart(t *testing.T) {
 	home, log := transformerHome(t, map[string]string{"PLUGIN_MODE": "rewrite",
 		"PLUGIN_INTERCEPTS": "request:session/prompt", "PLUGIN_COMMANDS": "1"})
-	fine := llmserver.Steps(llmserver.Text("fine"))
-	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
-	d := &restartedDaemon{env: []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
-		args: []string{"--provider", "openai", "--model", "tiny"}}
-	d.daemonProc = startDaemon(t, home, d.env, d.args...)
-	first := d.waitRunning(t, "transformers", "tr", log, 0)
-	waitProbeOf(t, log, first.PID, "commands/register")
-
+	srv, d, first := startFineDaemon(t, home, log)
 	c := d.dialACP(t, "editor")
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
-	chained := created.SessionID
+	chained := newChainedSession(t, c)
 	attached, _ := c.NewSession(t.TempDir())
 	plain, _ := c.NewSession(t.TempDir())
 	id := c.Prompt(attached, "/hydra tr attach")
@@ -156,21 +170,9 @@ func childParent(t *testing.T, d *daemonProc, c *acpclient.Client, sid string) (
 func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 	home, log := transformerHome(t, map[string]string{"PLUGIN_MODE": "child",
 		"PLUGIN_INTERCEPTS": "lifecycle:session.opened", "PLUGIN_COMMANDS": "1"})
-	fine := llmserver.Steps(llmserver.Text("fine"))
-	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
-	d := &restartedDaemon{env: []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
-		args: []string{"--provider", "openai", "--model", "tiny"}}
-	d.daemonProc = startDaemon(t, home, d.env, d.args...)
-	first := d.waitRunning(t, "transformers", "tr", log, 0)
-	waitProbeOf(t, log, first.PID, "commands/register")
-
+	_, d, first := startFineDaemon(t, home, log)
 	c := d.dialACP(t, "editor")
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{"transformers": []string{"tr"}}}})).Decode(t, &created)
-	parent := created.SessionID
+	parent := newChainedSession(t, c)
 	waitProbeOf(t, log, first.PID, "child")
 	var cid string
 	for _, l := range logLines(t, log) {

@@ -19,9 +19,16 @@ import (
 // updates of each kind it holds.
 func historyShown(t *testing.T, d *daemonProc, id string) (string, map[string]int) {
 	t.Helper()
+	return shownIn(t, historyLines(t, d, id))
+}
+
+// shownIn is the agent text of REST history lines and how many updates of
+// each kind they hold.
+func shownIn(t *testing.T, lines []string) (string, map[string]int) {
+	t.Helper()
 	var text strings.Builder
 	kinds := map[string]int{}
-	for _, l := range historyLines(t, d, id) {
+	for _, l := range lines {
 		var h struct {
 			Params struct {
 				Update struct {
@@ -59,9 +66,7 @@ func transcriptOf(t *testing.T, d *daemonProc, id string) string {
 func TestDaemonTransformerRewritesShowEverywhere(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
 	d := g.start(t)
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, _ := gatedTurn(t, a, w, sid, "hi")
 	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
 
@@ -116,9 +121,7 @@ func TestDaemonTransformerDropsShowEverywhere(t *testing.T) {
 	d := g.start(t)
 	dir := t.TempDir()
 	testkit.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("secret"), 0o600))
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(dir)
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, dir)
 	gatedTurn(t, a, w, sid, "read it")
 
 	for _, path := range []string{"/v1/sessions/" + sid + "/events", "/v1/sessions/events"} {
@@ -173,24 +176,8 @@ func TestDaemonTransformerFollowedHistoryWaitsForDecisions(t *testing.T) {
 	id := a.Prompt(sid, "hi")
 	got := a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
 	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
-	var text strings.Builder
-	for _, l := range f.until(t, "turn_complete", 1) {
-		var h struct {
-			Params struct {
-				Update struct {
-					SessionUpdate string `json:"sessionUpdate"`
-					Content       struct {
-						Text string `json:"text"`
-					} `json:"content"`
-				} `json:"update"`
-			} `json:"params"`
-		}
-		testkit.NoError(t, json.Unmarshal([]byte(l), &h))
-		if h.Params.Update.SessionUpdate == "agent_message_chunk" {
-			text.WriteString(h.Params.Update.Content.Text)
-		}
-	}
-	testkit.Equal(t, text.String(), "HELLO WORLD")
+	text, _ := shownIn(t, f.until(t, "turn_complete", 1))
+	testkit.Equal(t, text, "HELLO WORLD")
 }
 
 // A session a transformer attached itself to mid-way: its bundle holds the
@@ -201,9 +188,7 @@ func TestDaemonTransformerAttachedImportRenumbers(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper", "PLUGIN_COMMANDS": "1"}, map[string]any{"defaultTransformers": []string{}})
 	d := g.start(t)
 	waitProbe(t, g.log, "commands/register")
-	a, w := d.dialACP(t, "editor"), d.dialACP(t, "watcher")
-	sid, _ := a.NewSession(t.TempDir())
-	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	a, w, sid := watchedSession(t, d, t.TempDir())
 	gatedTurn(t, a, w, sid, "before")
 	gatedTurn(t, a, w, sid, "/hydra tr attach")
 	got, _ := gatedTurn(t, a, w, sid, "after")
