@@ -245,3 +245,54 @@ func TestDaemonTransformerHeldTurnHiddenFromRest(t *testing.T) {
 		t.Fatalf("the transcript lacks the released reply:\n%s", md)
 	}
 }
+
+// History reads waiting on a held turn wait outside the store: more of
+// them than the store has pooled readers leave the daemon's other reads
+// (another session's entry, an attach's replay) answering while they all
+// still wait.
+func TestDaemonTransformerHeldHistoriesHoldNoReader(t *testing.T) {
+	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "abandon"}, map[string]any{"claimTimeout": "8s"})
+	d := g.start(t)
+	a := d.dialACP(t, "editor")
+	other, _ := a.NewSession(t.TempDir())
+	sid, _ := a.NewSession(t.TempDir())
+	id := a.Prompt(sid, "hi")
+	testkit.Eventually(t, 5*time.Second, "the turn's end in the log", func() bool {
+		out := cli(t, nil, "", "events", sid, "--home", d.home).ok(t, "events")
+		return strings.Contains(out, `"kind":"run.ended"`)
+	})
+	const waiting = 8 // twice the store's pooled readers
+	done := make(chan error, waiting)
+	for range waiting {
+		go func() {
+			req, err := http.NewRequest("GET", d.url+"/v1/sessions/"+sid+"/history", nil)
+			if err != nil {
+				done <- err
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+d.token)
+			res, err := http.DefaultClient.Do(req)
+			if err == nil {
+				_, err = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+			done <- err
+		}()
+	}
+	// The histories wait on the held turn until the claim is abandoned; the
+	// other reads answer meanwhile.
+	var e sessionEntry
+	d.call(t, "GET", "/v1/sessions/"+other, nil, http.StatusOK, &e)
+	testkit.Equal(t, e.SessionID, other)
+	w := d.dialACP(t, "watcher")
+	w.Attach(map[string]any{"sessionId": other, "historyPolicy": "full"})
+	select {
+	case err := <-done:
+		t.Fatalf("a held history ended before the claim was abandoned (err %v): the other reads waited for it", err)
+	default:
+	}
+	a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
+	for range waiting {
+		testkit.NoError(t, <-done)
+	}
+}

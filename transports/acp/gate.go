@@ -170,7 +170,9 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 			delete(g.decisions, s)
 		}
 	}
-	g.forgot = max(g.forgot, past)
+	// Nothing past seq was decided yet; with no watcher past would be
+	// unbounded, and every later decision would look forgotten.
+	g.forgot = max(g.forgot, min(past, seq))
 }
 
 // gateProjected records how far conn has projected session, when gated.

@@ -68,8 +68,12 @@ func (d *decisions) fold(e event.Event) {
 // released is durable by the read.
 func readDecisions(ctx context.Context, s *sessions.Client, gate Gate, id string, inherited []event.Event) (*decisions, error) {
 	d := newDecisions()
+	// A gate that has not learned where it starts (released -1: its link
+	// not yet subscribed) holds nothing a reader should wait on.
 	if gate != nil {
-		d.session, d.heldAfter = id, gate.Released(id)
+		if released := gate.Released(id); released >= 0 {
+			d.session, d.heldAfter = id, released
+		}
 	}
 	m, err := overrides.Read(ctx, s, id)
 	if err != nil {

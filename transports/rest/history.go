@@ -56,7 +56,7 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 	h := &historyWriter{id: id, proj: newProjector(d), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	if err := a.cfg.Sessions.Load(ctx, id, 1, func(e event.Event) error { return a.settled(ctx, h, e) }); err != nil {
+	if err := a.loadSettled(ctx, h, 1); err != nil {
 		if errors.Is(err, errStop) {
 			return // the client left
 		}
@@ -146,7 +146,7 @@ func (a *API) tailStore(ctx context.Context, h *historyWriter) bool {
 			return false
 		case <-t.C:
 		}
-		if err := a.cfg.Sessions.Load(ctx, h.id, h.last+1, func(e event.Event) error { return a.settled(ctx, h, e) }); err != nil {
+		if err := a.loadSettled(ctx, h, h.last+1); err != nil {
 			return false
 		}
 		if h.flush() != nil {
@@ -170,12 +170,55 @@ type historyWriter struct {
 	settled int64
 }
 
-// settled writes e once settle lets it.
-func (a *API) settled(ctx context.Context, h *historyWriter, e event.Event) error {
-	if !a.settle(ctx, h, e) {
-		return errStop
+// errHeld ends a read of the store at an event settle must wait on or read
+// the log for: a read holds one of the store's pooled connections and a
+// read transaction, so nothing waits inside it.
+var errHeld = errors.New("held by the response chain")
+
+// loadSettled writes the session's events from seq from on, each once
+// settle lets it: read until an event needs settling, settle and write it
+// outside the read, read on after it.
+func (a *API) loadSettled(ctx context.Context, h *historyWriter, from int64) error {
+	for {
+		var held event.Event
+		err := a.cfg.Sessions.Load(ctx, h.id, from, func(e event.Event) error {
+			if !a.settledNow(h, e) {
+				held = e
+				return errHeld
+			}
+			return h.write(e)
+		})
+		if !errors.Is(err, errHeld) {
+			return err
+		}
+		if !a.settle(ctx, h, held) {
+			return errStop
+		}
+		if err := h.write(held); err != nil {
+			return err
+		}
+		from = held.Seq + 1
 	}
-	return h.write(e)
+}
+
+// settledNow settles e when that needs no wait and no read: false when
+// settle must wait for the session's gate or read the log.
+func (a *API) settledNow(h *historyWriter, e event.Event) bool {
+	if a.cfg.Gate == nil || !overrides.AgentKind(e.Kind) || e.Seq <= h.settled {
+		return true
+	}
+	released := a.cfg.Gate.Released(h.id)
+	if released == math.MaxInt64 {
+		return true
+	}
+	if released < e.Seq {
+		return false
+	}
+	d, decided, known := a.cfg.Gate.Decided(h.id, e.Seq)
+	if known && decided {
+		h.proj.decisions.set(h.id, e.Seq, d)
+	}
+	return known
 }
 
 // gatePoll is how often a followed history looks whether a session's
