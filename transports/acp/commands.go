@@ -173,13 +173,6 @@ func (p *Pipeline) Abandon(root *actor.RootContext) {
 	}
 }
 
-// pendingCount is how many commands are queued or in flight (tests).
-func (p *Pipeline) pendingCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.pending)
-}
-
 // takeCommand finds the queued command a run asks for: the oldest of
 // session with this text.
 func (p *Pipeline) takeCommand(session, text string) *pendingCommand {

@@ -96,3 +96,10 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	p.queueLeft("s", "m9")
 	testkit.Equal(t, p.pendingCount(), 0)
 }
+
+// pendingCount is how many commands are queued or in flight .
+func (p *Pipeline) pendingCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending)
+}
