@@ -76,6 +76,20 @@ func (f *fakeTransformer) seen() string {
 	return strings.Join(f.texts, "")
 }
 
+// linkDrafts makes the events these tests commit: any kind, and a text
+// delta of run r's message m.
+func linkDrafts(t *testing.T) (draft func(event.Kind, any) event.Draft, chunk func(string) event.Draft) {
+	draft = func(kind event.Kind, p any) event.Draft {
+		d, err := event.NewDraft(kind, p)
+		testkit.NoError(t, err)
+		return d
+	}
+	chunk = func(text string) event.Draft {
+		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
+	}
+	return draft, chunk
+}
+
 // A link told to watch from a seq gets every agent update from there
 // through the chain, those committed before it subscribed too, and each
 // once: nothing slips past the gate between the session coming live and
@@ -84,14 +98,7 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 	rt := testkit.Boot(t, boot.Options{})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
-	draft := func(kind event.Kind, p any) event.Draft {
-		d, err := event.NewDraft(kind, p)
-		testkit.NoError(t, err)
-		return d
-	}
-	chunk := func(text string) event.Draft {
-		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
-	}
+	draft, chunk := linkDrafts(t)
 	// Committed before the link exists, after the seq it is told to watch
 	// from (2: the session came live with session.created alone).
 	_, last, err := rt.Sessions.Append(ctx, "s",
@@ -132,14 +139,7 @@ func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
 	rt := testkit.Boot(t, boot.Options{})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
-	draft := func(kind event.Kind, p any) event.Draft {
-		d, err := event.NewDraft(kind, p)
-		testkit.NoError(t, err)
-		return d
-	}
-	chunk := func(text string) event.Draft {
-		return draft(event.MessageDelta, event.MessageDeltaPayload{RunID: "r", MessageID: "m", Channel: event.ChannelText, Text: text})
-	}
+	draft, chunk := linkDrafts(t)
 	f := &fakeTransformer{}
 	p := NewPipeline()
 	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
