@@ -80,16 +80,10 @@ func NewAuth(home, serviceToken string) *Auth {
 	}
 }
 
-// Authorize reports whether r carries a valid token: an
+// identify names the credential r carries, if any is valid: in an
 // `Authorization: Bearer` header, a `hydra-acp-token.<token>` entry of
-// Sec-WebSocket-Protocol, or a `token` query parameter.
-func (a *Auth) Authorize(r *http.Request) bool {
-	_, ok := a.identify(r, false)
-	return ok
-}
-
-// identify names the credential r carries, if any is valid; capability
-// tokens count only when capability is set (the /mcp/* routes).
+// Sec-WebSocket-Protocol, or a `token` query parameter (Presented).
+// Capability tokens count only when capability is set (the /mcp/* routes).
 func (a *Auth) identify(r *http.Request, capability bool) (cred, bool) {
 	toks := Presented(r)
 	for _, tok := range toks {
