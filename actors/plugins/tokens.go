@@ -18,6 +18,11 @@ type Identity struct {
 // supervisors, the daemon's auth and the /acp connections, and only held
 // for a map operation.
 type Tokens struct {
+	// OnRevoked, when set (before any program starts), hears each token
+	// revoked, after the fact: the daemon closes the connections opened
+	// with it, so a dead program's connection keeps no rights.
+	OnRevoked func(tok string)
+
 	mu       sync.Mutex
 	byDigest map[[sha256.Size]byte]Identity
 	versions map[Identity]string
@@ -46,10 +51,13 @@ func (t *Tokens) revoke(tok string) {
 		return
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	d := sha256.Sum256([]byte(tok))
 	delete(t.versions, t.byDigest[d])
 	delete(t.byDigest, d)
+	t.mu.Unlock()
+	if t.OnRevoked != nil {
+		t.OnRevoked(tok)
+	}
 }
 
 // Lookup names the process tok belongs to. Tokens are looked up by their

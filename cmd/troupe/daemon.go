@@ -110,6 +110,13 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	// Every connection costs a descriptor and the store needs its own:
+	// take all the hard limit allows.
+	if n, err := daemon.RaiseFileLimit(); err != nil {
+		log.Warn("open-file limit", "error", err)
+	} else {
+		log.Debug("open-file limit", "limit", n)
+	}
 	// One daemon per home: the pid file's lock says which runs.
 	pidLock, err := pidfile.Acquire(filepath.Join(home, daemonPIDFile))
 	if held := (*pidfile.HeldError)(nil); errors.As(err, &held) {
@@ -201,6 +208,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		_ = shutdown(rt)
 		return fail(2, err)
 	}
+	// /mcp/* takes a session's capability token, checked from the
+	// headers before the route is known.
+	srv.Auth.Capability = func(tok string) bool { _, ok := agentMCP.tokens.Check(tok); return ok }
 	rt.OnShutdown(boot.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
 	agentMCP.setBase(srv.URL())
 	rt.OnShutdown(boot.StageInput, srv.Shutdown)

@@ -82,6 +82,7 @@ func (p *daemonPlugins) peer(r *http.Request) (acp.Peer, bool) {
 // configured programs; they are stopped with the other processes.
 func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Logger) error {
 	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
+	p.tokens.OnRevoked = srv.Auth.Revoked
 	p.pipeline.MCPBaseURL = srv.URL()
 	url := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/acp"
 	for _, k := range []struct {

@@ -56,7 +56,7 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 		{"GET", "/v1/sessions/nope/history", nil, http.StatusNotFound},
 		{"GET", "/v1/registry", nil, http.StatusNotFound},
 		{"POST", "/mcp/hydra-acp-stdin", nil, http.StatusUnauthorized}, // a capability token, not the service token
-		{"POST", "/mcp/no-such-server", nil, http.StatusNotFound},
+		{"POST", "/mcp/no-such-server", nil, http.StatusUnauthorized},  // the token first: no name is told from another
 	} {
 		wantError(t, d.do(t, bad.method, bad.path, bad.body), bad.status)
 	}

@@ -129,16 +129,18 @@ func (p *Pipeline) MCPHandler(system *actor.ActorSystem) http.Handler {
 		return s
 	}, &mcp.StreamableHTTPOptions{Stateless: true})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := r.PathValue("name")
-		spec, ok := p.mcpServer(name)
-		if !ok {
-			httpError(w, http.StatusNotFound, "no MCP server "+name)
-			return
-		}
+		// The token first: without one, a registered name and an unknown
+		// one get the same answer.
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		session, ok := p.capSession(strings.TrimSpace(tok))
 		if !ok {
 			httpError(w, http.StatusUnauthorized, "missing or invalid capability token")
+			return
+		}
+		name := r.PathValue("name")
+		spec, ok := p.mcpServer(name)
+		if !ok {
+			httpError(w, http.StatusNotFound, "no MCP server "+name)
 			return
 		}
 		srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "troupe"}, &mcp.ServerOptions{Instructions: spec.instructions})

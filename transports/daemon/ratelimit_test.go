@@ -5,27 +5,40 @@ import (
 	"time"
 )
 
-// Failures count per address, within the window only.
-func TestLoginLimiterWindow(t *testing.T) {
+// Checks under way count as failures until they end: five reserved at
+// once leave none for a sixth, from any address; a right password gives
+// its slot back; failures leave the window after a minute.
+func TestLoginLimiterReservesBeforeTheCheck(t *testing.T) {
 	l := newLoginLimiter()
 	t0 := time.Unix(1000, 0)
-	for i := range loginFailures {
-		if l.blocked("a", t0) {
-			t.Fatalf("blocked after %d failures", i)
+	var dones []func(bool, time.Time)
+	for i := range loginChecks {
+		done, _, ok, _ := l.reserve(t0)
+		if !ok {
+			t.Fatalf("check %d refused", i+1)
 		}
-		l.fail("a", t0.Add(time.Duration(i)*time.Second))
+		dones = append(dones, done)
 	}
-	if !l.blocked("a", t0.Add(10*time.Second)) {
-		t.Fatal("not blocked after the allowed failures")
+	if _, _, ok, _ := l.reserve(t0); ok {
+		t.Fatal("a sixth check started while five were under way")
 	}
-	if l.blocked("b", t0.Add(10*time.Second)) {
-		t.Fatal("another address is blocked")
+	dones[0](true, t0) // the right password: its slot is free again
+	done, _, ok, _ := l.reserve(t0)
+	if !ok {
+		t.Fatal("a right password's slot was not given back")
 	}
-	// The first failure leaves the window: one more try is allowed.
-	if l.blocked("a", t0.Add(loginWindow+time.Second/2)) {
-		t.Fatal("still blocked once a failure left the window")
+	done(false, t0.Add(time.Second))
+	for _, d := range dones[1:] {
+		d(false, t0.Add(time.Second))
+		d(false, t0.Add(time.Second)) // a second call counts nothing
 	}
-	if l.blocked("a", t0.Add(2*loginWindow)) || len(l.failures) != 0 {
+	if full, wait := l.full(t0.Add(10 * time.Second)); !full || wait != loginWindow-9*time.Second {
+		t.Fatalf("full %v, wait %v after five failures", full, wait)
+	}
+	if full, _ := l.full(t0.Add(time.Second + loginWindow)); full {
+		t.Fatal("still full once the failures left the window")
+	}
+	if len(l.failures) != 0 {
 		t.Fatalf("old failures kept: %v", l.failures)
 	}
 }

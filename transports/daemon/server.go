@@ -41,6 +41,9 @@ type Options struct {
 	Log      *slog.Logger
 }
 
+// headerTimeout bounds reading a request's headers.
+const headerTimeout = 5 * time.Second
+
 // DefaultListen is the protocol's default address.
 const DefaultListen = "127.0.0.1:55514"
 
@@ -90,26 +93,33 @@ func Listen(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", opts.Listen)
+	raw, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", opts.Listen, err)
 	}
+	cs := newConns(maxPending())
+	var ln net.Listener = &listener{Listener: raw, cs: cs}
 	scheme := "http"
 	if cfg != nil {
 		ln, scheme = tls.NewListener(ln, cfg), "https"
 	}
 	s := &Server{Auth: NewAuth(opts.Home, token), ln: ln, log: opts.Log, done: make(chan error, 1),
 		url: scheme + "://" + ln.Addr().String(), addr: filepath.Join(opts.Home, AddrFile)}
+	s.Auth.conns, s.Auth.log = cs, opts.Log
 	base, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.srv = &http.Server{
-		Handler:           newGuard(ln.Addr(), loopback, useTLS, opts.AllowedOrigins).wrap(s.Auth.wrap(s.routes(opts))),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler: newGuard(ln.Addr(), loopback, useTLS, opts.AllowedOrigins).wrap(s.Auth.wrap(s.routes(opts))),
+		// Headers come whole within this or the connection is closed;
+		// bodies have their own deadlines (Auth.wrap).
+		ReadHeaderTimeout: headerTimeout,
 		// Streams have no write deadline; idle keep-alive connections do.
 		IdleTimeout: 2 * time.Minute,
 		// Requests' contexts end when the daemon stops, so long streams
 		// (history follow) end with it.
 		BaseContext: func(net.Listener) context.Context { return base },
+		ConnContext: connContext,
+		ConnState:   cs.connState,
 		ErrorLog:    slog.NewLogLogger(opts.Log.Handler(), slog.LevelWarn),
 	}
 	if err := os.WriteFile(s.addr, []byte(s.url+"\n"), 0o600); err != nil {
@@ -159,6 +169,7 @@ func (s *Server) Done() <-chan error { return s.done }
 // way until ctx ends, and removes the address file.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stop()
+	s.Auth.Close()
 	err := s.srv.Shutdown(ctx)
 	if b, rerr := os.ReadFile(s.addr); rerr == nil && strings.TrimSpace(string(b)) == s.url {
 		_ = os.Remove(s.addr)
