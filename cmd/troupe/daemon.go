@@ -106,7 +106,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
