@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,7 +56,10 @@ type Store struct {
 
 // Open opens (creating if needed) the store at path and migrates it.
 func Open(path string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := createPrivate(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	sync := opts.Synchronous
@@ -103,6 +107,23 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// createPrivate makes the database file, when there is none, readable
+// and writable by its owner alone. SQLite would create it 0644 (less the
+// umask) and gives its -wal and -shm files the database file's mode, so
+// the mode of this one empty file (an empty database to SQLite) is the
+// mode of all three; the process's umask, which every program troupe
+// starts inherits, is left alone.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 func dsn(path string, params url.Values) string {

@@ -141,10 +141,10 @@ func (h Host) session(m agentpkg.Manifest) (string, error) {
 			return "", fmt.Errorf("agent session: %w", err)
 		}
 		id := newSessionID(m.Name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return "", fmt.Errorf("agent session: %w", err)
 		}
-		if err := os.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(id+"\n"), 0o600); err != nil {
 			return "", fmt.Errorf("agent session: %w", err)
 		}
 		return id, nil

@@ -45,7 +45,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // agentHome parses the common flags and returns the data home.
 func agentHome(common commonFlags, stderr io.Writer) (string, bool) {
-	home, err := boot.ResolveHome(common.home)
+	home, err := boot.ResolveHome(common.home, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent: %v\n", err)
 		return "", false

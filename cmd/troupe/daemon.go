@@ -106,7 +106,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -145,12 +145,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	agentMCP, err := newAgentMCP(home, f.mcpRecall)
-	if err != nil {
-		return fail(1, err)
-	}
+	agentMCP := newAgentMCP(home, f.mcpRecall)
 	pipeline := acp.NewPipeline()
-	pipeline.Tokens = agentMCP.tokens // /mcp/<name>'s tokens outlive a restart
+	pipeline.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
 	var rt *boot.Runtime
 	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase

@@ -14,7 +14,6 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/agentmcp"
-	"github.com/troupehq/troupe/transports/daemon"
 	"github.com/troupehq/troupe/transports/stdinring"
 )
 
@@ -37,12 +36,10 @@ func (m *agentMCP) url() string {
 	return ""
 }
 
-func newAgentMCP(home string, recall bool) (*agentMCP, error) {
-	key, err := daemon.ServiceToken(home)
-	if err != nil {
-		return nil, err
-	}
-	return &agentMCP{rings: stdinring.NewRegistry(filepath.Join(home, "stdin"), 0), tokens: agentmcp.NewTokens(key), recall: recall}, nil
+// newAgentMCP signs the capability tokens with this run's own key, so a
+// token of an earlier run is refused.
+func newAgentMCP(home string, recall bool) *agentMCP {
+	return &agentMCP{rings: stdinring.NewRegistry(filepath.Join(home, "stdin"), 0), tokens: agentmcp.NewRunTokens(), recall: recall}
 }
 
 // handlers are the routes: the stdin ring's producer side and the two
@@ -95,10 +92,11 @@ func (m *agentMCP) inject() acp.InjectMCP {
 
 func (m *agentMCP) close(context.Context) error { return m.rings.Close() }
 
-// rebase is session.Engine.MCPServers: the daemon's own entries of a
-// session (stdin, recall, and an extension's /mcp/<name>) are pointed at
-// this daemon's address and token, so a session created before a restart
-// on another port or token still reaches them.
+// rebase is session.Engine.MCPServers, run each time a session starts its
+// MCP clients: the daemon's own entries of a session (stdin, recall, and an
+// extension's /mcp/<name>) are pointed at this daemon's address and given
+// this run's token, so a session created before a restart (another port,
+// a token now dead) still reaches them.
 func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessionmcp.ServerConfig {
 	base := m.url()
 	if base == "" {
@@ -117,7 +115,10 @@ func (m *agentMCP) rebase(id string, servers []sessionmcp.ServerConfig) []sessio
 }
 
 // extension reports an entry the daemon injected for an extension's tools:
-// its /mcp/<name> with session id's token, which only the daemon mints.
+// its /mcp/<name> with a token of session id's form, minted by this run or
+// an earlier one (whose key is gone, so the form is all there is to go on).
+// An entry forged alike gains the session nothing it could not have: every
+// session the daemon creates is given every extension's tools.
 func (m *agentMCP) extension(id string, s sessionmcp.ServerConfig) bool {
 	if !strings.HasSuffix(s.URL, "/mcp/"+s.Name) {
 		return false
@@ -127,7 +128,7 @@ func (m *agentMCP) extension(id string, s sessionmcp.ServerConfig) bool {
 		if !bearer || !strings.EqualFold(h.Name, "Authorization") {
 			continue
 		}
-		if sid, ok := m.tokens.Check(tok); ok && sid == id {
+		if agentmcp.MintedFor(tok, id) {
 			return true
 		}
 	}

@@ -99,7 +99,7 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	if f.foreground {
 		return runDaemonForeground(f.foregroundArgs(), stderr)
 	}
-	home, err := boot.ResolveHome(f.daemon.common.home)
+	home, err := boot.ResolveHome(f.daemon.common.home, nil)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

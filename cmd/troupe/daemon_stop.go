@@ -157,7 +157,10 @@ func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe daemon status: %v\n", err)
 		return 1
 	}
-	c, err := daemonclient.Discover(ctx, daemonclient.Options{Home: home, URL: cf.url, Token: cf.token})
+	c, err := daemonclient.Discover(ctx, cf.options(home))
+	if foreign := (*daemonclient.ForeignURLError)(nil); errors.As(err, &foreign) {
+		return discoverFailed(stderr, "daemon status", err)
+	}
 	if err != nil {
 		if pid, held, _ := pidfile.Read(filepath.Join(home, daemonPIDFile)); held {
 			fmt.Fprintf(stderr, "troupe daemon status: a daemon (pid %d) runs on %s but does not answer; see %s\n",

@@ -250,9 +250,9 @@ func TestDaemonTransformerChildSurvivesRestart(t *testing.T) {
 }
 
 // An extension's MCP tool is called by a session's agent before and after
-// a SIGKILL of the daemon: the session's capability token, minted before,
-// still authorizes it once the restarted extension registered again, at
-// the new daemon's address.
+// a SIGKILL of the daemon: the session's recorded entry, whose token died
+// with the first daemon, is given the new daemon's address and a token of
+// its run once the restarted extension registered again.
 func TestDaemonExtensionMCPToolSurvivesRestart(t *testing.T) {
 	call := func(text string) llmserver.Reply {
 		return llmserver.Steps(llmserver.ToolCall("c-"+text, "ext__echo", `{"text":"`+text+`"}`))

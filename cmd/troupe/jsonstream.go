@@ -100,7 +100,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
-	home, err := boot.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home, log)
 	if err != nil {
 		return configError(err)
 	}

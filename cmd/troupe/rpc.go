@@ -77,7 +77,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}

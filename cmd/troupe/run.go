@@ -53,7 +53,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitUsage
 	}
-	home, err := boot.ResolveHome(f.common.home)
+	home, err := boot.ResolveHome(f.common.home, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError

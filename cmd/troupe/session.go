@@ -34,7 +34,28 @@ type clientFlags struct {
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.home, "home", "", "data home whose daemon to use (default $TROUPE_HOME or ~/.troupe)")
 	fs.StringVar(&c.url, "url", "", "the daemon's URL (default: $TROUPE_HOME/daemon.addr)")
-	fs.StringVar(&c.token, "token", "", "the daemon's token (default: $TROUPE_HOME/auth-token)")
+	fs.StringVar(&c.token, "token", "", "the daemon's token (default: $TROUPE_TOKEN, else $TROUPE_HOME/auth-token for the home's own daemon)")
+}
+
+// options is where the daemon is: the flags, the token defaulting to
+// $TROUPE_TOKEN (as for `troupe cat` and `sim`), and else to the home's
+// auth-token, which Discover sends to the home's own daemon alone.
+func (c clientFlags) options(home string) daemonclient.Options {
+	token := c.token
+	if token == "" {
+		token = os.Getenv("TROUPE_TOKEN")
+	}
+	return daemonclient.Options{Home: home, URL: c.url, Token: token}
+}
+
+// discoverFailed reports Discover's error; a URL that is not the home's
+// daemon, given with no token, is a usage error.
+func discoverFailed(stderr io.Writer, what string, err error) int {
+	fmt.Fprintf(stderr, "troupe %s: %s\n", what, describe(err, nil))
+	if foreign := (*daemonclient.ForeignURLError)(nil); errors.As(err, &foreign) {
+		return 2
+	}
+	return 1
 }
 
 // splitClientFlags takes --home, --url and --token out of args, wherever
@@ -138,10 +159,9 @@ func runSession(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// The verb prints its flags before it would use a client.
 		return verb.run(ctx, nil, rest, stdin, stdout, stderr)
 	}
-	c, err := daemonclient.Discover(ctx, daemonclient.Options{Home: home, URL: cf.url, Token: cf.token})
+	c, err := daemonclient.Discover(ctx, cf.options(home))
 	if err != nil {
-		fmt.Fprintf(stderr, "troupe session %s: %s\n", verb.name, describe(err, nil))
-		return 1
+		return discoverFailed(stderr, "session "+verb.name, err)
 	}
 	return verb.run(ctx, c, rest, stdin, stdout, stderr)
 }
@@ -154,6 +174,8 @@ func sessionUsage(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "\nThe daemon is found through $TROUPE_HOME (daemon.addr, auth-token); start it with `troupe daemon start`.")
+	fmt.Fprintln(w, "The token is --token, else $TROUPE_TOKEN, else the home's auth-token, which goes only to the home's own daemon:")
+	fmt.Fprintln(w, "a --url of another daemon needs --token or $TROUPE_TOKEN.")
 }
 
 // describe is err as one line naming the fix: no daemon, a refused token,

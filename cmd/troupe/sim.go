@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/troupehq/troupe/testkit/sim"
+	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
 func init() {
@@ -78,7 +77,7 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if opts.Bin, err = os.Executable(); err != nil {
 			return fail(1, fmt.Errorf("find this binary: %w", err))
 		}
-	} else if opts.Token, err = simToken(f.token, f.common.home); err != nil {
+	} else if opts.Token, err = simToken(f.token, f.common.home, f.daemonURL); err != nil {
 		return fail(2, err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,8 +94,8 @@ func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // simToken is the external daemon's token: the flag, $TROUPE_TOKEN, or
-// the home's auth-token file.
-func simToken(flagValue, home string) (string, error) {
+// the home's auth-token file when url is the home's own daemon.
+func simToken(flagValue, home, url string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
@@ -106,9 +105,12 @@ func simToken(flagValue, home string) (string, error) {
 	if home == "" {
 		return "", errors.New("--daemon needs --token, $TROUPE_TOKEN or --home")
 	}
-	b, err := os.ReadFile(filepath.Join(home, "auth-token"))
+	t, err := daemonclient.HomeToken(home, url)
 	if err != nil {
-		return "", fmt.Errorf("read the daemon's token: %w", err)
+		return "", err
 	}
-	return strings.TrimSpace(string(b)), nil
+	if t == "" {
+		return "", fmt.Errorf("read the daemon's token: no %s in %s", daemonclient.TokenFile, home)
+	}
+	return t, nil
 }

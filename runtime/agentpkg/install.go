@@ -49,7 +49,7 @@ func Install(ctx context.Context, home, src string, opts InstallOptions) (Info, 
 	if src == "" {
 		return Info{}, errors.New("path is required")
 	}
-	if err := os.MkdirAll(Dir(home), 0o755); err != nil {
+	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
 		return Info{}, fmt.Errorf("install agent: %w", err)
 	}
 	stage, err := os.MkdirTemp(Dir(home), ".install-")
@@ -217,7 +217,7 @@ func commonTop(files []*zip.File) string {
 }
 
 func extract(f *zip.File, target string) error {
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return fmt.Errorf("agent zip: %w", err)
 	}
 	rc, err := f.Open()
@@ -225,7 +225,7 @@ func extract(f *zip.File, target string) error {
 		return fmt.Errorf("agent zip %s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("agent zip: %w", err)
 	}
@@ -258,7 +258,7 @@ func copyTree(src, dst string) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, 0o700)
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -267,6 +267,6 @@ func copyTree(src, dst string) error {
 		if err != nil {
 			return fmt.Errorf("copy agent: %w", err)
 		}
-		return os.WriteFile(target, data, 0o644)
+		return os.WriteFile(target, data, 0o600)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -13,13 +14,18 @@ const StoreFile = "troupe.db"
 
 // ResolveHome picks the data home (the flag, else $TROUPE_HOME, else
 // ~/.troupe) and makes sure troupe can use it (see CheckHome): every
-// caller goes on to read and write in it.
-func ResolveHome(flag string) (string, error) {
+// caller goes on to read and write in it. A home other local users could
+// read is made private first, with one warning on log (nil: stderr).
+func ResolveHome(flag string, log *slog.Logger) (string, error) {
 	home, err := HomePath(flag)
 	if err != nil {
 		return "", err
 	}
-	return home, CheckHome(home)
+	if err := CheckHome(home); err != nil {
+		return "", err
+	}
+	tightenHome(home, log)
+	return home, nil
 }
 
 // HomePath picks the data home without touching it, for commands that only
@@ -39,12 +45,12 @@ func HomePath(flag string) (string, error) {
 }
 
 // CheckHome makes sure home is a directory troupe can write in, creating
-// it if it is missing, so that a bad home is one clear line ("home /x: not
+// it (DirMode) if it is missing, so that a bad home is one clear line ("home /x: not
 // a directory", "home /x: permission denied") instead of whichever file
 // under it fails first, with that file's error. Writing is tried rather
 // than judged from the mode bits, which do not bind root.
 func CheckHome(home string) error {
-	if err := os.MkdirAll(home, 0o755); err != nil {
+	if err := os.MkdirAll(home, DirMode); err != nil {
 		return homeError(home, "", err)
 	}
 	probe, err := os.CreateTemp(home, ".troupe-write-check-*")

@@ -68,15 +68,16 @@ type Runtime struct {
 
 // Start opens the store and starts the supervision tree.
 func Start(opts Options) (*Runtime, error) {
-	home, err := ResolveHome(opts.Home)
-	if err != nil {
-		return nil, err
-	}
 	log := opts.Logger
 	if log == nil {
+		var err error
 		if log, err = NewLogger(LogOptions{}); err != nil {
 			return nil, err
 		}
+	}
+	home, err := ResolveHome(opts.Home, log)
+	if err != nil {
+		return nil, err
 	}
 	sopts := opts.Store
 	if sopts.Owner.ID == "" {

@@ -83,7 +83,7 @@ func (s Store) Write(name string, c Config, overwrite bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return "", fmt.Errorf("make configs folder: %w", err)
 	}
 	tmp, err := os.CreateTemp(s.Dir, "."+name+".*.tmp")

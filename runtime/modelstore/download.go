@@ -169,10 +169,10 @@ func (s Store) fetch(ctx context.Context, d Downloader, repo, file string, progr
 		progress(Progress{File: file, Downloaded: st.Size(), Total: st.Size(), Done: true})
 		return a, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return a, fmt.Errorf("make repo folder: %w", err)
 	}
-	part, err := os.OpenFile(final+partSuffix, os.O_RDWR|os.O_CREATE, 0o644)
+	part, err := os.OpenFile(final+partSuffix, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return a, fmt.Errorf("open part: %w", err)
 	}

@@ -34,7 +34,7 @@ type Lock struct {
 
 // Acquire takes path for this process and writes its pid there.
 func Acquire(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open pid file: %w", err)
 	}

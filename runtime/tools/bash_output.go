@@ -62,7 +62,7 @@ func (s *outputSink) startSpill() {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		s.spillErr = fmt.Errorf("create spill directory: %w", err)
 		return
 	}

@@ -4,8 +4,11 @@
 // history from before its last compaction).
 //
 // They sit outside the daemon's bearer check: each request carries the
-// per-session capability token minted when the session was created and
-// embedded in its mcpServers descriptor, and is served for that session
-// alone. The token is an HMAC of the session id under the daemon's service
-// token, so it needs no storage and survives a daemon restart.
+// per-session capability token embedded in the session's mcpServers
+// descriptor, and is served for that session alone. The token is an HMAC
+// of the session id under a key the daemon draws as it starts and keeps in
+// memory only (NewRunTokens), so it needs no storage and dies with the
+// daemon's run: one written down (the store's session.created, an export,
+// a log, a copy of the store) is refused by the next daemon, which mints
+// the session's entries anew each time the session starts its MCP clients.
 package agentmcp

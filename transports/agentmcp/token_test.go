@@ -23,6 +23,25 @@ func TestTokensNameTheirSession(t *testing.T) {
 	}
 }
 
+// Two runs' keys differ, so a token of one is refused by the other; the
+// form of a session's token is recognised under any key, and nothing else.
+func TestRunTokensDieWithTheRun(t *testing.T) {
+	first, second := NewRunTokens(), NewRunTokens()
+	tok := first.Mint("s-1")
+	if _, ok := second.Check(tok); ok {
+		t.Fatal("a token of another run accepted")
+	}
+	if !MintedFor(tok, "s-1") || !MintedFor(second.Mint("s-1"), "s-1") {
+		t.Fatal("a minted token not recognised")
+	}
+	for _, bad := range []string{"", "s-1", "s-1.", "s-1.short", tok + "x", "s-2" + tok[len("s-1"):], "s" + tok[len("s-1"):],
+		"s-1." + strings.Repeat("!", len(tok)-len("s-1."))} {
+		if MintedFor(bad, "s-1") {
+			t.Errorf("%q taken for s-1's token", bad)
+		}
+	}
+}
+
 // grep finds a line split across its read chunks at its offset, and
 // the last line, with no newline, only once the stream ended.
 func TestScanCarriesLinesAcrossChunks(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -20,7 +18,8 @@ const (
 )
 
 // Options say where the daemon is. URL and Token, when set, win over what
-// the home's files say.
+// the home's files say; the home's token is used only for the home's own
+// daemon (see HomeToken).
 type Options struct {
 	// Home is the data home as troupe picks it (boot.HomePath, which this
 	// package does not import: it stays free of the runtime); it may be
@@ -62,21 +61,22 @@ func Discover(ctx context.Context, opts Options) (*Client, error) {
 		c.http = &http.Client{}
 	}
 	if c.URL == "" {
-		b, err := os.ReadFile(filepath.Join(home, AddrFile))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &NotRunningError{Home: home, Err: err}
-		}
+		own, err := homeAddr(home)
 		if err != nil {
-			return nil, fmt.Errorf("read the daemon's address: %w", err)
+			return nil, err
 		}
-		c.URL = strings.TrimSpace(string(b))
+		if own == "" {
+			return nil, &NotRunningError{Home: home, Err: fs.ErrNotExist}
+		}
+		c.URL = own
 	}
 	if c.Token == "" && home != "" {
-		b, err := os.ReadFile(filepath.Join(home, TokenFile))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read the daemon's token: %w", err)
+		// Before any request: a URL not the home's gets no token of it.
+		t, err := HomeToken(home, c.URL)
+		if err != nil {
+			return nil, err
 		}
-		c.Token = strings.TrimSpace(string(b))
+		c.Token = t
 	}
 	hctx, cancel := context.WithTimeout(ctx, healthWait)
 	defer cancel()
