@@ -156,6 +156,8 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 		Error(w, http.StatusConflict, held.Error())
 	case errors.Is(err, sessions.ErrHasForks):
 		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
+	case errors.Is(err, sessions.ErrAttentionLimit):
+		Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:
