@@ -161,8 +161,7 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:
-		a.cfg.Log.Error("request failed", "session", id, "error", err)
-		Error(w, http.StatusInternalServerError, err.Error())
+		Internal(w, a.cfg.Log, err, "session", id)
 	}
 }
 
