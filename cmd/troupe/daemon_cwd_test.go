@@ -28,10 +28,10 @@ func TestDaemonCwdCheckedAtEveryDoor(t *testing.T) {
 		t.Fatalf("prompt: %s", f.Raw)
 	}
 
-	bad := map[string]string{
-		file:                          "not a directory",
-		"relative/dir":                "not an absolute path",
-		filepath.Join(work, "absent"): "does not exist",
+	bad := []struct{ cwd, says string }{
+		{file, "not a directory"},
+		{filepath.Join(work, "absent"), "does not exist"},
+		{"relative/dir", "not an absolute path"},
 	}
 	refused := func(door string, f acpclient.Frame, id int, cwd, says string) {
 		t.Helper()
@@ -39,7 +39,8 @@ func TestDaemonCwdCheckedAtEveryDoor(t *testing.T) {
 			t.Fatalf("%s with cwd %q: %s, want -32602 saying %q", door, cwd, f.Raw, says)
 		}
 	}
-	for cwd, says := range bad {
+	for _, b := range bad {
+		cwd, says := b.cwd, b.says
 		id := c.Call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
 		refused("session/new", c.WaitAnswer(id), id, cwd, says)
 		id = c.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "cwd": cwd})
