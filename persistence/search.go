@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ import (
 // SearchCandidates calls fn, in session then seq order, for each event of
 // kind among kinds whose payload contains q, ignoring ASCII case (every
 // one when q is empty); ids, when not empty, limits the search to those
-// sessions. The payload match is a prefilter on the JSON text: the caller
+// sessions, as many as the caller likes. The payload match is a prefilter on the JSON text: the caller
 // checks the decoded fields.
 func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Kind, ids []string, fn func(event.Event) error) error {
 	if len(kinds) == 0 {
@@ -21,7 +22,7 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 	}
 	var sb strings.Builder
 	sb.WriteString("SELECT session_id, seq, recorded_at, kind, payload FROM events WHERE kind IN (")
-	args := make([]any, 0, len(kinds)+len(ids)+1)
+	args := make([]any, 0, len(kinds)+2)
 	for i, k := range kinds {
 		if i > 0 {
 			sb.WriteString(",")
@@ -35,15 +36,14 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 		args = append(args, q)
 	}
 	if len(ids) > 0 {
-		sb.WriteString(" AND session_id IN (")
-		for i, id := range ids {
-			if i > 0 {
-				sb.WriteString(",")
-			}
-			sb.WriteString("?")
-			args = append(args, id)
+		// One parameter however many ids: a placeholder each would pass
+		// SQLite's limit on variables (32,766) with a long allowlist.
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return fmt.Errorf("search events: %w", err)
 		}
-		sb.WriteString(")")
+		sb.WriteString(" AND session_id IN (SELECT value FROM json_each(?))")
+		args = append(args, string(list))
 	}
 	sb.WriteString(" ORDER BY session_id, seq")
 	rows, err := s.reader.QueryContext(ctx, sb.String(), args...)

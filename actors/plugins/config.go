@@ -28,6 +28,10 @@ type Config struct {
 	// IdleEventTimeout is the quiet after which a session's transformers
 	// hear session.idle; zero is the daemon's default.
 	IdleEventTimeout time.Duration `yaml:"idleEventTimeout"`
+	// Skipped says why each entry left out of Extensions and Transformers
+	// was (an invalid name, a missing command): the daemon warns of each
+	// and runs the rest.
+	Skipped []string `yaml:"-"`
 }
 
 // LoadConfig reads $home/config.yml; a missing file is an empty config.
@@ -44,12 +48,20 @@ func LoadConfig(home string) (Config, error) {
 	if err := yaml.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
-	for _, list := range [][]Spec{c.Extensions, c.Transformers} {
-		for i := range list {
-			if err := list[i].Validate(); err != nil {
-				return c, fmt.Errorf("%s: %s %q: %w", path, "entry", list[i].Name, err)
-			}
-		}
-	}
+	c.Extensions = c.valid(path, KindExtension, c.Extensions)
+	c.Transformers = c.valid(path, KindTransformer, c.Transformers)
 	return c, nil
+}
+
+// valid is list without its invalid entries, each noted in c.Skipped.
+func (c *Config) valid(path, kind string, list []Spec) []Spec {
+	kept := list[:0]
+	for _, s := range list {
+		if err := s.Validate(); err != nil {
+			c.Skipped = append(c.Skipped, fmt.Sprintf("%s: %s %q skipped: %v", path, kind, s.Name, err))
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept
 }

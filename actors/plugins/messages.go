@@ -3,6 +3,8 @@ package plugins
 import (
 	"errors"
 	"regexp"
+	"strconv"
+	"strings"
 )
 
 // Kinds of process.
@@ -38,11 +40,25 @@ type Spec struct {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
+// ValidName checks a process name: the spec's [A-Za-z0-9._-]+, and not
+// made of dots alone. "." and ".." match the pattern but are no path
+// segment: /v1/extensions/.. is cleaned to another route before it is
+// served, so such a process could be neither read, stopped nor deleted.
+func ValidName(name string) error {
+	if !nameRE.MatchString(name) {
+		return refuse(ErrInvalid, "name must match [A-Za-z0-9._-]+")
+	}
+	if strings.Trim(name, ".") == "" {
+		return refuse(ErrInvalid, "name "+strconv.Quote(name)+" is dots alone: it is no path segment")
+	}
+	return nil
+}
+
 // Validate checks the name and fills the defaults: command [name],
 // enabled true.
 func (s *Spec) Validate() error {
-	if !nameRE.MatchString(s.Name) {
-		return refuse(ErrInvalid, "name must match [A-Za-z0-9._-]+")
+	if err := ValidName(s.Name); err != nil {
+		return err
 	}
 	if len(s.Command) == 0 {
 		s.Command = []string{s.Name}

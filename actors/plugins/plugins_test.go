@@ -76,11 +76,16 @@ func TestLoadConfig(t *testing.T) {
 		len(c.Transformers) != 1 || *c.Transformers[0].Enabled || c.DefaultTransformers[0] != "tr" || c.ClaimTimeout != 2*time.Second {
 		t.Fatalf("config %+v", c)
 	}
-	if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte("extensions:\n  - name: 'bad name'\n"), 0o600); err != nil {
+	bad := "extensions:\n  - name: 'bad name'\n  - name: '.'\n  - name: ok\ntransformers:\n  - name: '..'\n  - name: '...'\n  - name: .hidden\n"
+	if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(home); err == nil {
-		t.Fatal("a bad name in config.yml is accepted")
+	c, err = LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Extensions) != 1 || c.Extensions[0].Name != "ok" || len(c.Transformers) != 1 || c.Transformers[0].Name != ".hidden" || len(c.Skipped) != 4 {
+		t.Fatalf("bad names in config.yml: %+v", c)
 	}
 }
 

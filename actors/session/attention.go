@@ -1,12 +1,27 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
 )
+
+// The bounds of one session's attention flags. A flag means "the user owes
+// this session an answer": a handful is the norm, so these are far above
+// any real use and only stop a raiser filling the store (the spec names no
+// limits). A flag's size is its source, reason and payload bytes.
+const (
+	MaxAttentionFlags     = 64
+	MaxAttentionFlagBytes = 64 << 10
+	MaxAttentionBytes     = 256 << 10
+)
+
+// ErrAttentionLimit refuses a set past the bounds above; the set is
+// unchanged. Transports answer it as invalid params (400 over REST).
+var ErrAttentionLimit = errors.New("attention flags limit")
 
 // SetAttention raises, updates or clears attention flags; the session
 // serializes the changes, so two raisers never lose each other's flag. The
@@ -29,14 +44,25 @@ type AttentionReply struct {
 
 func (*SetAttention) isRequest() {}
 
+// setAttention records the change alone (attention.changed carries the
+// delta, never the set), so storage grows with what changed.
 func (s *session) setAttention(ctx actor.Context, sender *actor.PID, m *SetAttention) {
-	now := s.cfg.Now().UnixMilli()
-	next, changed := nextAttention(s.f.st.Attention, m, now)
+	delta := event.AttentionDelta{Clear: m.Clear, Flag: event.AttentionFlag{Source: m.Source, Reason: m.Reason}}
+	if !m.Clear {
+		delta.Flag.RaisedAt, delta.Flag.Payload = s.cfg.Now().UnixMilli(), m.Payload
+	}
+	next, changed := delta.Apply(s.f.st.Attention)
 	if !changed {
 		s.reply(ctx, sender, &AttentionReply{Flags: s.f.st.Attention})
 		return
 	}
-	d, err := event.NewDraft(event.AttentionChanged, event.AttentionPayload{Flags: []string{}, Set: next})
+	if !m.Clear {
+		if err := withinAttentionBounds(next, delta.Flag); err != nil {
+			s.reply(ctx, sender, &AttentionReply{Flags: s.f.st.Attention, Err: err})
+			return
+		}
+	}
+	d, err := event.NewDraft(event.AttentionChanged, event.AttentionPayload{Change: &delta})
 	if err != nil {
 		s.reply(ctx, sender, &AttentionReply{Err: err})
 		return
@@ -44,36 +70,22 @@ func (s *session) setAttention(ctx actor.Context, sender *actor.PID, m *SetAtten
 	s.commit(ctx, []event.Draft{d}, sender, &AttentionReply{Flags: next, Changed: true})
 }
 
-// nextAttention is cur after m, and whether it differs. A flag keeps its
-// place and raisedAt when its payload is replaced.
-func nextAttention(cur []event.AttentionFlag, m *SetAttention, now int64) ([]event.AttentionFlag, bool) {
-	out := make([]event.AttentionFlag, 0, len(cur)+1)
-	changed, found := false, false
-	for _, f := range cur {
-		match := (m.Source == "" || f.Source == m.Source) && (m.Reason == "" || f.Reason == m.Reason)
-		if m.Clear && match {
-			changed = true
-			continue
-		}
-		if !m.Clear && f.Source == m.Source && f.Reason == m.Reason {
-			found = true
-			if !samePayload(f.Payload, m.Payload) {
-				f.Payload, changed = m.Payload, true
-			}
-		}
-		out = append(out, f)
+// withinAttentionBounds checks the set a raise of f would leave.
+func withinAttentionBounds(next []event.AttentionFlag, f event.AttentionFlag) error {
+	if n := flagBytes(f); n > MaxAttentionFlagBytes {
+		return fmt.Errorf("%w: flag %q is %d bytes, more than %d", ErrAttentionLimit, f.Reason, n, MaxAttentionFlagBytes)
 	}
-	if !m.Clear && !found {
-		out = append(out, event.AttentionFlag{Source: m.Source, Reason: m.Reason, RaisedAt: now, Payload: m.Payload})
-		changed = true
+	if len(next) > MaxAttentionFlags {
+		return fmt.Errorf("%w: a session holds at most %d flags; clear one first", ErrAttentionLimit, MaxAttentionFlags)
 	}
-	return out, changed
+	total := 0
+	for _, g := range next {
+		total += flagBytes(g)
+	}
+	if total > MaxAttentionBytes {
+		return fmt.Errorf("%w: a session's flags hold at most %d bytes; this set would make %d", ErrAttentionLimit, MaxAttentionBytes, total)
+	}
+	return nil
 }
 
-func samePayload(a, b json.RawMessage) bool {
-	var ca, cb bytes.Buffer
-	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
-		return bytes.Equal(a, b)
-	}
-	return bytes.Equal(ca.Bytes(), cb.Bytes())
-}
+func flagBytes(f event.AttentionFlag) int { return len(f.Source) + len(f.Reason) + len(f.Payload) }

@@ -95,7 +95,7 @@ func (s *State) apply(e event.Event, p any) {
 	case *event.PromptDeliveredPayload:
 		s.Queued--
 	case *event.AttentionPayload:
-		s.Attention = p.All(e.RecordedAt.UnixMilli())
+		s.Attention = p.Apply(s.Attention, e.RecordedAt.UnixMilli())
 	case *event.TransformerAttachedPayload:
 		if p.Name != "" && !slices.Contains(s.Transformers, p.Name) {
 			s.Transformers = append(slices.Clip(s.Transformers), p.Name)

@@ -9,10 +9,11 @@ import (
 // maxNamed is the most sessions a read names; past it every session is read.
 const maxNamed = 500
 
-// awaiting is one session's fold: the flags of its last attention.changed,
-// and its permission requests still open (by tool call id, their run's id).
+// awaiting is one session's fold: its attention flags (each
+// attention.changed applied in turn), and its permission requests still
+// open (by tool call id, their run's id).
 type awaiting struct {
-	flags int
+	flags []event.AttentionFlag
 	open  map[string]string
 }
 
@@ -23,7 +24,7 @@ func (a *awaiting) add(e event.Event) {
 	}
 	switch v := p.(type) {
 	case *event.AttentionPayload:
-		a.flags = len(v.All(0))
+		a.flags = v.Apply(a.flags, 0)
 	case *event.PermissionRequestedPayload:
 		a.open[v.ToolCallID] = v.RunID
 	case *event.PermissionResolvedPayload:
@@ -53,7 +54,7 @@ func (c *Client) AwaitingInput(ctx context.Context, ids []string) (map[string]bo
 	var cur *awaiting
 	curID := ""
 	done := func() {
-		if cur != nil && (cur.flags > 0 || len(cur.open) > 0) {
+		if cur != nil && (len(cur.flags) > 0 || len(cur.open) > 0) {
 			out[curID] = true
 		}
 	}

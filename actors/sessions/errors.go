@@ -23,6 +23,9 @@ var (
 	ErrNoEngine = session.ErrNoEngine
 	// ErrHasForks: Delete of a session other sessions were forked from.
 	ErrHasForks = persistence.ErrHasForks
+	// ErrAttentionLimit: an attention flag past a session's bounds
+	// (session.MaxAttention*).
+	ErrAttentionLimit = session.ErrAttentionLimit
 )
 
 // LeaseHeldError refuses a request for a session another troupe process

@@ -46,7 +46,7 @@ func newAgentMCP(home string, recall bool) *agentMCP {
 // MCP servers.
 func (m *agentMCP) handlers(ss *sessions.Client, version string, log *slog.Logger) map[string]http.Handler {
 	mux := http.NewServeMux()
-	(&stdinring.Routes{Rings: m.rings, Sessions: ss.Live, Live: func(ctx context.Context, id string) (bool, error) {
+	(&stdinring.Routes{Rings: m.rings, Sessions: ss.Live, Log: log, Live: func(ctx context.Context, id string) (bool, error) {
 		live, err := ss.Live(ctx)
 		return slices.Contains(live, id), err
 	}}).Register(mux)

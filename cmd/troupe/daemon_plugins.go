@@ -37,6 +37,9 @@ func newDaemonPlugins(rt *boot.Runtime, home string, pipeline *acp.Pipeline) (*d
 	if err != nil {
 		return nil, err
 	}
+	for _, why := range cfg.Skipped {
+		rt.Log.Warn(why)
+	}
 	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipeline,
 		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
 		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -317,4 +319,40 @@ func TestDaemonProcessMethodsRefuseBadInput(t *testing.T) {
 	if f.Error == nil || f.Error.Code != -32001 {
 		t.Fatalf("attach to an unknown session: %s", f.Raw)
 	}
+}
+
+// A process name must be a path segment of its routes: "." and ".." (the
+// spec's [A-Za-z0-9._-]+ allows them) are refused at registration with
+// 400, and skipped with a warning when config.yml names them, the other
+// entries run.
+func TestDaemonPluginNamesOfDotsRefused(t *testing.T) {
+	home := t.TempDir()
+	yml := "extensions:\n  - name: '.'\n    enabled: false\n  - name: ok\n    enabled: false\n" +
+		"transformers:\n  - name: '..'\n    enabled: false\n  - name: .hidden\n    enabled: false\n"
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.yml"), []byte(yml), 0o600))
+	d := startDaemon(t, home, nil)
+	for _, kind := range []string{"extensions", "transformers"} {
+		var list map[string][]pluginInfo
+		d.call(t, "GET", "/v1/"+kind, nil, http.StatusOK, &list)
+		want := map[string]string{"extensions": "ok", "transformers": ".hidden"}[kind]
+		if len(list[kind]) != 1 || list[kind][0].Name != want {
+			t.Fatalf("%s from config.yml: %+v, want only %s", kind, list[kind], want)
+		}
+		for _, name := range []string{".", "..", "...", "", "a/b", `a\b`, "a\x00b"} {
+			msg := wantError(t, d.do(t, "POST", "/v1/"+kind, map[string]any{"name": name, "enabled": false}), http.StatusBadRequest)
+			if !strings.Contains(msg, "name") {
+				t.Fatalf("%s named %q: error %q does not say why", kind, name, msg)
+			}
+		}
+		d.call(t, "GET", "/v1/"+kind, nil, http.StatusOK, &list)
+		testkit.Equal(t, len(list[kind]), 1)
+	}
+	for _, skipped := range []string{`extension "." skipped`, `transformer ".." skipped`} {
+		testkit.Eventually(t, 10*time.Second, "a warning that config.yml's "+skipped, func() bool {
+			return strings.Contains(d.proc.Stderr(), skipped)
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(home, "config.yml"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(b), yml) // the user's file is left as it was
 }

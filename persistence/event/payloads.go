@@ -329,13 +329,16 @@ type HistoryImportedPayload struct {
 	Messages []HistoryMessage `json:"messages"`
 }
 
-// AttentionPayload is the full flag set but the permission requests
-// (folded from their own events). Flags are reasons raised by the daemon
-// itself, as first recorded; Set carries flags with their source and
-// payload (hydra-acp/attention/set).
+// AttentionPayload records a change to a session's attention flags (the
+// permission requests fold from their own events). An event carries only
+// what changed (Change), so a log of n changes grows by n flags, not n
+// sets. Events written before that carry the whole set instead: Flags,
+// reasons raised by the daemon itself, and Set, flags with their source
+// and payload. Apply folds both forms.
 type AttentionPayload struct {
-	Flags []string        `json:"flags"`
-	Set   []AttentionFlag `json:"set,omitempty"`
+	Flags  []string        `json:"flags,omitempty"`
+	Set    []AttentionFlag `json:"set,omitempty"`
+	Change *AttentionDelta `json:"change,omitempty"`
 }
 
 // TransformerAttachedPayload records a transformer joining the chain.

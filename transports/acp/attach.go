@@ -343,7 +343,7 @@ func sessionError(id string, err error) *RPCError {
 	switch {
 	case isNotFound(err):
 		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
-	case errors.Is(err, sessions.ErrHasForks):
+	case errors.Is(err, sessions.ErrHasForks), errors.Is(err, sessions.ErrAttentionLimit):
 		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
 	default:
 		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))

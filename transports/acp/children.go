@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 // Child sessions: a transformer's workers. A child is an ordinary session
@@ -66,7 +67,12 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 		})
 	}
 	if p.Cwd != "" {
-		create(p.Cwd)
+		cwd, err := workdir.Cwd(p.Cwd)
+		if err != nil {
+			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+			return
+		}
+		create(cwd)
 		return
 	}
 	if p.ParentSessionID == "" {

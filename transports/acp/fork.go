@@ -2,11 +2,11 @@ package acp
 
 import (
 	"encoding/json"
-	"path/filepath"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 type forkParams struct {
@@ -35,9 +35,11 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 	}
 	if p.Cwd == "" {
 		p.Cwd = a.view.Cwd
-	} else if !filepath.IsAbs(p.Cwd) {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: cwd must be an absolute path"))
+	} else if cwd, err := workdir.Cwd(p.Cwd); err != nil {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
 		return
+	} else {
+		p.Cwd = cwd
 	}
 	at, seq := p.ForkAt, int64(0)
 	if at == "" {

@@ -42,7 +42,7 @@ var methods = map[string]handler{
 var mutating = map[string]bool{
 	"session/prompt": true, "session/cancel": true, "session/close": true, "session/delete": true, "session/set_mode": true, "session/set_model": true,
 	"session/set_config_option": true, "hydra-acp/prompt/cancel": true, "hydra-acp/prompt/update": true,
-	"hydra-acp/prompt/amend": true,
+	"hydra-acp/prompt/amend": true, "hydra-acp/attention/set": true, "hydra-acp/attention/clear": true,
 }
 
 func (c *conn) dispatch(ctx actor.Context, m Message) {

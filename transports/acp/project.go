@@ -109,7 +109,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		emit(compaction(e, p))
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
-			a.flags = p.All(e.RecordedAt.UnixMilli())
+			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())
 			if live {
 				a.attention(c, ctx)
 			}

@@ -2,12 +2,12 @@ package acp
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 // agentID is the one agent troupe runs: its own engine.
@@ -42,8 +42,9 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	if !filepath.IsAbs(p.Cwd) {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: cwd must be an absolute path"))
+	cwd, err := workdir.Cwd(p.Cwd)
+	if err != nil {
+		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
 	if p.Meta.Hydra.AgentID != "" && p.Meta.Hydra.AgentID != agentID {
@@ -58,7 +59,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		}
 		settings.Model = &m
 	}
-	created := event.CreatedPayload{Cwd: p.Cwd, Title: p.Meta.Hydra.Title, Settings: settings,
+	created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name, Interactive: p.Meta.Hydra.Interactive}
 	sid := sessions.NewID()
 	servers, err := withInjected(p.MCPServers, c.cfg.InjectMCP, sid, p.Meta.Hydra.MCPStdin)

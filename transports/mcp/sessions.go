@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 	"github.com/troupehq/troupe/transports/rest"
 )
 
@@ -92,11 +91,9 @@ func (s *Server) newSession(in createArgs) (event.CreatedPayload, error) {
 	if cwd == "" {
 		cwd = s.cfg.DefaultCwd
 	}
-	if !filepath.IsAbs(cwd) {
-		return event.CreatedPayload{}, fmt.Errorf("cwd %q is not an absolute path", cwd)
-	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return event.CreatedPayload{}, fmt.Errorf("cwd %q is not a directory", cwd)
+	cwd, err := workdir.Cwd(cwd)
+	if err != nil {
+		return event.CreatedPayload{}, err
 	}
 	set := s.cfg.Settings
 	switch in.ApprovalMode {
@@ -114,7 +111,7 @@ func (s *Server) newSession(in createArgs) (event.CreatedPayload, error) {
 		}
 		set.Provider, set.Model = &provider, &model
 	}
-	return event.CreatedPayload{Cwd: filepath.Clean(cwd), Title: in.Title, Settings: set,
+	return event.CreatedPayload{Cwd: cwd, Title: in.Title, Settings: set,
 		OriginClient: "mcp", OriginTransport: "mcp-" + s.cfg.Transport}, nil
 }
 

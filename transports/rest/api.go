@@ -156,11 +156,12 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 		Error(w, http.StatusConflict, held.Error())
 	case errors.Is(err, sessions.ErrHasForks):
 		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
+	case errors.Is(err, sessions.ErrAttentionLimit):
+		Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:
-		a.cfg.Log.Error("request failed", "session", id, "error", err)
-		Error(w, http.StatusInternalServerError, err.Error())
+		Internal(w, a.cfg.Log, err, "session", id)
 	}
 }
 

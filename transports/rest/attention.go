@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -21,12 +20,11 @@ type flag struct {
 	Payload   any    `json:"payload"`
 }
 
-// attention folds a session's log into its raised flags: the last
-// attention.changed set, and a "permission" flag for each permission
+// attention folds a session's log into its raised flags: the
+// attention.changed events applied in turn, and a "permission" flag for each permission
 // request of a run still open (run.ended and run.interrupted settle them).
 type attention struct {
-	flags     []flag
-	flagsAt   time.Time
+	set       []event.AttentionFlag
 	pending   map[string]flag // by tool call id
 	order     []string
 	callsRuns map[string]string // tool call id -> run id
@@ -43,14 +41,7 @@ func (a *attention) add(e event.Event) error {
 	}
 	switch v := p.(type) {
 	case *event.AttentionPayload:
-		a.flags = a.flags[:0]
-		for _, f := range v.All(e.RecordedAt.UnixMilli()) {
-			var payload any = map[string]any{}
-			if len(f.Payload) > 0 {
-				payload = f.Payload
-			}
-			a.flags = append(a.flags, flag{Source: f.Source, Reason: f.Reason, RaisedAt: f.RaisedAt, Payload: payload})
-		}
+		a.set = v.Apply(a.set, e.RecordedAt.UnixMilli())
 	case *event.PermissionRequestedPayload:
 		options := make([]map[string]string, 0, len(v.Options))
 		for _, o := range v.Options {
@@ -84,7 +75,14 @@ func (a *attention) settle(run string) {
 
 // raised is every flag, the set's first, then permissions in request order.
 func (a *attention) raised() []flag {
-	out := append([]flag{}, a.flags...)
+	out := make([]flag, 0, len(a.set)+len(a.pending))
+	for _, f := range a.set {
+		var payload any = map[string]any{}
+		if len(f.Payload) > 0 {
+			payload = f.Payload
+		}
+		out = append(out, flag{Source: f.Source, Reason: f.Reason, RaisedAt: f.RaisedAt, Payload: payload})
+	}
 	for _, call := range a.order {
 		if f, ok := a.pending[call]; ok {
 			out = append(out, f)

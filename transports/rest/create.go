@@ -11,6 +11,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 // createRequest is POST /v1/sessions's body. Model ("provider/model") and
@@ -85,7 +86,9 @@ func checkAgent(id string) error {
 	return nil
 }
 
-// checkCwd resolves a session directory: absolute, an existing directory.
+// checkCwd resolves a session directory: the daemon's default when
+// omitted, ~ expanded, then workdir's check (absolute, an existing
+// directory), the one every door applies.
 func (a *API) checkCwd(cwd string) (string, error) {
 	if cwd == "" {
 		cwd = a.cfg.DefaultCwd
@@ -97,14 +100,7 @@ func (a *API) checkCwd(cwd string) (string, error) {
 		}
 		cwd = filepath.Join(home, cwd[1:])
 	}
-	if !filepath.IsAbs(cwd) {
-		return "", fmt.Errorf("cwd %q is not an absolute path", cwd)
-	}
-	fi, err := os.Stat(cwd)
-	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("cwd %q is not a directory", cwd)
-	}
-	return filepath.Clean(cwd), nil
+	return workdir.Cwd(cwd)
 }
 
 // model resolves "provider/model" (or a model id alone) against the

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/troupehq/troupe/actors/plugins"
@@ -12,13 +13,14 @@ import (
 type pluginRoutes struct {
 	c    *plugins.Client
 	noun string // extension | transformer
+	log  *slog.Logger
 }
 
 func (a *API) registerPlugins(mux *http.ServeMux, c *plugins.Client, path string) {
 	if c == nil {
 		return
 	}
-	p := pluginRoutes{c: c, noun: c.Kind}
+	p := pluginRoutes{c: c, noun: c.Kind, log: a.cfg.Log}
 	mux.HandleFunc("GET "+path, p.list)
 	mux.HandleFunc("POST "+path, p.register)
 	mux.HandleFunc("GET "+path+"/{name}", p.get)
@@ -37,7 +39,7 @@ func (p pluginRoutes) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, plugins.ErrConflict):
 		Error(w, http.StatusConflict, err.Error())
 	default:
-		Error(w, http.StatusInternalServerError, err.Error())
+		Internal(w, p.log, err, "kind", p.noun)
 	}
 }
 

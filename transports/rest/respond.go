@@ -1,10 +1,13 @@
 package rest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 )
 
@@ -22,6 +25,22 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 // Error writes the protocol's error body {"error": msg}.
 func Error(w http.ResponseWriter, code int, msg string) {
 	WriteJSON(w, code, map[string]string{"error": msg})
+}
+
+// Internal answers 500 for a failure that is the daemon's, not the
+// request's. Its text (a store's SQL, a path, a driver's wording) is for
+// the daemon's log, never the client: the body says only that it failed
+// and carries a ref, logged with the error, to find it there.
+func Internal(w http.ResponseWriter, log *slog.Logger, err error, attrs ...any) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	ref := hex.EncodeToString(b[:])
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Error("request failed", append(attrs, "ref", ref, "error", err)...)
+	WriteJSON(w, http.StatusInternalServerError, map[string]string{
+		"error": "internal error; the daemon's log has the details (ref " + ref + ")", "ref": ref})
 }
 
 // maxBody bounds a JSON request body; an import's bundle has its own bound.

@@ -17,11 +17,15 @@ type searchMatch struct {
 	Snippet   string `json:"snippet"`
 }
 
+// maxSearchBody bounds a search's body: its sessionIds allowlist may name
+// every session of a long-lived install (50,000 ids are about 1.5 MB).
+const maxSearchBody = 8 << 20
+
 // search finds text in prompts and replies, across sessions or in the
 // listed ones.
 func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	var req searchRequest
-	if err := DecodeBody(w, r, &req, maxBody, false); err != nil {
+	if err := DecodeBody(w, r, &req, maxSearchBody, false); err != nil {
 		Error(w, http.StatusBadRequest, err.Error())
 		return
 	}

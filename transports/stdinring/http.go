@@ -3,6 +3,8 @@ package stdinring
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -23,6 +25,9 @@ type Routes struct {
 	// Sessions lists the live sessions, for sweeping rings when the
 	// budget runs out; nil never sweeps.
 	Sessions func(ctx context.Context) ([]string, error)
+	// Log takes the internal errors clients are not shown (nil: slog's
+	// default).
+	Log *slog.Logger
 }
 
 // Register adds POST /v1/sessions/{id}/stdin/open and POST /v1/sessions/{id}/stdin.
@@ -119,7 +124,7 @@ func (h *Routes) requireLive(w http.ResponseWriter, r *http.Request, id string) 
 	defer cancel()
 	live, err := h.Live(ctx, id)
 	if err != nil {
-		rest.Error(w, http.StatusInternalServerError, "check session "+id+": "+err.Error())
+		rest.Internal(w, h.Log, fmt.Errorf("check session %s: %w", id, err), "session", id)
 		return false
 	}
 	if !live {
