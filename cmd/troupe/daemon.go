@@ -196,6 +196,11 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	// agent-facing ones; any other /mcp/{name} an extension's.
 	handlers := agentMCP.handlers(rt.Sessions, currentVersion(), log)
 	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
+	// Signals are ours before daemon.addr exists: a client that reads the
+	// address may stop the daemon at once, and a SIGTERM that came before
+	// the handler would kill it without the ordered shutdown.
+	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	defer stop()
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
 		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
@@ -220,8 +225,6 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	// Before the connections stop: an extension's command cut by the
 	// shutdown is abandoned, and its connection is still there to hear it.
 	rt.OnShutdown(boot.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
-	defer stop()
 	srv.Serve()
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
