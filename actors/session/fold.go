@@ -6,6 +6,7 @@ import (
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // fold is everything the session derives from its log: the metadata state,
@@ -81,7 +82,7 @@ type runTracker struct {
 
 type openTool struct {
 	id, name string
-	pgid     int
+	proof    proc.Proof // of the process group it started, from tool.process
 }
 
 func (r *runTracker) apply(e event.Event, payload any) {
@@ -113,8 +114,8 @@ func (r *runTracker) apply(e event.Event, payload any) {
 		r.toolCats[p.ToolCallID] = p.Category
 	case *event.ToolProcessPayload:
 		for i := range r.open {
-			if r.open[i].id == p.ToolCallID {
-				r.open[i].pgid = p.Pgid
+			if r.open[i].id == p.ToolCallID && p.RunID == r.runID {
+				r.open[i].proof = proc.Proof{PID: p.Pgid, Start: p.Start, Boot: p.Boot}
 			}
 		}
 	case *event.ToolCompletedPayload:

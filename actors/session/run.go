@@ -9,7 +9,6 @@ import (
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // turnTokens are process-wide so that no two turns, across restarts of a
@@ -293,6 +292,9 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 		Cwd: st.Cwd, AllowedDirs: st.AdditionalDirs, SpillDir: eng.SpillDir, NewID: eng.NewID,
 		Dispatcher: s.cfg.Dispatcher,
 	}
+	if key, id := s.cfg.ProcKey, s.cfg.ID; len(key) > 0 {
+		cfg.Marker = func(call string) string { return toolMarker(key, id, runID, call) }
+	}
 	if eng.Tools != nil {
 		cfg.Tools = eng.Tools(st)
 	}
@@ -339,9 +341,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	}
 	var cut []string
 	for _, o := range r.open {
-		if o.pgid > 0 {
-			proc.KillGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
-		}
+		s.killLeftover(runID, o) // whatever of it outlived the crash must not run on unseen
 		cut = append(cut, o.id)
 		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})
 	}

@@ -33,6 +33,11 @@ type Config struct {
 	// Dispatcher runs the mailboxes of the session and its turns; nil is
 	// protoactor's default (a goroutine per mailbox run).
 	Dispatcher actor.Dispatcher
+	// ProcKey keys the markers of the processes tool calls start (see
+	// toolMarker): the same for every process on one store, so that a
+	// troupe recovering a crashed run can prove what it may kill. Nil
+	// marks nothing, and recovery then signals nothing.
+	ProcKey []byte
 	// OnLive, when set, learns that a created session came live in this
 	// process (whatever woke it) and the last seq of its log then: before
 	// the session commits anything or serves a request. It runs inside
