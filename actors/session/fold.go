@@ -78,6 +78,12 @@ type runTracker struct {
 	open           []openTool
 	toolCats       map[string]string
 	allowed        map[string]bool
+	// interrupts counts the open run's run.interrupted events: how often a
+	// restart has already resumed it (see maxResumes).
+	interrupts int
+	// inconsistent says why the log cannot be what a session wrote (the
+	// first such event), for recovery to refuse it.
+	inconsistent string
 }
 
 type openTool struct {
@@ -91,7 +97,17 @@ func (r *runTracker) apply(e event.Event, payload any) {
 	}
 	switch p := payload.(type) {
 	case *event.RunStartedPayload:
-		r.runID, r.steps, r.open = p.RunID, 0, nil
+		r.runID, r.steps, r.open, r.interrupts = p.RunID, 0, nil, 0
+	case *event.RunInterruptedPayload:
+		switch {
+		case p.RunID == r.runID:
+			r.interrupts++
+		case r.inconsistent == "":
+			// Only recovery writes it, and only for the open run: a log
+			// interrupting another one was read back without its end and
+			// resumed (a damaged store), or was not written by a session.
+			r.inconsistent = fmt.Sprintf("seq %d interrupts run %s, which the log does not show running", e.Seq, p.RunID)
+		}
 	case *event.RunEndedPayload:
 		if p.RunID == r.runID {
 			r.runID, r.stepMsgID, r.open = "", "", nil
