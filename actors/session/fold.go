@@ -6,6 +6,7 @@ import (
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // fold is everything the session derives from its log: the metadata state,
@@ -77,11 +78,17 @@ type runTracker struct {
 	open           []openTool
 	toolCats       map[string]string
 	allowed        map[string]bool
+	// interrupts counts the open run's run.interrupted events: how often a
+	// restart has already resumed it (see maxResumes).
+	interrupts int
+	// inconsistent says why the log cannot be what a session wrote (the
+	// first such event), for recovery to refuse it.
+	inconsistent string
 }
 
 type openTool struct {
 	id, name string
-	pgid     int
+	proof    proc.Proof // of the process group it started, from tool.process
 }
 
 func (r *runTracker) apply(e event.Event, payload any) {
@@ -90,7 +97,17 @@ func (r *runTracker) apply(e event.Event, payload any) {
 	}
 	switch p := payload.(type) {
 	case *event.RunStartedPayload:
-		r.runID, r.steps, r.open = p.RunID, 0, nil
+		r.runID, r.steps, r.open, r.interrupts = p.RunID, 0, nil, 0
+	case *event.RunInterruptedPayload:
+		switch {
+		case p.RunID == r.runID:
+			r.interrupts++
+		case r.inconsistent == "":
+			// Only recovery writes it, and only for the open run: a log
+			// interrupting another one was read back without its end and
+			// resumed (a damaged store), or was not written by a session.
+			r.inconsistent = fmt.Sprintf("seq %d interrupts run %s, which the log does not show running", e.Seq, p.RunID)
+		}
 	case *event.RunEndedPayload:
 		if p.RunID == r.runID {
 			r.runID, r.stepMsgID, r.open = "", "", nil
@@ -113,8 +130,8 @@ func (r *runTracker) apply(e event.Event, payload any) {
 		r.toolCats[p.ToolCallID] = p.Category
 	case *event.ToolProcessPayload:
 		for i := range r.open {
-			if r.open[i].id == p.ToolCallID {
-				r.open[i].pgid = p.Pgid
+			if r.open[i].id == p.ToolCallID && p.RunID == r.runID {
+				r.open[i].proof = proc.Proof{PID: p.Pgid, Start: p.Start, Boot: p.Boot}
 			}
 		}
 	case *event.ToolCompletedPayload:

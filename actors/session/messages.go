@@ -108,6 +108,7 @@ func (*GetState) isRequest()    {}
 type recovered struct {
 	fold    fold
 	missing bool
-	failed  bool
+	failed  bool   // the store says so: reason is its status reason
+	reason  string // why the session failed, or why its log is inconsistent
 	err     error
 }

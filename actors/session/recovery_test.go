@@ -2,12 +2,15 @@ package session_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
@@ -85,4 +88,99 @@ func TestCrashMidRunKeepsQueueAndResumes(t *testing.T) {
 		return nil
 	})
 	testkit.Equal(t, interrupted, 1)
+}
+
+func draft(t *testing.T, kind event.Kind, payload any) event.Draft {
+	t.Helper()
+	d, err := event.NewDraft(kind, payload)
+	testkit.NoError(t, err)
+	return d
+}
+
+// openRun appends an open run r1 that restarts have already interrupted
+// (and resumed) resumed times, then stops the session, so that the next
+// request recovers it.
+func openRun(t *testing.T, rt *boot.Runtime, id string, resumed int) {
+	t.Helper()
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: t.TempDir()}))
+	drafts := []event.Draft{draft(t, event.RunStarted, event.RunStartedPayload{RunID: "r1"})}
+	for range resumed {
+		drafts = append(drafts, draft(t, event.RunInterrupted, event.RunInterruptedPayload{RunID: "r1", Policy: event.CrashResume}))
+	}
+	_, _, err := rt.Sessions.Append(ctx, id, drafts...)
+	testkit.NoError(t, err)
+	testkit.NoError(t, rt.Sessions.Kill(ctx, id))
+}
+
+func runEnd(t *testing.T, rt *boot.Runtime, id string) *event.RunEndedPayload {
+	t.Helper()
+	var end *event.RunEndedPayload
+	testkit.Eventually(t, 10*time.Second, "the run ended", func() bool {
+		_ = rt.Store.Load(context.Background(), id, 1, func(e event.Event) error {
+			var p event.RunEndedPayload
+			if e.Kind == event.RunEnded && e.Decode(&p) == nil {
+				end = &p
+			}
+			return nil
+		})
+		return end != nil
+	})
+	return end
+}
+
+// A run is resumed after a restart at most maxResumes (3) times: the next
+// interruption ends it with an error saying so, without a model call.
+func TestRunIsResumedABoundedNumberOfTimes(t *testing.T) {
+	p, err := llmserver.NewProvider(llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("resumed"))}}, llmserver.WithTest(t))
+	testkit.NoError(t, err)
+	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+	ctx := context.Background()
+
+	openRun(t, rt, "twice", 2)
+	_, err = rt.Sessions.State(ctx, "twice")
+	testkit.NoError(t, err)
+	if end := runEnd(t, rt, "twice"); end.StopReason != event.StopEndTurn {
+		t.Fatalf("a run resumed twice before ended %+v, want it resumed to its end", end)
+	}
+
+	openRun(t, rt, "thrice", 3)
+	_, err = rt.Sessions.State(ctx, "thrice")
+	testkit.NoError(t, err)
+	end := runEnd(t, rt, "thrice")
+	if end.StopReason != event.StopError || !strings.Contains(end.Error, "not resumed again") {
+		t.Fatalf("a run resumed three times before ended %+v, want an error saying it is not resumed again", end)
+	}
+}
+
+// A log that interrupts a run it shows ended (a store that read back short
+// and was resumed over) fails the session at recovery, with the reason;
+// nothing is resumed.
+func TestInconsistentLogFailsTheSession(t *testing.T) {
+	p, err := llmserver.NewProvider(llmserver.Script{}, llmserver.WithTest(t))
+	testkit.NoError(t, err)
+	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+	ctx := context.Background()
+	testkit.NoError(t, rt.Sessions.Create(ctx, "bad", event.CreatedPayload{Cwd: t.TempDir()}))
+	_, _, err = rt.Sessions.Append(ctx, "bad",
+		draft(t, event.RunStarted, event.RunStartedPayload{RunID: "r1"}),
+		draft(t, event.RunEnded, event.RunEndedPayload{RunID: "r1", StopReason: event.StopEndTurn}),
+		draft(t, event.RunInterrupted, event.RunInterruptedPayload{RunID: "r1", Policy: event.CrashResume}))
+	testkit.NoError(t, err)
+	testkit.NoError(t, rt.Sessions.Kill(ctx, "bad"))
+	for range 2 { // the failing incarnation, then one that reads the status back
+		_, err = rt.Sessions.State(ctx, "bad")
+		if !errors.Is(err, session.ErrFailed) || !strings.Contains(err.Error(), "interrupts run r1") {
+			t.Fatalf("state of an inconsistent log: %v, want ErrFailed with the reason", err)
+		}
+		testkit.Eventually(t, 5*time.Second, "the failed session passivated", func() bool {
+			live, err := rt.Sessions.Live(ctx)
+			return err == nil && len(live) == 0
+		})
+	}
+	meta, err := rt.Store.Session(ctx, "bad")
+	testkit.NoError(t, err)
+	if meta.Status != persistence.StatusFailed || !strings.Contains(meta.StatusReason, "interrupts run r1") {
+		t.Fatalf("stored status %q (%q), want failed with the reason", meta.Status, meta.StatusReason)
+	}
 }

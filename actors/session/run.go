@@ -3,13 +3,13 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // turnTokens are process-wide so that no two turns, across restarts of a
@@ -119,6 +119,10 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 			ctx.Send(s.turnPID, &turn.Cancel{Reason: m.Reason})
 		case s.mcp.deferred != "":
 			s.cancelDeferred(ctx, m.Reason)
+		case s.resuming != "":
+			run := s.resuming
+			s.resuming, s.turnRun = "", ""
+			s.endUnstarted(ctx, run, m.Reason)
 		}
 		s.reply(ctx, sender, reply)
 	case *Decide:
@@ -293,6 +297,9 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 		Cwd: st.Cwd, AllowedDirs: st.AdditionalDirs, SpillDir: eng.SpillDir, NewID: eng.NewID,
 		Dispatcher: s.cfg.Dispatcher,
 	}
+	if key, id := s.cfg.ProcKey, s.cfg.ID; len(key) > 0 {
+		cfg.Marker = func(call string) string { return toolMarker(key, id, runID, call) }
+	}
 	if eng.Tools != nil {
 		cfg.Tools = eng.Tools(st)
 	}
@@ -317,9 +324,25 @@ func (s *session) ensureQueue(ctx actor.Context) {
 	}))
 }
 
+// maxResumes bounds how often a restart resumes one run: a run whose
+// resumption crashes troupe every time would otherwise call the model at
+// every start, for ever. The next interruption ends it with an error.
+const maxResumes = 3
+
+// resumeRun is the session's note to itself that the events closing an
+// interrupted run are committed: only then does the run resume, so that a
+// store that cannot take them (a damaged file, a full disk) never gets a
+// model call per attempt.
+type resumeRun struct {
+	gen   uint64
+	runID string
+	step  int
+}
+
 // closeInterrupted ends what a crash cut off: the open step's partial
 // message, the tool calls that started and never finished (reported as
-// interrupted, never run again), then resumes or stops the run per policy.
+// interrupted, never run again), then resumes or stops the run per policy,
+// resuming once these events are committed, and at most maxResumes times.
 func (s *session) closeInterrupted(ctx actor.Context) {
 	r := &s.f.run
 	if s.cfg.Engine == nil || r.runID == "" {
@@ -339,22 +362,42 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	}
 	var cut []string
 	for _, o := range r.open {
-		if o.pgid > 0 {
-			proc.KillGroup(o.pgid) // whatever of it outlived the crash must not run on unseen
-		}
+		s.killLeftover(runID, o) // whatever of it outlived the crash must not run on unseen
 		cut = append(cut, o.id)
 		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})
 	}
 	policy := deref(s.f.st.Settings.CrashPolicy, event.CrashResume)
+	exhausted := policy != event.CrashStop && r.interrupts >= maxResumes
+	if exhausted {
+		policy = event.CrashStop
+	}
 	add(event.RunInterrupted, event.RunInterruptedPayload{RunID: runID, ToolCallIDs: cut, Policy: policy})
-	if policy == event.CrashStop {
+	switch {
+	case exhausted:
+		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: event.StopError, ErrorKind: "internal",
+			Error: fmt.Sprintf("interrupted by a restart of troupe %d times; resumed %d times already, it is not resumed again", r.interrupts+1, maxResumes)})
+	case policy == event.CrashStop:
 		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: event.StopCancelled, Error: "interrupted by a restart of troupe"})
 	}
-	s.log.Warn("run interrupted by a restart", "run", runID, "policy", policy, "tool_calls", len(cut))
-	s.commit(ctx, drafts, nil, nil)
-	if policy != event.CrashStop {
-		s.startTurn(ctx, runID, steps)
+	s.log.Warn("run interrupted by a restart", "run", runID, "policy", policy, "tool_calls", len(cut), "resumed_before", r.interrupts)
+	if policy == event.CrashStop {
+		s.commit(ctx, drafts, nil, nil)
+		return
 	}
+	// The run's slot is taken until the resume: a prompt the queue starts
+	// meanwhile waits as pendingStart, a cancel ends the run unresumed.
+	s.turnRun, s.resuming = runID, runID
+	s.commit(ctx, drafts, ctx.Self(), &resumeRun{gen: s.gen, runID: runID, step: steps})
+}
+
+// onResumeRun resumes the run closeInterrupted closed, now that its events
+// are committed; a failed commit never sends it.
+func (s *session) onResumeRun(ctx actor.Context, m *resumeRun) {
+	if m.gen != s.gen || s.resuming != m.runID || s.stopping || s.failed {
+		return
+	}
+	s.resuming, s.turnRun = "", ""
+	s.startTurn(ctx, m.runID, m.step)
 }
 
 // applyBufferedSettings serves the settings changes among the requests
@@ -377,11 +420,21 @@ func (s *session) applyBufferedSettings(ctx actor.Context) {
 func (s *session) cancelDeferred(ctx actor.Context, reason string) {
 	run := s.mcp.deferred
 	s.mcp.deferred, s.turnRun = "", ""
+	s.endUnstarted(ctx, run, reason)
+}
+
+// endUnstarted ends run, whose turn never started, as cancelled, and
+// starts the run that waited for its slot.
+func (s *session) endUnstarted(ctx actor.Context, run, reason string) {
 	if d, err := event.NewDraft(event.RunEnded, event.RunEndedPayload{RunID: run, StopReason: event.StopCancelled, Error: reason}); err == nil {
 		s.commit(ctx, []event.Draft{d}, nil, nil)
 	}
 	if s.queuePID != nil {
 		ctx.Send(s.queuePID, &queue.RunEnded{RunID: run})
+	}
+	if next := s.pendingStart; next != "" {
+		s.pendingStart = ""
+		s.startRun(ctx, next)
 	}
 }
 

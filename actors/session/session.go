@@ -33,6 +33,11 @@ type Config struct {
 	// Dispatcher runs the mailboxes of the session and its turns; nil is
 	// protoactor's default (a goroutine per mailbox run).
 	Dispatcher actor.Dispatcher
+	// ProcKey keys the markers of the processes tool calls start (see
+	// toolMarker): the same for every process on one store, so that a
+	// troupe recovering a crashed run can prove what it may kill. Nil
+	// marks nothing, and recovery then signals nothing.
+	ProcKey []byte
 	// OnLive, when set, learns that a created session came live in this
 	// process (whatever woke it) and the last seq of its log then: before
 	// the session commits anything or serves a request. It runs inside
@@ -84,6 +89,7 @@ type session struct {
 	recovering bool
 	missing    bool // nothing on disk and no Create yet
 	failed     bool
+	failReason string
 	claimed    bool                // this process holds the session's lease
 	held       *persistence.Holder // another live process holds it: serve nothing
 	buffered   []pendingRequest
@@ -112,6 +118,7 @@ type session struct {
 	mcp       mcpState
 
 	pendingStart string     // a run the queue started while a turn still held the slot
+	resuming     string     // an interrupted run waiting for its closing events to commit
 	runEndTold   string     // the run whose end the queue has been told
 	compactTo    *actor.PID // who asked for the running manual compaction
 	// compactNext is a manual compaction asked for after run.ended was
@@ -135,6 +142,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.onCommitted(ctx, m)
 	case *flushAppends:
 		s.onFlush(ctx, m)
+	case *resumeRun:
+		s.onResumeRun(ctx, m)
 	case *turn.Emit, *turn.Finished, *turn.AllowCategory, *turn.Compacted, *queue.Emit, *queue.StartRun, *queue.CancelRun:
 		s.onEngineMessage(ctx, m)
 	case *mcp.ToolsReply:
@@ -248,7 +257,14 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err := foldParent(ctx, store, id, &f.conv, 0); err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
+	if meta.Status == persistence.StatusFailed {
+		return &recovered{fold: f, failed: true, reason: meta.StatusReason}
+	}
+	var gap string
 	err = store.Load(ctx, id, 1, func(e event.Event) error {
+		if e.Seq != f.st.LastSeq+1 && gap == "" {
+			gap = fmt.Sprintf("the store lacks events %d to %d of session %s", f.st.LastSeq+1, e.Seq-1, id)
+		}
 		if err := f.apply(e, false); err != nil {
 			return fmt.Errorf("fold seq %d: %w", e.Seq, err)
 		}
@@ -260,7 +276,24 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
-	return &recovered{fold: f, failed: meta.Status == persistence.StatusFailed}
+	return &recovered{fold: f, reason: inconsistency(gap, f, meta)}
+}
+
+// inconsistency says why a log read back cannot be what the session
+// wrote, or "": seqs missing (gap), a log that reads back shorter than the
+// store says it is, a run interrupted that the log does not show running.
+// Serving such a log would resume runs that ended and collide with the
+// seqs it did not read, again at every recovery: the session fails instead.
+func inconsistency(gap string, f fold, meta persistence.SessionMeta) string {
+	switch {
+	case gap != "":
+		return gap
+	case f.st.LastSeq != meta.LastSeq:
+		return fmt.Sprintf("the log of session %s reads back to seq %d, but the store holds seq %d", meta.ID, f.st.LastSeq, meta.LastSeq)
+	case f.run.inconsistent != "":
+		return f.run.inconsistent
+	}
+	return ""
 }
 
 // maxForkDepth stops a corrupt log whose fork breadcrumbs loop.
@@ -302,7 +335,11 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 		panic(m.err)
 	}
 	s.recovering = false
-	s.f, s.missing, s.failed = m.fold, m.missing, m.failed
+	if m.reason != "" && !m.failed {
+		s.fail(ctx, "inconsistent log: "+m.reason)
+		return
+	}
+	s.f, s.missing, s.failed, s.failReason = m.fold, m.missing, m.failed, m.reason
 	s.committed = s.f.st.LastSeq
 	s.metaDirty = s.f.st.Created && !s.failed
 	if s.metaDirty {
@@ -366,6 +403,9 @@ func (s *session) unavailable(req Request) error {
 		return &persistence.LeaseHeldError{Holder: *s.held}
 	}
 	if s.failed {
+		if s.failReason != "" {
+			return fmt.Errorf("%w: %s", ErrFailed, s.failReason)
+		}
 		return ErrFailed
 	}
 	if _, creating := req.(*Create); s.missing && !creating {
@@ -557,9 +597,16 @@ func drop[T any](xs []T, n int) []T {
 }
 
 // commitFailed: nothing uncommitted was written, so the state folded from
-// it is wrong. Tell the waiters and rebuild from the store.
+// it is wrong. Tell the waiters, then fail: the supervisor (the sessions
+// registry) restarts the session after a backoff that doubles per failure,
+// and the new incarnation rebuilds everything, its turn included, from the
+// store; the MaxFailures-th failure within its window stops the session
+// as failed, with this error as the reason. Recovering in place, at once,
+// made a store that refuses a session's writes (a damaged file whose log
+// reads back short, so every seq the session takes collides) a loop:
+// recover, resume the run, fail, recover, with a model call each time.
 func (s *session) commitFailed(ctx actor.Context, err error) {
-	s.log.Error("commit failed; recovering from the store", "error", err)
+	s.log.Error("commit failed; restarting from the store", "error", err)
 	for _, w := range s.waiters {
 		werr := fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)
 		switch w.reply.(type) {
@@ -570,7 +617,42 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 		}
 	}
 	s.waiters = nil
-	s.startRecovery(ctx)
+	if errors.Is(err, persistence.ErrLeaseLost) {
+		// Not the store failing: another process holds the session now.
+		// Recovery finds it so and stops serving.
+		s.startRecovery(ctx)
+		return
+	}
+	if persistence.IsSeqConflict(err) {
+		err = fmt.Errorf("the store already holds seqs the session took after %d, which its log did not read back (a damaged store?): %w", s.committed, err)
+	}
+	panic(fmt.Errorf("commit session %s: %w", s.cfg.ID, err))
+}
+
+// fail stops serving the session for good, for what no retry mends (an
+// inconsistent log): it records status failed with the reason, which the
+// store keeps over later statuses and a new incarnation reads back, and
+// answers every request, those waiting included, with ErrFailed and the
+// reason. The session then passivates; nothing resumes, nothing retries.
+func (s *session) fail(ctx actor.Context, reason string) {
+	s.log.Error("session failed", "reason", reason)
+	s.failed, s.failReason = true, reason
+	for _, pid := range []*actor.PID{s.turnPID, s.queuePID} {
+		if pid != nil {
+			ctx.Stop(pid)
+		}
+	}
+	s.turnPID, s.turnRun, s.queuePID, s.resuming = nil, "", nil, ""
+	s.flush(ctx)
+	ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
+		SessionID: s.cfg.ID, Status: persistence.StatusFailed, Reason: reason,
+	}})
+	buffered := s.buffered
+	s.buffered = nil
+	for _, p := range buffered {
+		s.handle(ctx, p.sender, p.msg)
+	}
+	s.requestPassivation(ctx, false)
 }
 
 // requestPassivation asks the parent to stop this session when it has no

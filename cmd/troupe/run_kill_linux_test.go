@@ -76,3 +76,52 @@ func TestRunKilledTakesItsToolProcessGroup(t *testing.T) {
 		return len(groupMembers(pgid)) == 0
 	})
 }
+
+// A tool call's group that outlived troupe (the call killed its group's
+// watcher, so SIGKILL took only the leader, by its parent-death signal) is
+// killed when the session is resumed: recovery proves the group is the
+// call's by the marker every member inherited, and kills it.
+func TestRunResumeKillsWhatACrashLeftOfAToolGroup(t *testing.T) {
+	bin := testkit.BuildTroupe(t)
+	home, work := t.TempDir(), t.TempDir()
+	ready := filepath.Join(work, "ready")
+	cmd := `pkill -KILL -P $$ -f 'read -r line'; sleep 300 & echo ok > ` + ready + `; wait`
+	args, err := json.Marshal(map[string]string{"command": cmd})
+	testkit.NoError(t, err)
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.ToolCall("c1", "bash", string(args))),
+		llmserver.Steps(llmserver.Text("resumed")),
+	}})
+	env := []string{"TROUPE_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
+	p := testkit.Start(t, bin, env, "run", "--yolo", "--json", "--provider", "openai", "--model", "tiny", "--cwd", work, "--session", "kept", "outlive me")
+	var pgid int
+	decodeEvents(t, p, func(e event.Event) bool {
+		var pr event.ToolProcessPayload
+		if e.Kind == event.ToolProcess && e.Decode(&pr) == nil {
+			pgid = pr.Pgid
+		}
+		return pgid > 0
+	})
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	testkit.Eventually(t, 10*time.Second, "the tool killed its watcher and started its sleeper", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil && len(groupMembers(pgid)) == 2 // bash and sleep
+	})
+	p.Kill()
+	p.Wait(t, 10*time.Second)
+	testkit.Eventually(t, 10*time.Second, "the leader gone with troupe", func() bool {
+		return len(groupMembers(pgid)) == 1
+	})
+	time.Sleep(200 * time.Millisecond)
+	if len(groupMembers(pgid)) != 1 {
+		t.Fatal("the sleeper did not outlive troupe: nothing is left for recovery to kill")
+	}
+
+	lines, stderr, code := runLines(t, bin, env, "run", "--session", "kept")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+	testkit.Eventually(t, 10*time.Second, "the group killed by recovery", func() bool {
+		return len(groupMembers(pgid)) == 0
+	})
+}

@@ -261,11 +261,18 @@ type ToolProgressPayload struct {
 	Output     string `json:"output"`
 }
 
-// ToolProcessPayload: the call runs a process group (its leader's pid).
+// ToolProcessPayload: the call runs a process group (its leader's pid),
+// and what proves it after a crash: the leader's start time (clock ticks
+// since boot) and the boot's id. Recovery signals the group only when the
+// leader still is that process and carries the marker only the troupe that
+// started it can make (see runtime/proc's KillProven); a payload from
+// anywhere else proves nothing.
 type ToolProcessPayload struct {
 	RunID      string `json:"run_id"`
 	ToolCallID string `json:"tool_call_id"`
 	Pgid       int    `json:"pgid"`
+	Start      int64  `json:"start,omitempty"`
+	Boot       string `json:"boot,omitempty"`
 }
 
 // ToolCompletedPayload ends a tool call.

@@ -110,9 +110,15 @@ func Start(opts Options) (*Runtime, error) {
 	case idle < 0:
 		idle = 0
 	}
+	key, err := loadProcKey(home)
+	if err != nil {
+		// Only what recovery kills after a crash depends on it: without a
+		// key tool processes carry no marker, and none is ever signalled.
+		log.Warn("tool processes are not marked; recovery will not kill what a crash leaves running", "error", err)
+	}
 	scfg := opts.Sessions
 	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine, Dispatcher: rt.dispatch,
-		OnLive: opts.OnSessionLive}
+		OnLive: opts.OnSessionLive, ProcKey: key}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
 	wopts := opts.Writer
 	if wopts.Dispatcher == nil {

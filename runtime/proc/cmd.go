@@ -1,6 +1,9 @@
 package proc
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // Cmd is an exec.Cmd that runs isolated in its own process group (see the
 // package doc). Set the exec.Cmd's fields as usual, except ExtraFiles and
@@ -13,7 +16,11 @@ type Cmd struct {
 	// adopt (a llama-server that took minutes to load). Its standard
 	// streams must then be files, not pipes to troupe, which would break.
 	Outlive bool
-	watch   watch
+	// Marker, when set, is put in the command's environment as MarkerEnv:
+	// record the command's Proof, and KillProven with the same marker can
+	// later tell it from any other process (see proof.go).
+	Marker string
+	watch  watch
 }
 
 // Command returns a Cmd to run name with args, looked up as exec.Command
@@ -30,4 +37,17 @@ func (c *Cmd) PGID() int {
 		return 0
 	}
 	return c.Process.Pid
+}
+
+// markEnv adds the marker to the environment the command starts with; exec
+// keeps the last of duplicate keys, so an inherited marker is replaced.
+func (c *Cmd) markEnv() {
+	if c.Marker == "" {
+		return
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	c.Env = append(env[:len(env):len(env)], MarkerEnv+"="+c.Marker)
 }

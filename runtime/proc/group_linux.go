@@ -3,11 +3,9 @@
 package proc
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -91,24 +89,8 @@ func GroupAlive(pgid int) bool {
 	return false
 }
 
-// procStat reads a process's state letter and process group from
-// /proc/PID/stat, whose fields follow the parenthesised command name.
+// procStat reads a process's state letter and process group.
 func procStat(pid int) (state byte, pgrp int, ok bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 3 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	pgrp, err = strconv.Atoi(fields[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return fields[0][0], pgrp, true
+	st, ok := readStat(pid)
+	return st.state, st.pgrp, ok
 }

@@ -47,6 +47,7 @@ func (c *Cmd) Start() error {
 	if err := checkExecutable(c.Path, c.Dir); err != nil {
 		return err
 	}
+	c.markEnv()
 	if c.Outlive {
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return c.Cmd.Start()

@@ -99,7 +99,7 @@ func (b Bash) Run(ctx context.Context, call Call, progress func(string)) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	return runShell(ctx, shell, args.Command, cwd, call.SpillDir, timeout, progress, call.OnStart)
+	return runShell(ctx, shell, args.Command, cwd, call, timeout, progress)
 }
 
 // findShell prefers bash, which models assume, and falls back to sh.
@@ -122,9 +122,9 @@ type exitInfo struct {
 	pipeHeld  bool // background processes kept the output pipe open
 }
 
-func runShell(ctx context.Context, shell, command, cwd, spillDir string,
-	timeout time.Duration, progress func(string), onStart func(int)) (Result, error) {
-	sink := &outputSink{spillDir: spillDir}
+func runShell(ctx context.Context, shell, command, cwd string, call Call,
+	timeout time.Duration, progress func(string)) (Result, error) {
+	sink := &outputSink{spillDir: call.SpillDir}
 	// Its own process group, no terminal (a credential prompt fails instead
 	// of hanging until the timeout), and death with troupe: see runtime/proc.
 	cmd := proc.Command(shell, "-c", command)
@@ -132,14 +132,15 @@ func runShell(ctx context.Context, shell, command, cwd, spillDir string,
 	// command left running in the background is no longer troupe's to kill.
 	defer cmd.Release()
 	cmd.Dir = cwd
+	cmd.Marker = call.Marker
 	cmd.Stdout = sink // the same writer for both: one pipe, output interleaved
 	cmd.Stderr = sink
 	cmd.WaitDelay = pipeGrace
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("bash: start %s: %w", shell, err)
 	}
-	if onStart != nil {
-		onStart(cmd.PGID())
+	if call.OnStart != nil {
+		call.OnStart(cmd.Proof())
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()

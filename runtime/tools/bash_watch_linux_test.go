@@ -35,7 +35,7 @@ func TestBashHelperProcess(t *testing.T) {
 		}
 	}
 	call := callIn(t, dir, map[string]any{"command": treeCommand})
-	call.OnStart = func(pgid int) { fmt.Printf("group %d\n", pgid) }
+	call.OnStart = func(p proc.Proof) { fmt.Printf("group %d\n", p.PID) }
 	_, _ = Bash{}.Run(context.Background(), call, progress)
 }
 

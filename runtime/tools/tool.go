@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/troupehq/troupe/runtime/proc"
 )
 
 // Category is how approval policy groups tools; the values are the aionrs
@@ -46,10 +48,15 @@ type Call struct {
 	// SpillDir receives files holding output too long to return inline;
 	// empty means the system temporary directory.
 	SpillDir string
-	// OnStart, when set, is told the process group of a process the call
-	// started, so the runtime can record it and kill what is left of the
-	// group after a crash of its own.
-	OnStart func(pgid int)
+	// Marker, when set, goes into the environment of the processes the
+	// call starts (proc.MarkerEnv): what lets a later troupe prove a
+	// recorded process still is one this call started (proc.KillProven).
+	Marker string
+	// OnStart, when set, is told the proof of a process group the call
+	// started (its leader's pid is the group's id), so the runtime can
+	// record it and kill what is left of the group after a crash of its
+	// own.
+	OnStart func(proc.Proof)
 }
 
 // Result is what the model (and the client) see of a finished call.

@@ -29,7 +29,11 @@ func (t *turn) lookup(name string) tools.Tool {
 }
 
 func (t *turn) toolCall(c call) tools.Call {
-	return tools.Call{Cwd: t.cfg.Cwd, AllowedDirs: t.cfg.AllowedDirs, Args: []byte(c.args), SpillDir: t.cfg.SpillDir}
+	call := tools.Call{Cwd: t.cfg.Cwd, AllowedDirs: t.cfg.AllowedDirs, Args: []byte(c.args), SpillDir: t.cfg.SpillDir}
+	if t.cfg.Marker != nil {
+		call.Marker = t.cfg.Marker(c.id)
+	}
+	return call
 }
 
 // prepareCalls looks at every call of the step before any runs: each that

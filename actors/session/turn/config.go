@@ -62,7 +62,10 @@ type Config struct {
 	Cwd         string
 	AllowedDirs []string
 	SpillDir    string
-	NewID       func(prefix string) string
+	// Marker, when set, names the marker a tool call's processes carry
+	// (tools.Call.Marker), from the call's id.
+	Marker func(toolCallID string) string
+	NewID  func(prefix string) string
 	// Dispatcher runs the turn's mailbox; nil is protoactor's default.
 	Dispatcher actor.Dispatcher
 }

@@ -126,7 +126,8 @@ func (t *turn) Receive(ctx actor.Context) {
 	case *toolcall.Progress:
 		t.emit(ctx, event.ToolProgress, event.ToolProgressPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Output: m.Output})
 	case *toolcall.Process:
-		t.emit(ctx, event.ToolProcess, event.ToolProcessPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID, Pgid: m.Pgid})
+		t.emit(ctx, event.ToolProcess, event.ToolProcessPayload{RunID: t.cfg.RunID, ToolCallID: m.ToolCallID,
+			Pgid: m.Proof.PID, Start: m.Proof.Start, Boot: m.Proof.Boot})
 	case *toolcall.Done:
 		t.onToolDone(ctx, m)
 	case *actor.Terminated:

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 
@@ -33,10 +34,11 @@ type Done struct {
 	Cancelled  bool
 }
 
-// Process tells the parent the call started a process group.
+// Process tells the parent the call started a process group, with what
+// proves it (see proc.Proof).
 type Process struct {
 	ToolCallID string
-	Pgid       int
+	Proof      proc.Proof
 }
 
 // Cancel stops the call; Done follows with Cancelled set.
@@ -93,8 +95,8 @@ func (t *toolCall) start(ctx actor.Context) {
 	go func() {
 		began := time.Now()
 		done := &Done{ToolCallID: id}
-		call.OnStart = func(pgid int) {
-			root.Send(parent, &Process{ToolCallID: id, Pgid: pgid})
+		call.OnStart = func(p proc.Proof) {
+			root.Send(parent, &Process{ToolCallID: id, Proof: p})
 		}
 		progress := func(partial string) {
 			if forward {

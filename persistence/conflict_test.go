@@ -1,0 +1,24 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// A seq the store already holds is told apart from other commit failures.
+func TestIsSeqConflict(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	meta := SessionMeta{ID: "s1", Cwd: "/w"}
+	if _, err := s.Commit(ctx, Batch{Metas: []SessionMeta{meta}, Events: events("s1", 1, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Commit(ctx, Batch{Events: events("s1", 3, 2)})
+	if err == nil || !IsSeqConflict(err) {
+		t.Fatalf("commit of a taken seq: %v, want a seq conflict", err)
+	}
+	if IsSeqConflict(errors.New("disk I/O error")) || IsSeqConflict(nil) {
+		t.Fatal("other errors count as seq conflicts")
+	}
+}
