@@ -54,12 +54,19 @@ const rowsPerInsert = 128
 
 // Commit writes the batch in one transaction: all of it or none of it, but
 // for the writes of sessions whose lease this process does not hold, which
-// it skips and reports in Outcome.Lost. Only the store writer actor calls
-// it.
+// it skips and reports in Outcome.Lost. An error the store's file caused
+// is a *WriteError (ErrDiskFull, ErrStoreWrite). Only the store writer
+// actor calls it.
 func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
-	var out Outcome
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
+	out, err := s.commit(ctx, b)
+	return out, classifyWrite(err)
+}
+
+// commit runs the batch's transaction.
+func (s *Store) commit(ctx context.Context, b Batch) (Outcome, error) {
+	var out Outcome
 	// Prepare before BEGIN: the writer pool has one connection, which the
 	// transaction holds until it ends.
 	if err := s.prepareInserts(len(b.Events)); err != nil {
