@@ -23,6 +23,12 @@ var (
 	ErrNoEngine = session.ErrNoEngine
 	// ErrHasForks: Delete of a session other sessions were forked from.
 	ErrHasForks = persistence.ErrHasForks
+	// ErrStoreWrite: the store's file refused the request's write (an I/O
+	// error, a read-only or corrupt file); nothing of it was written.
+	ErrStoreWrite = persistence.ErrStoreWrite
+	// ErrDiskFull: the disk holding the store is full; nothing of the
+	// request was written. Every ErrDiskFull is also an ErrStoreWrite.
+	ErrDiskFull = persistence.ErrDiskFull
 )
 
 // LeaseHeldError refuses a request for a session another troupe process
