@@ -46,6 +46,18 @@ type Outcome struct {
 	// Lost names the sessions whose writes were skipped: another process
 	// holds their lease now.
 	Lost map[string]bool
+	// Failed holds, by session, why its writes were refused and left out
+	// while the rest of the batch committed (a seq already taken, say).
+	Failed map[string]error
+}
+
+// LeftOut is why the writes of session id were left out of the committed
+// batch (ErrLeaseLost, or the store's refusal of its rows), or nil.
+func (o Outcome) LeftOut(id string) error {
+	if o.Lost[id] {
+		return ErrLeaseLost
+	}
+	return o.Failed[id]
 }
 
 // rowsPerInsert bounds one multi-row INSERT; one statement per row would
@@ -54,12 +66,30 @@ const rowsPerInsert = 128
 
 // Commit writes the batch in one transaction: all of it or none of it, but
 // for the writes of sessions whose lease this process does not hold, which
-// it skips and reports in Outcome.Lost. Only the store writer actor calls
-// it.
+// it skips and reports in Outcome.Lost, and of sessions whose own rows the
+// store refuses, which it leaves out and reports in Outcome.Failed: one
+// session's bad write (a seq collision from a damaged log) must not fail
+// its neighbours in the batch. An error fails the whole batch; one the
+// store's file caused is a *WriteError (ErrDiskFull, ErrStoreWrite). Only
+// the store writer actor calls it.
 func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
-	var out Outcome
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
+	out, err := s.commit(ctx, b, false)
+	if err != nil && refusedRow(err) {
+		// Which session's row it was SQLite does not say (a multi-row
+		// INSERT mixes sessions), so the batch runs again with each
+		// session's writes under a savepoint of their own. Only a failed
+		// batch pays for this.
+		out, err = s.commit(ctx, b, true)
+	}
+	return out, classifyWrite(err)
+}
+
+// commit runs one transaction of the batch; isolated puts each session's
+// writes under a savepoint and leaves out those the store refuses.
+func (s *Store) commit(ctx context.Context, b Batch, isolated bool) (Outcome, error) {
+	var out Outcome
 	// Prepare before BEGIN: the writer pool has one connection, which the
 	// transaction holds until it ends.
 	if err := s.prepareInserts(len(b.Events)); err != nil {
@@ -88,7 +118,12 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	if err := s.fence(tx, &b, &out); err != nil {
 		return out, err
 	}
-	if err := s.write(ctx, tx, b, now.UnixNano()); err != nil {
+	if isolated {
+		err = s.writeIsolated(ctx, tx, b, now.UnixNano(), &out)
+	} else {
+		err = s.write(ctx, tx, b, now.UnixNano())
+	}
+	if err != nil {
 		return out, err
 	}
 	if err := s.leaseUpkeep(tx, b, now.UnixNano()); err != nil {

@@ -73,17 +73,66 @@ func TestCommitIsAtomic(t *testing.T) {
 	if _, err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: "s1"}}, Events: events("s1", 1, 5)}); err != nil {
 		t.Fatal(err)
 	}
-	// Seq 5 again: the primary key refuses it and the good rows go too.
-	_, err := s.Commit(ctx, Batch{Events: append(events("s1", 6, 3), events("s1", 5, 1)...)})
-	if err == nil {
-		t.Fatal("duplicate seq committed")
+	// Seq 5 again: the primary key refuses it and the session's good rows
+	// go too.
+	out, err := s.Commit(ctx, Batch{Events: append(events("s1", 6, 3), events("s1", 5, 1)...)})
+	if err != nil || out.Failed["s1"] == nil {
+		t.Fatalf("duplicate seq: error %v, failed %v", err, out.Failed)
 	}
 	if last, _ := s.LastSeq(ctx, "s1"); last != 5 {
 		t.Fatalf("partial batch landed: last seq %d", last)
 	}
 	// Events of an unknown session break the foreign key.
-	if _, err := s.Commit(ctx, Batch{Events: events("nobody", 1, 1)}); err == nil {
-		t.Fatal("event of unknown session committed")
+	if out, err := s.Commit(ctx, Batch{Events: events("nobody", 1, 1)}); err != nil || out.Failed["nobody"] == nil {
+		t.Fatalf("event of unknown session: error %v, failed %v", err, out.Failed)
+	}
+	if _, err := s.Session(ctx, "nobody"); !errors.Is(err, ErrSessionNotFound) {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// One session's refused row (a seq collision, as a damaged log makes)
+// leaves that session's writes out of the batch, all of them, and only
+// them: its neighbours' events, metas and statuses commit.
+func TestCommitLeavesOutOnlyTheRefusedSession(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	for _, id := range []string{"bad", "good"} {
+		if _, err := s.Commit(ctx, Batch{Metas: []SessionMeta{{ID: id, Title: "before"}}, Events: events(id, 1, 3)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 300 events of each, interleaved in runs so that every multi-row
+	// INSERT mixes the two sessions; bad's collision is in the middle.
+	var evs []event.Event
+	bad, good := append(events("bad", 4, 150), events("bad", 3, 1)...), events("good", 4, 300)
+	bad = append(bad, events("bad", 154, 149)...)
+	for i := 0; i < 300; i += 50 {
+		evs = append(evs, good[i:i+50]...)
+		evs = append(evs, bad[i:i+50]...)
+	}
+	out, err := s.Commit(ctx, Batch{
+		Metas:    []SessionMeta{{ID: "bad", Title: "after"}, {ID: "good", Title: "after"}},
+		Events:   evs,
+		Statuses: []StatusChange{{SessionID: "bad", Status: StatusCold}, {SessionID: "good", Status: StatusCold}},
+	})
+	if err != nil {
+		t.Fatalf("the batch failed: %v", err)
+	}
+	if len(out.Failed) != 1 || out.Failed["bad"] == nil || !strings.Contains(out.Failed["bad"].Error(), "UNIQUE") {
+		t.Fatalf("failed %v, want bad's seq collision alone", out.Failed)
+	}
+	for id, want := range map[string]struct {
+		last          int64
+		title, status string
+	}{"bad": {3, "before", StatusLive}, "good": {303, "after", StatusCold}} {
+		m, err := s.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.LastSeq != want.last || m.Title != want.title || m.Status != want.status {
+			t.Fatalf("%s: last seq %d, title %q, status %q; want %+v", id, m.LastSeq, m.Title, m.Status, want)
+		}
 	}
 }
 

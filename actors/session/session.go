@@ -206,8 +206,17 @@ func (s *session) onClaimed(ctx actor.Context, m *storewriter.Claimed) {
 		return
 	}
 	if m.Err != nil {
-		// The store cannot be written: let the supervisor retry with backoff.
-		panic(fmt.Errorf("claim session %s: %w", s.cfg.ID, m.Err))
+		// The store cannot be written: the requests waiting on recovery
+		// hear why now (the restart would drop them unanswered, to time
+		// out), and the supervisor retries with backoff.
+		err := fmt.Errorf("claim session %s: %w", s.cfg.ID, m.Err)
+		buffered := s.buffered
+		s.buffered = nil
+		for _, p := range buffered {
+			s.refuse(ctx, p.sender, p.msg, err)
+		}
+		s.endSubscriptions(ctx, "the session stopped: "+err.Error())
+		panic(err)
 	}
 	if m.Held == nil {
 		s.claimed = true
@@ -414,6 +423,14 @@ func (s *session) unavailable(req Request) error {
 	return nil
 }
 
+// isUnavailable reports a refusal of unavailable (held, failed, not found),
+// as opposed to a failure to serve: a queue edit hears the former as its
+// target not found.
+func isUnavailable(err error) bool {
+	var held *persistence.LeaseHeldError
+	return errors.Is(err, ErrFailed) || errors.Is(err, ErrNotFound) || errors.As(err, &held)
+}
+
 // refuse answers a request this session cannot serve with err, in the
 // reply type the request expects.
 func (s *session) refuse(ctx actor.Context, sender *actor.PID, req Request, err error) {
@@ -433,6 +450,9 @@ func (s *session) refuse(ctx actor.Context, sender *actor.PID, req Request, err 
 		reply = &CompactReply{Err: err}
 	case *QueueOp:
 		reply = &queue.Result{Reason: "not_found"}
+		if !isUnavailable(err) {
+			reply = &queue.Result{Reason: "error", Err: err}
+		}
 	case *CancelRun:
 		reply = &CancelRunReply{} // nothing runs here
 	case *SetAttention:
@@ -597,24 +617,21 @@ func drop[T any](xs []T, n int) []T {
 }
 
 // commitFailed: nothing uncommitted was written, so the state folded from
-// it is wrong. Tell the waiters, then fail: the supervisor (the sessions
-// registry) restarts the session after a backoff that doubles per failure,
-// and the new incarnation rebuilds everything, its turn included, from the
-// store; the MaxFailures-th failure within its window stops the session
-// as failed, with this error as the reason. Recovering in place, at once,
-// made a store that refuses a session's writes (a damaged file whose log
-// reads back short, so every seq the session takes collides) a loop:
-// recover, resume the run, fail, recover, with a model call each time.
+// it is wrong. Tell every waiter, in the reply it was promised, then fail:
+// the supervisor (the sessions registry) restarts the session after a
+// backoff that doubles per failure, and the new incarnation rebuilds
+// everything, its turn included, from the store; the MaxFailures-th
+// failure within its window stops the session (as failed, with this
+// error as the reason, unless the failure was the store's own: a full
+// disk is no fault of the session). Recovering in place, at once, made a
+// store that refuses a session's writes (a damaged file whose log reads
+// back short, so every seq the session takes collides) a loop: recover,
+// resume the run, fail, recover, with a model call each time.
 func (s *session) commitFailed(ctx actor.Context, err error) {
 	s.log.Error("commit failed; restarting from the store", "error", err)
 	for _, w := range s.waiters {
 		werr := fmt.Errorf("commit %s seq %d-%d: %w", s.cfg.ID, w.first, w.last, err)
-		switch w.reply.(type) {
-		case nil:
-			s.reply(ctx, w.to, &Appended{Err: werr})
-		case *AttentionReply:
-			s.reply(ctx, w.to, &AttentionReply{Err: werr})
-		}
+		s.reply(ctx, w.to, failedReply(w.reply, werr))
 	}
 	s.waiters = nil
 	if errors.Is(err, persistence.ErrLeaseLost) {
@@ -653,6 +670,22 @@ func (s *session) fail(ctx actor.Context, reason string) {
 		s.handle(ctx, p.sender, p.msg)
 	}
 	s.requestPassivation(ctx, false)
+}
+
+// failedReply is the answer a waiter was promised (nil: *Appended),
+// carrying err instead: its write failed. A promise left unanswered would
+// leave its client waiting out its timeout with no cause.
+func failedReply(promised any, err error) any {
+	switch r := promised.(type) {
+	case *AttentionReply:
+		return &AttentionReply{Err: err}
+	case *queue.Enqueued:
+		return &queue.Enqueued{MessageID: r.MessageID, Err: err}
+	case *queue.Result:
+		return &queue.Result{Reason: "error", MessageID: r.MessageID, Err: err}
+	default:
+		return &Appended{Err: err}
+	}
 }
 
 // requestPassivation asks the parent to stop this session when it has no

@@ -56,6 +56,23 @@ type subscription struct {
 	reason    string
 }
 
+// subscriptionEnding tells a subscription why its session is about to stop
+// it, for the Closed its subscriber hears; the PoisonPill sent after it
+// ends it.
+type subscriptionEnding struct{ reason string }
+
+// endSubscriptions closes every subscription with reason before the
+// session fails: a restart would stop them anyway, and their subscribers
+// (a client's attachment) would hear no cause.
+func (s *session) endSubscriptions(ctx actor.Context, reason string) {
+	for id, pid := range s.subs {
+		ctx.Send(pid, &subscriptionEnding{reason: reason})
+		ctx.Poison(pid)
+		delete(s.subs, id)
+		delete(s.weak, id)
+	}
+}
+
 type replayDone struct {
 	next int64
 	err  error
@@ -81,6 +98,8 @@ func (sub *subscription) Receive(ctx actor.Context) {
 			sub.deliver(ctx, ev)
 		}
 		sub.held = nil
+	case *subscriptionEnding:
+		sub.reason = m.reason
 	case *Events:
 		if sub.replaying {
 			sub.held = append(sub.held, m)

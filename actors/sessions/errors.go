@@ -26,6 +26,12 @@ var (
 	// ErrAttentionLimit: an attention flag past a session's bounds
 	// (session.MaxAttention*).
 	ErrAttentionLimit = session.ErrAttentionLimit
+	// ErrStoreWrite: the store's file refused the request's write (an I/O
+	// error, a read-only or corrupt file); nothing of it was written.
+	ErrStoreWrite = persistence.ErrStoreWrite
+	// ErrDiskFull: the disk holding the store is full; nothing of the
+	// request was written. Every ErrDiskFull is also an ErrStoreWrite.
+	ErrDiskFull = persistence.ErrDiskFull
 )
 
 // LeaseHeldError refuses a request for a session another troupe process

@@ -242,7 +242,7 @@ func queueCall(op any) call[QueueResult] {
 		if err != nil {
 			return QueueResult{}, err
 		}
-		return QueueResult{OK: r.OK, Reason: r.Reason, MessageID: r.MessageID}, nil
+		return QueueResult{OK: r.OK, Reason: r.Reason, MessageID: r.MessageID}, r.Err
 	}}
 }
 

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"errors"
 	"fmt"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"math"
@@ -224,6 +225,17 @@ func (r *registry) giveUp(sys *actor.ActorSystem, sup actor.Supervisor, child *a
 	if e, ok := r.live[id]; ok {
 		e.stopping = true
 		e.failed = fmt.Errorf("%w: %s: %s", session.ErrFailed, id, why)
+		if cause, ok := reason.(error); ok {
+			// The cause stays testable (a full disk is told apart).
+			e.failed = fmt.Errorf("%w: %s: stopped after %d failures within %s: %w", session.ErrFailed, id, n, r.cfg.FailureWindow, cause)
+		}
+	}
+	if cause, ok := reason.(error); ok && errors.Is(cause, persistence.ErrStoreWrite) {
+		// The store failed, not the session (a full disk): it stops, and
+		// the next request once there is room starts it again. Marked
+		// failed, it would refuse everything for good.
+		sup.StopChildren(child)
+		return
 	}
 	sys.Root.Send(r.cfg.Session.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
 		SessionID: id, Status: persistence.StatusFailed, Reason: why,

@@ -186,7 +186,7 @@ func (w *writer) startCommitter(ctx actor.Context) {
 	go func() {
 		for j := range jobs {
 			outcome, err := store.Commit(context.Background(), j.batch)
-			if err == nil && len(outcome.Lost) == 0 {
+			if err == nil && len(outcome.Lost) == 0 && len(outcome.Failed) == 0 {
 				// The common case needs none of the writer's state: the
 				// senders hear from here, a hop sooner than through the
 				// mailbox, and the writer only learns the commit is done.
@@ -243,21 +243,25 @@ func (w *writer) done(ctx actor.Context, m *batchDone) {
 }
 
 // succeed answers every sender of a committed batch the committer did not
-// answer itself: one where a session whose lease another process took had
-// its writes skipped. That session hears ErrLeaseLost, and its generation
-// is fenced as after a failure.
+// answer itself: one where some session's writes were left out, because
+// another process took its lease (it hears ErrLeaseLost) or because the
+// store refused its rows (it hears why). Only that session hears an error,
+// and its generation is fenced as after a failure; the rest committed.
 func (w *writer) succeed(ctx actor.Context, m *batchDone) {
+	for id, err := range m.outcome.Failed {
+		w.log.Error("a session's writes were refused; the rest of the batch committed", "session", id, "error", err)
+	}
 	var fenced map[string]bool // made on the first fence: most batches have none
 	for _, r := range m.replies {
 		switch msg := r.msg.(type) {
 		case *Committed:
-			if m.outcome.Lost[msg.SessionID] {
-				msg.Err, msg.LastSeq = persistence.ErrLeaseLost, 0
+			if err := m.outcome.LeftOut(msg.SessionID); err != nil {
+				msg.Err, msg.LastSeq = err, 0
 				fenced = w.fence(fenced, msg)
 			}
 		case *StatusSet:
-			if m.outcome.Lost[msg.SessionID] {
-				msg.Err = persistence.ErrLeaseLost
+			if err := m.outcome.LeftOut(msg.SessionID); err != nil {
+				msg.Err = err
 			}
 		case *Claimed:
 			if h, held := m.outcome.Refused[msg.SessionID]; held {

@@ -173,3 +173,54 @@ func TestClaimsLostLeasesAndHeartbeat(t *testing.T) {
 		t.Fatalf("skipped writes reached the store: %v", err)
 	}
 }
+
+// Two sessions in one batch, one of them with a seq already taken (as a
+// damaged log makes): only that one hears the error and is fenced; the
+// other's events commit and are acknowledged, and it goes on.
+func TestOneSessionsCollisionFailsOnlyThatSession(t *testing.T) {
+	sys, w, inbox, store, replies := setup(t, storewriter.Options{Window: time.Hour, MaxBatch: 1000})
+	for _, id := range []string{"bad", "good"} {
+		sys.Root.Send(w, &storewriter.Append{SessionID: id, Gen: 1, Meta: &persistence.SessionMeta{ID: id}, Events: evs(id, 1, 3), ReplyTo: inbox})
+	}
+	_, err := sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+	testkit.NoError(t, err)
+	for range 2 {
+		testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+	}
+
+	// One window, so one batch: good's events before and after bad's
+	// colliding ones.
+	sys.Root.Send(w, &storewriter.Append{SessionID: "good", Gen: 1, Events: evs("good", 4, 2), ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "bad", Gen: 1, Events: evs("bad", 3, 2), ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "good", Gen: 1, Events: evs("good", 6, 1), ReplyTo: inbox})
+	_, err = sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+	testkit.NoError(t, err)
+	got := map[string][]*storewriter.Committed{}
+	for range 3 {
+		c := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+		got[c.SessionID] = append(got[c.SessionID], c)
+	}
+	if len(got["bad"]) != 1 || got["bad"][0].Err == nil {
+		t.Fatalf("bad's colliding append: %+v, want an error", got["bad"])
+	}
+	if len(got["good"]) != 2 || got["good"][0].Err != nil || got["good"][1].Err != nil || got["good"][1].LastSeq != 6 {
+		t.Fatalf("good's appends: %+v %+v, want both committed", got["good"][0], got["good"][1])
+	}
+	for id, want := range map[string]int64{"bad": 3, "good": 6} {
+		last, err := store.LastSeq(context.Background(), id)
+		testkit.NoError(t, err)
+		testkit.Equal(t, last, want)
+	}
+
+	// bad's generation is fenced; good's is not.
+	sys.Root.Send(w, &storewriter.Append{SessionID: "bad", Gen: 1, Events: evs("bad", 4, 1), ReplyTo: inbox})
+	if err := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err; !errors.Is(err, storewriter.ErrStaleGeneration) {
+		t.Fatalf("bad's next append: %v, want ErrStaleGeneration", err)
+	}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "good", Gen: 1, Events: evs("good", 7, 1), ReplyTo: inbox})
+	_, err = sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+	testkit.NoError(t, err)
+	c := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed)
+	testkit.NoError(t, c.Err)
+	testkit.Equal(t, c.LastSeq, int64(7))
+}

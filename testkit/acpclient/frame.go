@@ -21,8 +21,9 @@ type Frame struct {
 
 // RPCError is a JSON-RPC error answer.
 type RPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // Parse decodes one message; Raw keeps b.

@@ -295,7 +295,13 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 	c.log(ctx).Debug("session subscription closed", "session", a.id, "reason", reason)
 	// The session went cold (idle, or stopped); the attachment stays and
 	// wakes it with the client's next change.
-	c.notify(ctx, "hydra-acp/session/closed", map[string]string{"sessionId": a.id})
+	params := map[string]string{"sessionId": a.id}
+	if reason != "" && reason != "unsubscribed" {
+		// Not the session going cold: its clients hear why (a store it
+		// could not write, say).
+		params["reason"] = reason
+	}
+	c.notify(ctx, "hydra-acp/session/closed", params)
 }
 
 // wake resubscribes a cold attachment before a request that starts the
@@ -338,13 +344,21 @@ func (a *attachment) leave(c *conn) {
 	}
 }
 
-// sessionError maps a facade error to the spec's codes.
+// sessionError maps a facade error to the spec's codes. A write the
+// store's file refused is an internal error whose data names its kind
+// (errorKind disk_full or store_write), as a failed run's does.
 func sessionError(id string, err error) *RPCError {
 	switch {
 	case isNotFound(err):
 		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
 	case errors.Is(err, sessions.ErrHasForks), errors.Is(err, sessions.ErrAttentionLimit):
 		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
+	case errors.Is(err, sessions.ErrStoreWrite):
+		kind := "store_write"
+		if errors.Is(err, sessions.ErrDiskFull) {
+			kind = "disk_full"
+		}
+		return &RPCError{Code: CodeInternal, Message: fmt.Sprintf("session %s: %v", id, err), Data: map[string]any{"errorKind": kind}}
 	default:
 		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
 	}

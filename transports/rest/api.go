@@ -146,7 +146,9 @@ const requestTimeout = 30 * time.Second
 
 // sessionError answers err from a request about session id with the
 // protocol's status: 404 unknown, 409 hosted by another process or the
-// parent of forks (on delete), else 500.
+// parent of forks (on delete), 507 when the store's disk is full and 503
+// when the store's file refused the write otherwise (nothing was written;
+// the request may succeed once an operator acts), else 500.
 func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 	var held *sessions.LeaseHeldError
 	switch {
@@ -158,6 +160,12 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
 	case errors.Is(err, sessions.ErrAttentionLimit):
 		Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
+	case errors.Is(err, sessions.ErrDiskFull):
+		a.cfg.Log.Error("request failed: the store's disk is full", "session", id, "error", err)
+		Error(w, http.StatusInsufficientStorage, err.Error())
+	case errors.Is(err, sessions.ErrStoreWrite):
+		a.cfg.Log.Error("request failed: the store could not be written", "session", id, "error", err)
+		Error(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:

@@ -51,6 +51,10 @@ func (r *Renderer) Notification(method string, params json.RawMessage) {
 	case "hydra-acp/session/closed":
 		r.stopWaiting()
 		r.running, r.closed = false, true
+		if q.Reason != "" {
+			r.Note("the session was stopped (" + q.Reason + "); attach again to follow it")
+			return
+		}
 		r.Note("the session was stopped (cold); attach again to follow it")
 	}
 }

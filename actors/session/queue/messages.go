@@ -44,11 +44,13 @@ type AmendPrompt struct {
 }
 
 // Result answers the mutations: OK plus a hydra reason (ok, not_found,
-// already_running, target_completed, ...) and, for an amend, the id sent.
+// already_running, target_completed, ...) and, for an amend, the id sent;
+// Err when the edit could not be recorded (its commit failed).
 type Result struct {
 	OK        bool
 	Reason    string
 	MessageID string
+	Err       error
 }
 
 // SetModes changes how steering and follow-up messages are taken (all |
