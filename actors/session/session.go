@@ -643,7 +643,10 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 	if persistence.IsSeqConflict(err) {
 		err = fmt.Errorf("the store already holds seqs the session took after %d, which its log did not read back (a damaged store?): %w", s.committed, err)
 	}
-	panic(fmt.Errorf("commit session %s: %w", s.cfg.ID, err))
+	err = fmt.Errorf("commit session %s: %w", s.cfg.ID, err)
+	// The restart ends the subscriptions anyway: their clients hear why.
+	s.endSubscriptions(ctx, "the session stopped: "+err.Error())
+	panic(err)
 }
 
 // fail stops serving the session for good, for what no retry mends (an
