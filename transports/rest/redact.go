@@ -16,7 +16,7 @@ const redactedValue = "<redacted>"
 // at, and the values, so that a copy of one elsewhere in the log (an MCP
 // server's error naming its URL, a tool's output) is replaced too.
 type redaction struct {
-	paths  []string
+	paths   []string
 	secrets map[string]bool
 }
 
