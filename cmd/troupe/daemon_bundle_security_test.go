@@ -620,6 +620,33 @@ func TestDaemonExportRedactsCredentials(t *testing.T) {
 		}
 	}
 
+	// The store keeps the credentials where the session needs them (its
+	// session.created), not in what it records of the servers: the
+	// unreachable "api" server's error names its URL.
+	var status string
+	testkit.Eventually(t, 30*time.Second, "the api server's mcp.status", func() bool {
+		err := db.QueryRow(`SELECT CAST(payload AS TEXT) FROM events WHERE session_id = ? AND kind = 'mcp.status'
+			AND CAST(payload AS TEXT) LIKE '%"server":"api"%'`, sid).Scan(&status)
+		return err == nil
+	})
+	if !strings.Contains(status, "127.0.0.1:9") {
+		t.Fatalf("the api server's status does not name its URL (the check checks nothing): %s", status)
+	}
+	rows, err := db.Query("SELECT seq, CAST(payload AS TEXT) FROM events WHERE session_id = ? AND seq > 1", sid)
+	testkit.NoError(t, err)
+	for rows.Next() {
+		var seq int
+		var p string
+		testkit.NoError(t, rows.Scan(&seq, &p))
+		for _, s := range secrets {
+			if strings.Contains(p, s) {
+				t.Fatalf("the store keeps %q in event %d: %s", s, seq, p)
+			}
+		}
+	}
+	testkit.NoError(t, rows.Err())
+	rows.Close()
+
 	check := func(how string, bundle []byte) {
 		t.Helper()
 		for _, s := range secrets {
