@@ -176,9 +176,14 @@ func TestDaemonImportedBundleStartsNothing(t *testing.T) {
 	nothingStarted(t, srv, v, mcpMarker, toolMarker)
 	checkClosedRun(t, history, replayed)
 
-	// The session works, in the daemon's mode: a bash call asks first.
+	// The session works, in the daemon's mode: a bash call asks first (the
+	// bundle's yolo and its "always allow" for exec calls are not this
+	// daemon's).
 	pid := c.Prompt(sid, "anything left to do?")
-	asked := c.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
+	asked := c.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" || f.Answers(pid) })
+	if last := asked[len(asked)-1]; last.Method != "session/request_permission" {
+		t.Fatalf("the bash call ran without asking: %s (bash marker %v)", last.Raw, exists(toolMarker))
+	}
 	c.AnswerPermission(asked[len(asked)-1].ID, "reject_once")
 	fs := c.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)

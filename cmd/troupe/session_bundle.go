@@ -114,6 +114,7 @@ type importAnswer struct {
 		ApprovalMode   string   `json:"approvalMode"`
 		CrashPolicy    string   `json:"crashPolicy"`
 		AdditionalDirs []string `json:"additionalDirs"`
+		AllowAlways    int      `json:"allowAlways"`
 	} `json:"sanitized"`
 	InterruptedRunID string   `json:"interruptedRunId"`
 	CancelledPrompts []string `json:"cancelledPrompts"`
@@ -134,6 +135,9 @@ func (a importAnswer) tell(stderr io.Writer) {
 		}
 		if s.CrashPolicy != "" {
 			note("the bundle's crash policy %s was replaced by this daemon's", s.CrashPolicy)
+		}
+		if s.AllowAlways > 0 {
+			note("the bundle's %d \"always allow\" decision(s) count here as allow once", s.AllowAlways)
 		}
 		if len(s.AdditionalDirs) > 0 {
 			note("the bundle's additional directories were left out (not directories here): %s", strings.Join(s.AdditionalDirs, ", "))

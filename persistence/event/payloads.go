@@ -121,6 +121,9 @@ type ImportSanitized struct {
 	// AdditionalDirs are the bundle's additional directories left out:
 	// not absolute, not an existing directory here, or the root.
 	AdditionalDirs []string `json:"additional_dirs,omitempty"`
+	// AllowAlways counts the bundle's "always allow" permission decisions,
+	// recorded as allow once: they allowed a category of calls elsewhere.
+	AllowAlways int `json:"allow_always,omitempty"`
 }
 
 // PromptQueuedPayload records a prompt entering the queue.

@@ -36,6 +36,7 @@ func bundleSeeds(dir string) []string {
 		ev(7, "tool.started", `{"run_id":"m1","tool_call_id":"c1","name":"bash","arguments":"{}"}`),
 		ev(8, "tool.process", `{"run_id":"m1","tool_call_id":"c1","pgid":1}`),
 		ev(9, "tool.permission_requested", `{"run_id":"m1","tool_call_id":"c1","name":"bash"}`),
+		ev(9, "tool.permission_resolved", `{"run_id":"m1","tool_call_id":"c1","outcome":"allowed","option_id":"allow_always"}`),
 		ev(1, "prompt.queued", `{"message_id":"m2","content":[],"delivery":"steer"}`),
 		ev(2, "update.transformed", `{"seq":3,"from":2,"dropped":true}`),
 		ev(3, "transformer.attached", `{"name":"t"}`),
@@ -141,6 +142,17 @@ func checkImported(t *testing.T, rt *boot.Runtime, id string, bundle []byte) {
 				t.Fatal(err)
 			}
 			settings = append(settings, s)
+		}
+	}
+	for _, e := range log[1:] {
+		if e.Kind == event.ToolPermissionResolved {
+			var r event.PermissionResolvedPayload
+			if err := e.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			if r.OptionID == allowAlways {
+				t.Fatalf("%q: the import kept an \"always allow\"", bundle)
+			}
 		}
 	}
 	for _, s := range settings {

@@ -56,6 +56,7 @@ type importSanitized struct {
 	ApprovalMode   string   `json:"approvalMode,omitempty"`
 	CrashPolicy    string   `json:"crashPolicy,omitempty"`
 	AdditionalDirs []string `json:"additionalDirs,omitempty"`
+	AllowAlways    int      `json:"allowAlways,omitempty"`
 }
 
 func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +126,7 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 		InterruptedRunID: res.InterruptedRun, CancelledPrompts: res.CancelledPrompts}
 	if !isEmpty(san) {
 		out.Sanitized = &importSanitized{MCPServers: san.MCPServers, ApprovalMode: san.ApprovalMode,
-			CrashPolicy: san.CrashPolicy, AdditionalDirs: san.AdditionalDirs}
+			CrashPolicy: san.CrashPolicy, AdditionalDirs: san.AdditionalDirs, AllowAlways: san.AllowAlways}
 	}
 	WriteJSON(w, http.StatusCreated, out)
 }

@@ -81,20 +81,38 @@ func (p importPolicy) sanitize(c *event.CreatedPayload) *event.ImportSanitized {
 	return san
 }
 
-// event clamps the settings a bundle's session.settings_changed sets;
-// other events pass as they are.
+// allowAlways is the permission option whose choice the session folds
+// into "never ask again for this category" (actors/session's runTracker).
+const allowAlways = "allow_always"
+
+// event clamps what a bundle's event would grant here: the settings a
+// session.settings_changed sets, and an "always allow" decision, taken as
+// allow once (someone elsewhere allowed a category of calls for their
+// session, not for this daemon's). Other events pass as they are.
 func (p importPolicy) event(kind event.Kind, payload json.RawMessage, san *event.ImportSanitized) (json.RawMessage, error) {
-	if kind != event.SessionSettingsChanged {
-		return payload, nil
+	switch kind {
+	case event.SessionSettingsChanged:
+		var s event.Settings
+		if err := json.Unmarshal(payload, &s); err != nil {
+			return nil, err
+		}
+		if !p.settings(&s, san) {
+			return payload, nil
+		}
+		return json.Marshal(s)
+	case event.ToolPermissionResolved:
+		var r event.PermissionResolvedPayload
+		if err := json.Unmarshal(payload, &r); err != nil {
+			return nil, err
+		}
+		if r.OptionID != allowAlways {
+			return payload, nil
+		}
+		r.OptionID = "allow_once"
+		san.AllowAlways++
+		return json.Marshal(r)
 	}
-	var s event.Settings
-	if err := json.Unmarshal(payload, &s); err != nil {
-		return nil, err
-	}
-	if !p.settings(&s, san) {
-		return payload, nil
-	}
-	return json.Marshal(s)
+	return payload, nil
 }
 
 // serverNames names the MCP servers of a session.created's mcp_servers,
@@ -144,5 +162,5 @@ func checkBundleDir(dir string) (string, error) {
 
 // isEmpty reports whether a sanitized record says nothing.
 func isEmpty(s *event.ImportSanitized) bool {
-	return s == nil || (len(s.MCPServers) == 0 && s.ApprovalMode == "" && s.CrashPolicy == "" && len(s.AdditionalDirs) == 0)
+	return s == nil || (len(s.MCPServers) == 0 && s.ApprovalMode == "" && s.CrashPolicy == "" && len(s.AdditionalDirs) == 0 && s.AllowAlways == 0)
 }
