@@ -70,6 +70,9 @@ soak: build
 # Every decoder's fuzz target for FUZZTIME each (a crash found is kept in
 # the package's testdata/fuzz as a regression case).
 FUZZTIME ?= 20s
+# Minimizing each new input for Go's default minute left FuzzBundleImport's
+# large inputs no time to fuzz.
+FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS = \
 	runtime/llm/openai:FuzzParseFrame runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
 	runtime/jsontext:FuzzAppendUnescaped runtime/jsontext:FuzzAppendString \
@@ -77,10 +80,11 @@ FUZZ_TARGETS = \
 	transports/rpc:FuzzDecode transports/rpc:FuzzArgsPrefix transports/jsonstream:FuzzDecode \
 	transports/acp:FuzzDecode transports/hugind:FuzzDecode transports/projection:FuzzDecodeDelta \
 	transports/rest:FuzzBodies transports/rest:FuzzEventFilter transports/daemon:FuzzAuthBodies \
+	transports/rest:FuzzBundleImport \
 	testkit/llmserver:FuzzParseScript testkit/sim:FuzzParse
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit 1; done
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./$$pkg/ || exit 1; done
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

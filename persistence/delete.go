@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -28,35 +29,49 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	h, err := s.claim(ctx, tx, id, time.Now())
-	if err != nil {
+	if err := s.deleteIn(ctx, tx, id, time.Now()); err != nil {
+		if held := (*LeaseHeldError)(nil); errors.As(err, &held) {
+			return err // its own words name the holder
+		}
 		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
+}
+
+// deleteIn removes session id's events, lease and snapshot in tx, after
+// claiming its lease: refused with *LeaseHeldError while another live
+// process holds it, ErrHasForks when sessions were forked from it,
+// ErrSessionNotFound when it has no snapshot.
+func (s *Store) deleteIn(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	h, err := s.claim(ctx, tx, id, now)
+	if err != nil {
+		return err
 	}
 	if h != nil {
 		return &LeaseHeldError{Holder: *h}
 	}
 	var forks int
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE parent_id = ?", id).Scan(&forks); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+		return err
 	}
 	if forks > 0 {
-		return fmt.Errorf("delete session %s: %w (%d)", id, ErrHasForks, forks)
+		return fmt.Errorf("%w (%d)", ErrHasForks, forks)
 	}
 	// Events first: they reference the snapshot.
 	for _, q := range []string{"DELETE FROM events WHERE session_id = ?", "DELETE FROM leases WHERE session_id = ?"} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
-			return fmt.Errorf("delete session %s: %w", id, err)
+			return err
 		}
 	}
 	res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id)
 	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("delete session %s: %w", id, ErrSessionNotFound)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+		return ErrSessionNotFound
 	}
 	return nil
 }

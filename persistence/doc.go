@@ -5,6 +5,7 @@
 //
 // It stores events as opaque kinds and JSON payloads and must not interpret
 // them (that is package event and the session actor). It is not an actor:
-// the store writer actor (actors/storewriter) is the only caller of Commit,
-// so that one goroutine at a time owns the writer connection.
+// the store writer actor (actors/storewriter) is the only caller of Commit;
+// Delete and Import (a whole session in one transaction) take the same
+// mutex, so that one goroutine at a time owns the writer connection.
 package persistence

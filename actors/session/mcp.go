@@ -14,8 +14,11 @@ import (
 // that, each server keeps its entry of set current (tools/list_changed, a
 // reconnect) and every step reads it.
 type mcpState struct {
-	pids    []*actor.PID
-	set     *mcp.Toolset
+	pids []*actor.PID
+	set  *mcp.Toolset
+	// secrets are the servers' credentials by server name, kept out of
+	// the mcp.status errors the log records.
+	secrets map[string][]string
 	waiting int
 	// deferred is a run asked to start (at step deferredStep) while servers
 	// were still answering.
@@ -39,7 +42,9 @@ func (s *session) startMCP(ctx actor.Context) {
 		servers = s.cfg.Engine.MCPServers(s.cfg.ID, servers)
 	}
 	s.mcp.set = mcp.NewToolset(servers)
+	s.mcp.secrets = map[string][]string{}
 	for i, cfg := range servers {
+		s.mcp.secrets[cfg.Name] = cfg.Secrets()
 		props := mcp.Props(cfg, s.f.st.Cwd, mcp.WithToolset(s.mcp.set), mcp.WithLastStatus(s.f.st.MCPStatus[cfg.Name]))
 		pid, err := ctx.SpawnNamed(props, mcpChildPrefix+strconv.Itoa(i))
 		if err != nil {
@@ -74,7 +79,7 @@ func (s *session) onMCPStatus(ctx actor.Context, m *mcp.Status) {
 	}
 	p := event.MCPStatusPayload{Server: m.Server, Status: m.Status, Tools: m.Tools}
 	if m.Err != nil {
-		p.Error = m.Err.Error()
+		p.Error = mcp.Redact(m.Err.Error(), s.mcp.secrets[m.Server])
 	}
 	d, err := event.NewDraft(event.MCPStatus, p)
 	if err != nil {

@@ -153,12 +153,20 @@ func TestDaemonExportImportRoundTrip(t *testing.T) {
 	var imp struct {
 		SessionID, ImportedFromSessionID string
 		Replaced                         bool
+		Sanitized                        struct{ ApprovalMode string }
 	}
-	d.call(t, "POST", "/v1/sessions/import", `{"replace":true,"bundle":`+string(raw)+`}`, http.StatusCreated, &imp)
+	d.call(t, "POST", "/v1/sessions/import", `{"replace":true,"replaceSessionId":"`+id+`","bundle":`+string(raw)+`}`, http.StatusCreated, &imp)
 	if imp.SessionID != id || !imp.Replaced || imp.ImportedFromSessionID != id {
 		t.Fatalf("replace: %+v", imp)
 	}
-	testkit.DeepEqual(t, updates(t, d, id), before)
+	// The session ran in yolo (troupe run's mode); an import is never
+	// more permissive than the importing daemon's default mode.
+	testkit.Equal(t, imp.Sanitized.ApprovalMode, "yolo")
+	clamped := make([]string, len(before))
+	for i, u := range before {
+		clamped[i] = strings.ReplaceAll(u, `"currentModeId":"yolo"`, `"currentModeId":"default"`)
+	}
+	testkit.DeepEqual(t, updates(t, d, id), clamped)
 
 	// Another daemon imports it as a new session with the same history.
 	d2 := startDaemon(t, t.TempDir(), nil)
@@ -166,7 +174,7 @@ func TestDaemonExportImportRoundTrip(t *testing.T) {
 	if imp.SessionID == "" || imp.SessionID == id || imp.Replaced || imp.ImportedFromSessionID != id {
 		t.Fatalf("import: %+v", imp)
 	}
-	testkit.DeepEqual(t, updates(t, d2, imp.SessionID), before)
+	testkit.DeepEqual(t, updates(t, d2, imp.SessionID), clamped)
 	d2.call(t, "POST", "/v1/sessions/import", body, http.StatusConflict, nil)
 
 	for _, bad := range []string{`{}`, `{"bundle":null}`, `{"bundle":{"version":9}}`, `{"bundle":[1]}`,

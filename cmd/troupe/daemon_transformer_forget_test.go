@@ -41,7 +41,7 @@ func TestDaemonTransformerChainForgottenOnReplace(t *testing.T) {
 		SessionID string `json:"sessionId"`
 		Replaced  bool   `json:"replaced"`
 	}
-	d.call(t, "POST", "/v1/sessions/import", `{"replace":true,"bundle":`+string(raw)+`}`, http.StatusCreated, &imp)
+	d.call(t, "POST", "/v1/sessions/import", `{"replace":true,"replaceSessionId":"`+sid+`","bundle":`+string(raw)+`}`, http.StatusCreated, &imp)
 	if imp.SessionID != sid || !imp.Replaced {
 		t.Fatalf("import: %+v", imp)
 	}

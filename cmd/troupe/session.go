@@ -113,7 +113,7 @@ func sessionVerbs() []sessionVerb {
 		{"queue", "ID [--cancel MSG | --edit MSG TEXT] [--json]", "the pending prompts; cancel or edit one by its id", runSessionQueue},
 		{"fork", "ID [--at MSG] [--cwd DIR]", "branch a session at a turn (default: the last); prints the new id", runSessionFork},
 		{"export", "ID [-o FILE]", "the session's bundle (.hydra JSON)", runSessionExport},
-		{"import", "FILE|- [--replace] [--cwd DIR]", "import a bundle; prints the new id", runSessionImport},
+		{"import", "FILE|- [--replace ID] [--cwd DIR]", "import a bundle (untrusted: it starts nothing); prints the new id", runSessionImport},
 		{"transcript", "ID", "the conversation as markdown", runSessionTranscript},
 		{"diff", "ID [--fold] [--paths a,b] [--json]", "the files the session changed", runSessionDiff},
 		{"search", "TEXT [--json]", "sessions whose prompts or replies hold TEXT", runSessionSearch},

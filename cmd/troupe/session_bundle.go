@@ -56,8 +56,10 @@ func dirOf(path string) string {
 
 func runSessionImport(ctx context.Context, c *daemonclient.Client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	v := newVerbFlags("import", stderr)
-	replace := v.fs.Bool("replace", false, "replace the session of the same lineage, keeping its id")
-	cwd := v.fs.String("cwd", "", "the imported session's directory (default: the bundle's)")
+	// A string, not a switch: the session replaced is the importer's to
+	// name, never the bundle's lineage to pick.
+	replace := v.fs.String("replace", "", "replace session `ID` (of the bundle's lineage), keeping its id")
+	cwd := v.fs.String("cwd", "", "the imported session's directory (default: the bundle's, if it is a directory here)")
 	pos, code, ok := v.parse(args, 1, 1, "a bundle file (or - for stdin)")
 	if !ok {
 		return code
@@ -75,20 +77,76 @@ func runSessionImport(ctx context.Context, c *daemonclient.Client, args []string
 	if !json.Valid(b) {
 		return failed(stderr, "import", c, fmt.Errorf("%s is not a JSON bundle", pos[0]))
 	}
-	body := map[string]any{"bundle": json.RawMessage(b), "replace": *replace}
-	id, err := postForID(ctx, c, "/v1/sessions/import", body, *cwd)
-	if err != nil {
+	body := map[string]any{"bundle": json.RawMessage(b)}
+	if *replace != "" {
+		body["replace"], body["replaceSessionId"] = true, *replace
+	}
+	if *cwd != "" {
+		dir, err := absDir(*cwd)
+		if err != nil {
+			return failed(stderr, "import", c, err)
+		}
+		body["cwd"] = dir
+	}
+	var out importAnswer
+	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/import", body, &out); err != nil {
 		var he *daemonclient.Error
 		if asError(err, &he) && he.Status == http.StatusConflict {
 			var clash struct {
 				Existing string `json:"existingSessionId"`
 			}
 			if json.Unmarshal(he.Body, &clash) == nil && clash.Existing != "" {
-				return failed(stderr, "import", c, fmt.Errorf("already imported as %s: pass --replace to overwrite it", clash.Existing))
+				return failed(stderr, "import", c, fmt.Errorf("already imported as %s: pass --replace %s to overwrite it", clash.Existing, clash.Existing))
 			}
 		}
 		return failed(stderr, "import", c, err)
 	}
-	fmt.Fprintln(stdout, id)
+	out.tell(stderr)
+	fmt.Fprintln(stdout, out.SessionID)
 	return 0
+}
+
+// importAnswer is what POST /v1/sessions/import answers.
+type importAnswer struct {
+	SessionID string `json:"sessionId"`
+	Sanitized *struct {
+		MCPServers     []string `json:"mcpServers"`
+		ApprovalMode   string   `json:"approvalMode"`
+		CrashPolicy    string   `json:"crashPolicy"`
+		AdditionalDirs []string `json:"additionalDirs"`
+		AllowAlways    int      `json:"allowAlways"`
+	} `json:"sanitized"`
+	InterruptedRunID string   `json:"interruptedRunId"`
+	CancelledPrompts []string `json:"cancelledPrompts"`
+}
+
+// tell says on stderr what the import did not take from the bundle as it
+// was, so that nobody wonders where a server or a run went.
+func (a importAnswer) tell(stderr io.Writer) {
+	note := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "troupe session import: "+format+"\n", args...)
+	}
+	if s := a.Sanitized; s != nil {
+		if len(s.MCPServers) > 0 {
+			note("the bundle's MCP servers were not kept: %s", strings.Join(s.MCPServers, ", "))
+		}
+		if s.ApprovalMode != "" {
+			note("the bundle's approval mode %s was lowered to this daemon's default", s.ApprovalMode)
+		}
+		if s.CrashPolicy != "" {
+			note("the bundle's crash policy %s was replaced by this daemon's", s.CrashPolicy)
+		}
+		if s.AllowAlways > 0 {
+			note("the bundle's %d \"always allow\" decision(s) count here as allow once", s.AllowAlways)
+		}
+		if len(s.AdditionalDirs) > 0 {
+			note("the bundle's additional directories were left out (not directories here): %s", strings.Join(s.AdditionalDirs, ", "))
+		}
+	}
+	if a.InterruptedRunID != "" {
+		note("run %s was in flight in the bundle: it is closed as interrupted, not resumed", a.InterruptedRunID)
+	}
+	if n := len(a.CancelledPrompts); n > 0 {
+		note("%d prompt(s) waiting in the bundle were cancelled, not run", n)
+	}
 }

@@ -90,7 +90,7 @@ func TestSessionCLIVerbs(t *testing.T) {
 	if clash.code != 1 || !strings.Contains(clash.stderr, "already imported as "+fork) || !strings.Contains(clash.stderr, "--replace") {
 		t.Fatalf("import of a present lineage: %d %q", clash.code, clash.stderr)
 	}
-	testkit.Equal(t, strings.TrimSpace(run("", "import", bundle, "--replace")), fork)
+	testkit.Equal(t, strings.TrimSpace(run("", "import", bundle, "--replace", fork)), fork)
 	testkit.Equal(t, run("", "rm", fork), fork+" removed\n")
 	imported := strings.TrimSpace(run(string(raw), "import", "-"))
 	if imported == "" || imported == fork {

@@ -99,6 +99,31 @@ type CreatedPayload struct {
 	// (hydra-acp/child_session/spawn's parentSessionId); unlike
 	// ParentSessionID it inherits no history.
 	ChildOf string `json:"child_of,omitempty"`
+	// ImportSanitized, on an imported session, is what the import did not
+	// take from its bundle as it was.
+	ImportSanitized *ImportSanitized `json:"import_sanitized,omitempty"`
+}
+
+// ImportSanitized is what an import did not take from its bundle as it
+// was. A bundle is untrusted data: its MCP servers are not kept (they
+// would start programs, or reach servers, as the daemon's user), its
+// approval mode and crash policy are never more permissive than the
+// daemon's, and its directories must exist here.
+type ImportSanitized struct {
+	// MCPServers names the bundle's MCP servers, none of which was kept.
+	MCPServers []string `json:"mcp_servers,omitempty"`
+	// ApprovalMode is the bundle's mode where it was more permissive
+	// than the daemon's default, which replaced it.
+	ApprovalMode string `json:"approval_mode,omitempty"`
+	// CrashPolicy is the bundle's crash policy where it was not the
+	// daemon's or stop; the daemon's replaced it.
+	CrashPolicy string `json:"crash_policy,omitempty"`
+	// AdditionalDirs are the bundle's additional directories left out:
+	// not absolute, not an existing directory here, or the root.
+	AdditionalDirs []string `json:"additional_dirs,omitempty"`
+	// AllowAlways counts the bundle's "always allow" permission decisions,
+	// recorded as allow once: they allowed a category of calls elsewhere.
+	AllowAlways int `json:"allow_always,omitempty"`
 }
 
 // PromptQueuedPayload records a prompt entering the queue.

@@ -28,6 +28,11 @@ type bundle struct {
 	History       []historyEntry `json:"history"`
 	PromptHistory []string       `json:"promptHistory,omitempty"`
 	Troupe        *troupeLog     `json:"troupe,omitempty"`
+	// Redacted lists what the export replaced with "<redacted>": the
+	// values of credentials (MCP servers' env and headers, the daemon's
+	// capability tokens among them; a URL's password and query), as paths
+	// into the bundle. A bundle never carries them.
+	Redacted []string `json:"redacted,omitempty"`
 }
 
 type exportedFrom struct {
@@ -121,6 +126,10 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	if m.Model != "" {
 		b.Session.CurrentModel = m.Provider + "/" + m.Model
 	}
+	var red redaction
+	if c.MCPServers, err = red.servers(c.MCPServers, "troupe.created.mcp_servers"); err != nil {
+		return bundle{}, err
+	}
 	if b.Troupe.Created, err = json.Marshal(c); err != nil {
 		return bundle{}, err
 	}
@@ -132,16 +141,19 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 		if e.Kind == event.SessionCreated {
 			return nil
 		}
-		b.Troupe.Events = append(b.Troupe.Events, bundleEvent{Seq: e.Seq, RecordedAt: e.RecordedAt, Kind: e.Kind, Payload: e.Payload})
+		payload := red.scrub(e.Payload, fmt.Sprintf("troupe.events[%d].payload", len(b.Troupe.Events)))
+		b.Troupe.Events = append(b.Troupe.Events, bundleEvent{Seq: e.Seq, RecordedAt: e.RecordedAt, Kind: e.Kind, Payload: payload})
 		for _, u := range proj.project(e) {
 			params, err := json.Marshal(historyParams{SessionID: id, Update: u.body})
 			if err != nil {
 				return err
 			}
+			params = red.scrub(params, fmt.Sprintf("history[%d].params", len(b.History)))
 			b.History = append(b.History, historyEntry{Method: "session/update", Params: params, RecordedAt: e.RecordedAt.UnixMilli()})
 		}
 		return nil
 	})
+	b.Redacted = red.paths
 	return b, err
 }
 
