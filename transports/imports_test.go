@@ -25,6 +25,8 @@ var allowed = map[string]string{
 	// User messages and tool results are shown as the model is sent them.
 	"runtime/conversation": "the model's view of user messages and tool results",
 	"runtime/jsontext":     "JSON strings written by hand on the hot paths, as encoding/json writes them",
+	// Every door that takes a directory for a session checks it alike.
+	"runtime/workdir": "the one check of a directory a client or a bundle names for a session",
 	// The hugind bridge manages llama-servers, configs and models, not
 	// sessions: these are what its methods are about.
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",

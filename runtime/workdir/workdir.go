@@ -71,3 +71,18 @@ func Dirs(field string, dirs []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Untrusted is Check of a directory that came from no client but a
+// bundle, which also may not be the root, symlinks resolved: a session
+// whose directory is the root has every file "inside" it, and a bundle is
+// nobody's choice here. Nothing is expanded: "~" is not absolute.
+func Untrusted(what, dir string) (string, error) {
+	clean, err := Check(what, dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(clean); err != nil || real == "/" {
+		return "", refuse("%s %q is the root directory", what, dir)
+	}
+	return clean, nil
+}

@@ -36,3 +36,23 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("Dirs(nil): %v %v", got, err)
 	}
 }
+
+// A bundle's directory may not be the root, however it is spelled.
+func TestUntrusted(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := Untrusted("cwd", dir); err != nil || got != dir {
+		t.Fatalf("a directory: %q %v", got, err)
+	}
+	root := filepath.Join(dir, "root")
+	if err := os.Symlink("/", root); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"/", "/.", "/tmp/..", root} {
+		if _, err := Untrusted("cwd", bad); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "root directory") {
+			t.Fatalf("Untrusted(%q): %v, want the root refused", bad, err)
+		}
+	}
+	if _, err := Untrusted("cwd", "rel"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Untrusted(rel): %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
@@ -142,9 +143,9 @@ func (a *API) importCwd(requested *string, bundled string) (string, error) {
 		}
 		return a.checkCwd(*requested)
 	}
-	cwd, err := checkBundleDir(bundled)
+	cwd, err := workdir.Untrusted("the bundle's cwd", bundled)
 	if err != nil {
-		return "", fmt.Errorf("the bundle's cwd cannot be used here: %v; name the session's directory with cwd (troupe session import --cwd DIR)", err)
+		return "", fmt.Errorf("%v; name the session's directory with cwd (troupe session import --cwd DIR)", err)
 	}
 	return cwd, nil
 }

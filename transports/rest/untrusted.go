@@ -3,10 +3,9 @@ package rest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/workdir"
 )
 
 // A bundle is untrusted data: whoever wrote it chose its session.created
@@ -63,7 +62,7 @@ func (p importPolicy) settings(s *event.Settings, san *event.ImportSanitized) bo
 // sanitize makes a bundle's session.created the importer's: no MCP
 // server of the bundle's, its settings clamped, its additional
 // directories kept only where they are directories here. The caller
-// decides the cwd (checkBundleDir, or the request's).
+// decides the cwd (workdir.Untrusted, or the request's).
 func (p importPolicy) sanitize(c *event.CreatedPayload) *event.ImportSanitized {
 	san := &event.ImportSanitized{}
 	san.MCPServers = serverNames(c.MCPServers)
@@ -71,7 +70,7 @@ func (p importPolicy) sanitize(c *event.CreatedPayload) *event.ImportSanitized {
 	p.settings(&c.Settings, san)
 	var dirs []string
 	for _, d := range c.AdditionalDirs {
-		if clean, err := checkBundleDir(d); err == nil {
+		if clean, err := workdir.Untrusted("additionalDirectories", d); err == nil {
 			dirs = append(dirs, clean)
 		} else {
 			san.AdditionalDirs = append(san.AdditionalDirs, d)
@@ -136,28 +135,6 @@ func serverNames(servers json.RawMessage) []string {
 		out = append(out, n.Name)
 	}
 	return out
-}
-
-// checkBundleDir is a directory a bundle names, if it may be an imported
-// session's: an absolute path to an existing directory that is not the
-// root (a session whose directory is the root has every file "inside"
-// it). Nothing is expanded: "~" is not absolute.
-func checkBundleDir(dir string) (string, error) {
-	if dir == "" {
-		return "", fmt.Errorf("it is empty")
-	}
-	if !filepath.IsAbs(dir) {
-		return "", fmt.Errorf("%q is not an absolute path", dir)
-	}
-	clean := filepath.Clean(dir)
-	fi, err := os.Stat(clean)
-	if err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("%q is not a directory here", dir)
-	}
-	if real, err := filepath.EvalSymlinks(clean); err != nil || real == "/" {
-		return "", fmt.Errorf("%q is the root directory", dir)
-	}
-	return clean, nil
 }
 
 // isEmpty reports whether a sanitized record says nothing.
