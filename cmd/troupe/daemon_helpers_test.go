@@ -30,6 +30,14 @@ func startDaemon(t testing.TB, home string, env []string, args ...string) *daemo
 	bin := testkit.BuildTroupe(t)
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, bin, env, append([]string{"daemon", "--home", home, "--listen", "127.0.0.1:0"}, args...)...)
+	return daemonOf(t, p, home)
+}
+
+// daemonOf waits until the daemon p runs (however it was started: under
+// a wrapper, in a namespace) names its address in home's address file,
+// and reads home's token. Remove the address file before starting p.
+func daemonOf(t testing.TB, p *testkit.Proc, home string) *daemonProc {
+	t.Helper()
 	d := &daemonProc{proc: p, home: home}
 	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
 		b, err := os.ReadFile(filepath.Join(home, "daemon.addr"))

@@ -191,15 +191,7 @@ func startNSDaemon(t *testing.T, home string) (d *daemonProc, daemonPID, victim 
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	script := `sh -c 'sleep 1000; :' "victim-$1" & exec "$0" daemon --home "$1" --listen 127.0.0.1:0`
 	p := testkit.Start(t, "unshare", nil, "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, testkit.BuildTroupe(t), home)
-	d = &daemonProc{proc: p, home: home}
-	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
-		b, err := os.ReadFile(filepath.Join(home, "daemon.addr"))
-		d.url = strings.TrimSpace(string(b))
-		return err == nil && d.url != ""
-	})
-	tok, err := os.ReadFile(filepath.Join(home, "auth-token"))
-	testkit.NoError(t, err)
-	d.token = strings.TrimSpace(string(tok))
+	d = daemonOf(t, p, home)
 
 	// Refuse to go on unless the daemon really is in another namespace.
 	self, err := os.Readlink("/proc/self/ns/pid")

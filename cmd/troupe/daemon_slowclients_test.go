@@ -26,15 +26,7 @@ func startDaemonWithFDLimit(t *testing.T, home string, limit int) *daemonProc {
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, "/bin/sh", nil, "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit),
 		bin, "daemon", "--home", home, "--listen", "127.0.0.1:0")
-	d := &daemonProc{proc: p, home: home}
-	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
-		b, err := os.ReadFile(filepath.Join(home, "daemon.addr"))
-		d.url = strings.TrimSpace(string(b))
-		return err == nil && d.url != ""
-	})
-	tok, err := os.ReadFile(filepath.Join(home, "auth-token"))
-	testkit.NoError(t, err)
-	d.token = strings.TrimSpace(string(tok))
+	d := daemonOf(t, p, home)
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.Cmd.Process.Pid) + "/limits")
 	testkit.NoError(t, err)
 	for _, l := range strings.Split(string(b), "\n") {

@@ -43,6 +43,22 @@ func groupMembers(pgid int) []int {
 	return out
 }
 
+// toolGroup is the process group of the first tool call troupe run p
+// reports in its --json events; the test's end kills what is left of it.
+func toolGroup(t *testing.T, p *testkit.Proc) int {
+	t.Helper()
+	var pgid int
+	decodeEvents(t, p, func(e event.Event) bool {
+		var pr event.ToolProcessPayload
+		if e.Kind == event.ToolProcess && e.Decode(&pr) == nil {
+			pgid = pr.Pgid
+		}
+		return pgid > 0
+	})
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	return pgid
+}
+
 // SIGKILL of `troupe run` takes the running tool's whole process group with
 // it, grandchildren included, without waiting for the session's resume.
 func TestRunKilledTakesItsToolProcessGroup(t *testing.T) {
@@ -57,15 +73,7 @@ func TestRunKilledTakesItsToolProcessGroup(t *testing.T) {
 	}})
 	env := []string{"TROUPE_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
 	p := testkit.Start(t, bin, env, "run", "--yolo", "--json", "--provider", "openai", "--model", "tiny", "--cwd", work, "sleep a while")
-	var pgid int
-	decodeEvents(t, p, func(e event.Event) bool {
-		var pr event.ToolProcessPayload
-		if e.Kind == event.ToolProcess && e.Decode(&pr) == nil {
-			pgid = pr.Pgid
-		}
-		return pgid > 0
-	})
-	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	pgid := toolGroup(t, p)
 	testkit.Eventually(t, 10*time.Second, "the tool started its sleepers", func() bool {
 		_, err := os.Stat(ready)
 		return err == nil && len(groupMembers(pgid)) >= 5
@@ -94,15 +102,7 @@ func TestRunResumeKillsWhatACrashLeftOfAToolGroup(t *testing.T) {
 	}})
 	env := []string{"TROUPE_HOME=" + home, "OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
 	p := testkit.Start(t, bin, env, "run", "--yolo", "--json", "--provider", "openai", "--model", "tiny", "--cwd", work, "--session", "kept", "outlive me")
-	var pgid int
-	decodeEvents(t, p, func(e event.Event) bool {
-		var pr event.ToolProcessPayload
-		if e.Kind == event.ToolProcess && e.Decode(&pr) == nil {
-			pgid = pr.Pgid
-		}
-		return pgid > 0
-	})
-	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	pgid := toolGroup(t, p)
 	testkit.Eventually(t, 10*time.Second, "the tool killed its watcher and started its sleeper", func() bool {
 		_, err := os.Stat(ready)
 		return err == nil && len(groupMembers(pgid)) == 2 // bash and sleep
