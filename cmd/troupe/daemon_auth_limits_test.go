@@ -134,9 +134,12 @@ func TestDaemonMCPAnswersAlikeWithoutAToken(t *testing.T) {
 
 // A program's own token may read the plugin lists, not manage them: an
 // extension cannot register a transformer (and so run a program with
-// transformer rights), nor start, stop or delete one.
+// transformer rights), nor start, stop or delete one; nor may it list or
+// revoke the user's logins.
 func TestDaemonProcessTokenCannotManagePlugins(t *testing.T) {
-	d := startDaemon(t, t.TempDir(), nil)
+	home := t.TempDir()
+	setPassword(t, home, "correct horse")
+	d := startDaemon(t, home, nil)
 	log := d.registerPlugin(t, "extensions", "ext", nil)
 	d.waitRunning(t, "extensions", "ext", log, 0)
 	tok := processToken(t, d.plugin(t, "extensions", "ext").PID)
@@ -152,6 +155,16 @@ func TestDaemonProcessTokenCannotManagePlugins(t *testing.T) {
 	} {
 		res := d.doWith(t, r.method, r.path, r.body, as)
 		if msg := wantError(t, res, http.StatusForbidden); !strings.Contains(msg, "may not manage") {
+			t.Errorf("%s %s: %q", r.method, r.path, msg)
+		}
+	}
+	// Nor may it see or revoke the user's logins.
+	_, loginID := d.login(t, "correct horse", 0)
+	for _, r := range []struct{ method, path string }{
+		{"GET", "/v1/auth/sessions"}, {"DELETE", "/v1/auth/sessions/" + loginID},
+	} {
+		res := d.doWith(t, r.method, r.path, nil, as)
+		if msg := wantError(t, res, http.StatusForbidden); !strings.Contains(msg, "logins") {
 			t.Errorf("%s %s: %q", r.method, r.path, msg)
 		}
 	}

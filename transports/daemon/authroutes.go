@@ -73,6 +73,11 @@ func (a *Auth) wrap(next http.Handler) http.Handler {
 				"use the daemon's token or a login's")
 			return
 		}
+		if c.kind == credProcess && managesLogins(r) {
+			refuse(w, r, http.StatusForbidden, "an extension's or transformer's token may not list or revoke the user's logins; "+
+				"use the daemon's token or a login's")
+			return
+		}
 		if a.conns != nil {
 			unbind := a.conns.bind(connOf(r), c.key)
 			defer unbind()
@@ -98,6 +103,13 @@ func managesPlugins(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// managesLogins reports whether r reads or revokes the user's login
+// tokens: a program the user runs has no business logging the user out
+// or learning when and from where they signed in.
+func managesLogins(r *http.Request) bool {
+	return r.URL.Path == "/v1/auth/sessions" || strings.HasPrefix(r.URL.Path, "/v1/auth/sessions/")
 }
 
 // hasBody reports whether r comes with a body to read.
