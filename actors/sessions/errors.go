@@ -5,8 +5,9 @@ import (
 	"github.com/troupehq/troupe/persistence"
 )
 
-// The errors requests answer with, for errors.Is; transports map them to
-// their protocol. A session's refusal keeps its wording in Error().
+// The errors requests answer with, for errors.Is; KindOf classifies them
+// into the kinds every transport maps to its protocol through one table
+// (errkind.go). A session's refusal keeps its wording in Error().
 var (
 	// ErrNotFound: no such session (a request other than Create, or a
 	// store read).

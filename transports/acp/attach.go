@@ -110,7 +110,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 	}
 	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
 		if err != nil {
-			o.refused(sessionError(id, err))
+			o.refused(SessionError(id, err))
 			return
 		}
 		if _, ok := c.att[id]; ok || c.closing {
@@ -177,7 +177,7 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 			if first {
 				a.leave(c)
 				delete(c.att, a.id)
-				a.replay.opts.refused(sessionError(a.id, err))
+				a.replay.opts.refused(SessionError(a.id, err))
 				return
 			}
 			// The client's next change tries again.
@@ -344,24 +344,23 @@ func (a *attachment) leave(c *conn) {
 	}
 }
 
-// sessionError maps a facade error to the spec's codes. A write the
-// store's file refused is an internal error whose data names its kind
-// (errorKind disk_full or store_write), as a failed run's does.
-func sessionError(id string, err error) *RPCError {
-	switch {
-	case isNotFound(err):
-		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
-	case errors.Is(err, sessions.ErrHasForks), errors.Is(err, sessions.ErrAttentionLimit):
-		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
-	case errors.Is(err, sessions.ErrStoreWrite):
-		kind := "store_write"
-		if errors.Is(err, sessions.ErrDiskFull) {
-			kind = "disk_full"
-		}
-		return &RPCError{Code: CodeInternal, Message: fmt.Sprintf("session %s: %v", id, err), Data: map[string]any{"errorKind": kind}}
-	default:
-		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
+// sessionError answers a facade error over ACP: its kind's code from the
+// facade's one table (sessions.KindOf), the error's text, and
+// data.errorKind where the table gives kinds that share a code a name (a
+// store's refused write, disk_full or store_write, as a failed run's
+// does; a session another process holds, session_held).
+func SessionError(id string, err error) *RPCError {
+	kind := sessions.KindOf(err)
+	w := kind.Wire()
+	msg := fmt.Sprintf("session %s: %v", id, err)
+	if kind == sessions.KindNotFound {
+		msg = "session " + id + " not found"
 	}
+	e := rpcErr(w.ACPCode, msg)
+	if w.ACPData {
+		e.Data = map[string]any{"errorKind": w.Name}
+	}
+	return e
 }
 
 type heldAnswer struct {

@@ -231,7 +231,7 @@ func (r *chainRun) settle(ctx actor.Context) {
 	case "session/cancel":
 		r.sessions.Async(ctx).Cancel(r.session, "cancelled by transformer "+r.client, func(_ sessions.CancelResult, err error) {
 			if err != nil {
-				r.finish(ctx, chainDone{err: sessionError(r.session, err)})
+				r.finish(ctx, chainDone{err: SessionError(r.session, err)})
 				return
 			}
 			r.finish(ctx, chainDone{action: "continue", envelope: r.envelope})
@@ -257,7 +257,7 @@ func (r *chainRun) prompt(ctx actor.Context) {
 	async := r.sessions.Async(ctx)
 	async.Subscribe(r.session, 0, true, func(s sessions.Subscribed, err error) {
 		if err != nil {
-			r.finish(ctx, chainDone{err: sessionError(r.session, err)})
+			r.finish(ctx, chainDone{err: SessionError(r.session, err)})
 			return
 		}
 		r.sub = s.Subscription
@@ -265,7 +265,7 @@ func (r *chainRun) prompt(ctx actor.Context) {
 		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client},
 			func(_ sessions.PromptResult, err error) {
 				if err != nil {
-					r.finish(ctx, chainDone{err: sessionError(r.session, err)})
+					r.finish(ctx, chainDone{err: SessionError(r.session, err)})
 				}
 			})
 	})

@@ -2,10 +2,8 @@ package acp
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/sessions"
 )
 
 // handler serves one request (id set) or notification (id nil).
@@ -117,12 +115,10 @@ func (c *conn) attached(ctx actor.Context, id json.RawMessage, sessionID string)
 	return a
 }
 
-func isNotFound(err error) bool { return errors.Is(err, sessions.ErrNotFound) }
-
 // answerErr answers a facade error: a session's refusal keeps its words.
 func (c *conn) answerErr(ctx actor.Context, id json.RawMessage, sessionID string, err error) {
 	if id != nil {
-		c.fail(ctx, id, sessionError(sessionID, err))
+		c.fail(ctx, id, SessionError(sessionID, err))
 	}
 }
 

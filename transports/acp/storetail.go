@@ -115,7 +115,7 @@ func (c *conn) onStoreBatch(ctx actor.Context, b *storeBatch) {
 		if a.replayTo < 0 {
 			a.leave(c)
 			delete(c.att, a.id)
-			a.replay.opts.refused(sessionError(a.id, b.err))
+			a.replay.opts.refused(SessionError(a.id, b.err))
 		}
 		return
 	}

@@ -98,7 +98,7 @@ func (t *transport) initHistory(ctx actor.Context, c Command) {
 	h := event.HistoryImportedPayload{Source: "init_history", Messages: []event.HistoryMessage{{Role: "user", Content: c.Text}}}
 	t.async(ctx).ImportHistory(t.cfg.SessionID, h, func(_ int64, err error) {
 		if err != nil && t.reached(ctx, "", "init_history", err) {
-			t.write(ctx, NewError("", CodeInternal, "init_history: "+err.Error(), false))
+			t.write(ctx, SessionError("", "init_history", err))
 		}
 	})
 }
@@ -109,7 +109,7 @@ func (t *transport) setMode(ctx actor.Context, c Command) {
 	// reviewed under the new mode.
 	t.async(ctx).SetMode(t.cfg.SessionID, c.Mode, func(_ int64, err error) {
 		if err != nil && t.reached(ctx, "", "set_mode", err) {
-			t.write(ctx, NewError("", CodeInternal, "set_mode: "+err.Error(), false))
+			t.write(ctx, SessionError("", "set_mode", err))
 		}
 	})
 }

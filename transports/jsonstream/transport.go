@@ -159,16 +159,29 @@ func (t *transport) async(ctx actor.Context) sessions.Async {
 }
 
 // reached reports whether a session request's answer came from the
-// session. One that did not reach it is reported to the client as a
-// retryable internal_error about msgID.
+// session. One that did not reach it is reported to the client about
+// msgID, as its kind says (a retryable internal_error when nothing more
+// specific is known).
 func (t *transport) reached(ctx actor.Context, msgID, what string, err error) bool {
 	var unreachable *sessions.UnreachableError
 	if !errors.As(err, &unreachable) {
 		return true
 	}
 	t.log(ctx).Error("session request failed", "request", what, "error", unreachable.Err)
-	t.write(ctx, NewError(msgID, CodeInternal, err.Error(), true))
+	t.write(ctx, SessionError(msgID, "", err))
 	return false
+}
+
+// SessionError is a facade error as a json-stream error event about
+// msgID: the code and retryable of its kind in the facade's one table
+// (sessions.KindOf), the text prefixed by what was asked when not "".
+func SessionError(msgID, what string, err error) Error {
+	w := sessions.KindOf(err).Wire()
+	msg := err.Error()
+	if what != "" {
+		msg = what + ": " + msg
+	}
+	return NewError(msgID, w.JSONStream, msg, w.Retryable)
 }
 
 // cancelRun stops the running response; its stream_end follows from

@@ -36,18 +36,18 @@ func (s *Server) prompt(ctx context.Context, req *sdk.CallToolRequest, in prompt
 		return toolError("session_id and text are required"), nil, nil
 	}
 	if _, err := s.cfg.Sessions.Meta(ctx, in.SessionID); err != nil {
-		return sessionError(in.SessionID, err), nil, nil
+		return SessionError(in.SessionID, err), nil, nil
 	}
 	st, err := s.cfg.Sessions.Stream(ctx, in.SessionID, 0, true)
 	if err != nil {
-		return sessionError(in.SessionID, err), nil, nil
+		return SessionError(in.SessionID, err), nil, nil
 	}
 	defer st.Close()
 	res, err := s.cfg.Sessions.Prompt(ctx, in.SessionID, sessions.PromptRequest{
 		Content: []event.Block{{Type: "text", Text: in.Text}}, Client: "mcp",
 	})
 	if err != nil {
-		return sessionError(in.SessionID, err), nil, nil
+		return SessionError(in.SessionID, err), nil, nil
 	}
 	w := &runWatch{id: res.MessageID, out: promptResult{SessionID: in.SessionID, MessageID: res.MessageID}}
 	if tok := req.Params.GetProgressToken(); tok != nil {

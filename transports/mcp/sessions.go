@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,9 +51,12 @@ func toolError(format string, args ...any) *sdk.CallToolResult {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
 }
 
-// sessionError words a facade error on session id for the client.
-func sessionError(id string, err error) *sdk.CallToolResult {
-	if errors.Is(err, sessions.ErrNotFound) {
+// sessionError words a facade error on session id for the client. Every
+// kind is a tool error (the model reads it and may act on it), never a
+// JSON-RPC one; only an unknown session has words of its own
+// (sessions.KindOf).
+func SessionError(id string, err error) *sdk.CallToolResult {
+	if sessions.KindOf(err) == sessions.KindNotFound {
 		return toolError("no session %s", id)
 	}
 	return toolError("session %s: %v", id, err)
@@ -80,7 +82,7 @@ func (s *Server) create(ctx context.Context, _ *sdk.CallToolRequest, in createAr
 	}
 	id := sessions.NewID()
 	if err := s.cfg.Sessions.Create(ctx, id, created); err != nil {
-		return sessionError(id, err), nil, nil
+		return SessionError(id, err), nil, nil
 	}
 	return nil, map[string]any{"session_id": id, "cwd": created.Cwd}, nil
 }
@@ -133,7 +135,7 @@ func (s *Server) transcript(ctx context.Context, _ *sdk.CallToolRequest, in tran
 	}
 	md, err := rest.Transcript(ctx, s.cfg.Sessions, in.SessionID)
 	if err != nil {
-		return sessionError(in.SessionID, err), nil, nil
+		return SessionError(in.SessionID, err), nil, nil
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: md}}}, nil, nil
 }

@@ -144,33 +144,55 @@ func (a *API) Register(mux *http.ServeMux) {
 // requestTimeout bounds one request to a session.
 const requestTimeout = 30 * time.Second
 
-// sessionError answers err from a request about session id with the
-// protocol's status: 404 unknown, 409 hosted by another process or the
-// parent of forks (on delete), 507 when the store's disk is full and 503
-// when the store's file refused the write otherwise (nothing was written;
-// the request may succeed once an operator acts), else 500.
+// sessionError answers err from a request about session id.
 func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
-	var held *sessions.LeaseHeldError
+	SessionError(w, a.cfg.Log, id, err)
+}
+
+// SessionError answers err from a request about session id with its
+// kind's status from the facade's one table (sessions.KindOf): 404
+// unknown, 409 hosted by another process or the parent of forks (on
+// delete), 507 when the store's disk is full and 503 when the store's
+// file refused the write otherwise (nothing was written; the request may
+// succeed once an operator acts), and so on. A kind whose text is not the
+// client's (an unnamed error, a failed session's reason) answers as
+// Internal does: a ref to the daemon's log.
+func SessionError(w http.ResponseWriter, log *slog.Logger, id string, err error) {
+	kind := sessions.KindOf(err)
+	wire := kind.Wire()
 	switch {
-	case errors.Is(err, sessions.ErrNotFound):
-		Error(w, http.StatusNotFound, "session "+id+" not found")
-	case errors.As(err, &held):
-		Error(w, http.StatusConflict, held.Error())
-	case errors.Is(err, sessions.ErrHasForks):
-		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
-	case errors.Is(err, sessions.ErrAttentionLimit):
-		Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
-	case errors.Is(err, sessions.ErrDiskFull):
-		a.cfg.Log.Error("request failed: the store's disk is full", "session", id, "error", err)
-		Error(w, http.StatusInsufficientStorage, err.Error())
-	case errors.Is(err, sessions.ErrStoreWrite):
-		a.cfg.Log.Error("request failed: the store could not be written", "session", id, "error", err)
-		Error(w, http.StatusServiceUnavailable, err.Error())
-	case errors.Is(err, context.Canceled):
+	case wire.HTTPStatus == 0:
 		// The client left; nobody reads the answer.
+	case !wire.HTTPText:
+		Internal(w, log, err, "session", id, "errorKind", wire.Name)
 	default:
-		Internal(w, a.cfg.Log, err, "session", id)
+		Error(w, wire.HTTPStatus, sessionErrorText(log, kind, id, err))
 	}
+}
+
+// sessionErrorText words a kind's error for the client; the store's
+// failures are logged too, for the operator who must act.
+func sessionErrorText(log *slog.Logger, kind sessions.Kind, id string, err error) string {
+	if log == nil {
+		log = slog.Default()
+	}
+	switch kind {
+	case sessions.KindNotFound:
+		return "session " + id + " not found"
+	case sessions.KindHeld:
+		var held *sessions.LeaseHeldError
+		errors.As(err, &held)
+		return held.Error()
+	case sessions.KindHasForks:
+		return "session " + id + " has forks: " + err.Error()
+	case sessions.KindDiskFull:
+		log.Error("request failed: the store's disk is full", "session", id, "error", err)
+		return err.Error()
+	case sessions.KindStoreWrite:
+		log.Error("request failed: the store could not be written", "session", id, "error", err)
+		return err.Error()
+	}
+	return "session " + id + ": " + err.Error()
 }
 
 // health is the protocol's status and version; troupe adds its pid and

@@ -212,13 +212,14 @@ func (c *conn) compact(cmd Command) {
 		a.Compact(s.id, cmd.Instructions, func(r sessions.CompactResult, err error) {
 			var unreachable *sessions.UnreachableError
 			switch {
+			case err == nil:
 			case errors.As(err, &unreachable):
 				fail(err.Error())
 				return
-			case errors.Is(err, sessions.ErrBusy):
+			case sessions.KindOf(err) == sessions.KindBusy:
 				fail("Cannot compact while the agent is processing")
 				return
-			case err != nil:
+			default:
 				fail("Compaction failed: " + err.Error())
 				return
 			}

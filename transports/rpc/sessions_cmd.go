@@ -1,8 +1,6 @@
 package rpc
 
 import (
-	"errors"
-
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/projection"
@@ -60,7 +58,7 @@ func (c *conn) switchCmd(cmd Command) {
 			id := sessionIDOf(path)
 			c.async().Meta(id, func(_ sessions.Meta, err error) {
 				switch {
-				case errors.Is(err, sessions.ErrNotFound):
+				case err != nil && sessions.KindOf(err) == sessions.KindNotFound:
 					fail("Session not found: " + path)
 				case err != nil:
 					fail(err.Error())
