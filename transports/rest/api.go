@@ -13,12 +13,16 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
 // configured model.
 const AgentID = "troupe"
+
+// maxBody bounds a JSON request body; an import's bundle has its own bound.
+const maxBody = 1 << 20
 
 // Config is what the API serves from.
 type Config struct {
@@ -153,23 +157,23 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 	var held *sessions.LeaseHeldError
 	switch {
 	case errors.Is(err, sessions.ErrNotFound):
-		Error(w, http.StatusNotFound, "session "+id+" not found")
+		httpjson.Error(w, http.StatusNotFound, "session "+id+" not found")
 	case errors.As(err, &held):
-		Error(w, http.StatusConflict, held.Error())
+		httpjson.Error(w, http.StatusConflict, held.Error())
 	case errors.Is(err, sessions.ErrHasForks):
-		Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
+		httpjson.Error(w, http.StatusConflict, "session "+id+" has forks: "+err.Error())
 	case errors.Is(err, sessions.ErrAttentionLimit):
-		Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, "session "+id+": "+err.Error())
 	case errors.Is(err, sessions.ErrDiskFull):
 		a.cfg.Log.Error("request failed: the store's disk is full", "session", id, "error", err)
-		Error(w, http.StatusInsufficientStorage, err.Error())
+		httpjson.Error(w, http.StatusInsufficientStorage, err.Error())
 	case errors.Is(err, sessions.ErrStoreWrite):
 		a.cfg.Log.Error("request failed: the store could not be written", "session", id, "error", err)
-		Error(w, http.StatusServiceUnavailable, err.Error())
+		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
 	case errors.Is(err, context.Canceled):
 		// The client left; nobody reads the answer.
 	default:
-		Internal(w, a.cfg.Log, err, "session", id)
+		httpjson.Internal(w, a.cfg.Log, err, "session", id)
 	}
 }
 
@@ -177,6 +181,6 @@ func (a *API) sessionError(w http.ResponseWriter, id string, err error) {
 // start time, so `troupe daemon status` and `stop` know which process
 // answers (no auth: the daemon listens on loopback or behind TLS).
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {
-	WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
 		"startedAt": a.started.UTC().Format(time.RFC3339Nano)})
 }
