@@ -5,8 +5,10 @@
 //
 // Sub-packages: llmserver is a scripted OpenAI-compatible LLM server;
 // transcript runs protocol golden tests (txtar transcripts) against the
-// real binary.
+// real binary; subprocess runs a program tied to no test, for harnesses
+// with a lifecycle of their own (transcript, troupe sim).
 //
-// Everything here takes a testing.TB and cleans up after itself, except
-// Launch, for harnesses with a lifecycle of their own.
+// Everything here takes a testing.TB and cleans up after itself. troupe sim
+// is part of the production binary, so nothing it imports (testkit/sim,
+// llmserver, subprocess) may import this package or package testing.
 package testkit

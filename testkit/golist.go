@@ -12,14 +12,15 @@ import (
 // Package is what GoList reports of one package.
 type Package struct {
 	ImportPath string
-	Imports    []string
+	Imports    []string // direct
+	Deps       []string // every package it links, directly or not, standard library included
 }
 
-// GoList lists the packages matching pattern with their direct imports,
-// through `go list`, for tests that keep the layering honest.
+// GoList lists the packages matching pattern with their imports, direct
+// and all, through `go list`, for tests that keep the layering honest.
 func GoList(t testing.TB, pattern string) []Package {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", pattern)
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", pattern)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

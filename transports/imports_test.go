@@ -7,6 +7,7 @@
 package transports_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,31 @@ func TestTransportsImportOnlyTheFacade(t *testing.T) {
 	}
 	if len(pkgs) < 3 {
 		t.Fatalf("go list found %d transport packages, want at least rpc, jsonstream and stdio", len(pkgs))
+	}
+}
+
+// The stdin ring and the agent-facing MCP servers answer HTTP with
+// transports/httpjson alone: importing the REST API for its JSON helpers
+// linked some twenty troupe packages into each.
+func TestSmallHTTPServersLinkNoREST(t *testing.T) {
+	for _, path := range []string{"transports/stdinring", "transports/agentmcp"} {
+		pkgs := testkit.GoList(t, module+path)
+		if len(pkgs) != 1 {
+			t.Fatalf("go list %s found %d packages", path, len(pkgs))
+		}
+		var troupe []string
+		for _, dep := range pkgs[0].Deps {
+			if rel, ok := strings.CutPrefix(dep, module); ok {
+				troupe = append(troupe, rel)
+			}
+		}
+		if !slices.Contains(troupe, "transports/httpjson") {
+			t.Errorf("%s links no transports/httpjson: the list is wrong (%v)", path, troupe)
+		}
+		for _, rel := range troupe {
+			if rel == "transports/rest" || strings.HasPrefix(rel, "actors/") {
+				t.Errorf("%s links %s (all it links of troupe: %v)", path, rel, troupe)
+			}
+		}
 	}
 }

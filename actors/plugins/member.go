@@ -109,10 +109,11 @@ func (m *member) exited(ctx actor.Context, ex *process.Exited) {
 	m.token = ""
 	ctx.Stop(m.proc)
 	m.proc, m.pid = nil, 0
-	if time.Since(m.startedAt) >= m.opts.StableAfter {
+	policy := m.opts.backoff()
+	if policy.Stable(time.Since(m.startedAt)) {
 		m.attempt = 0
 	}
-	delay := m.opts.delay(m.attempt)
+	delay := policy.Delay(m.attempt)
 	m.attempt++
 	m.restarts++
 	m.status = StatusCrashed

@@ -3,6 +3,8 @@ package plugins
 import (
 	"log/slog"
 	"time"
+
+	"github.com/troupehq/troupe/runtime/backoff"
 )
 
 // Options tune a supervisor. The zero value is what the daemon runs with,
@@ -47,14 +49,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// delay is the backoff before restart number attempt (from 0).
-func (o Options) delay(attempt int) time.Duration {
-	d := o.Backoff
-	for range attempt {
-		d *= 2
-		if d >= o.MaxBackoff {
-			return o.MaxBackoff
-		}
-	}
-	return d
+// backoff is the restart delays these options set.
+func (o Options) backoff() backoff.Policy {
+	return backoff.Policy{Base: o.Backoff, Max: o.MaxBackoff, StableAfter: o.StableAfter}
 }

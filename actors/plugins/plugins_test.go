@@ -14,7 +14,7 @@ func TestDelayDoublesUpToTheCap(t *testing.T) {
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second,
 		16 * time.Second, 32 * time.Second, time.Minute, time.Minute}
 	for i, w := range want {
-		if got := o.delay(i); got != w {
+		if got := o.backoff().Delay(i); got != w {
 			t.Errorf("delay(%d) = %s, want %s", i, got, w)
 		}
 	}

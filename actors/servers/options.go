@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/backoff"
+
 	"github.com/troupehq/troupe/persistence"
 )
 
@@ -58,14 +60,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// delay is the backoff before restart number attempt (from 0).
-func (o Options) delay(attempt int) time.Duration {
-	d := o.Backoff
-	for range attempt {
-		d *= 2
-		if d >= o.MaxBackoff {
-			return o.MaxBackoff
-		}
-	}
-	return d
+// backoff is the restart delays these options set.
+func (o Options) backoff() backoff.Policy {
+	return backoff.Policy{Base: o.Backoff, Max: o.MaxBackoff, StableAfter: o.StableAfter}
 }

@@ -224,10 +224,11 @@ func (s *server) exited(ctx actor.Context, m *process.Exited) {
 		s.pid = 0
 		s.fail(ctx, fmt.Errorf("exited while loading: %s", how))
 	default:
-		if time.Since(s.healthy) >= s.opts.StableAfter {
+		policy := s.opts.backoff()
+		if policy.Stable(time.Since(s.healthy)) {
 			s.attempt = 0
 		}
-		delay := s.opts.delay(s.attempt)
+		delay := policy.Delay(s.attempt)
 		s.attempt++
 		s.restarts++
 		s.pid = 0

@@ -3,15 +3,14 @@ package sessions
 import (
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/storewriter"
 	"github.com/troupehq/troupe/persistence"
+	"github.com/troupehq/troupe/runtime/backoff"
 )
 
 // Config is what the registry needs to start sessions and supervise them.
@@ -215,8 +214,9 @@ func (r *registry) HandleFailure(sys *actor.ActorSystem, sup actor.Supervisor, c
 		r.giveUp(sys, sup, child, id, reason, n)
 		return
 	}
-	delay := time.Duration(math.Min(float64(r.cfg.MaxBackoff), float64(r.cfg.Backoff)*math.Pow(2, float64(n-1))))
-	delay += time.Duration(rand.Int64N(int64(r.cfg.Backoff)/4 + 1)) // jitter spreads restarts of sessions that failed together
+	// The jitter spreads restarts of sessions that failed together.
+	policy := backoff.Policy{Base: r.cfg.Backoff, Max: r.cfg.MaxBackoff, Jitter: r.cfg.Backoff / 4}
+	delay := policy.Delay(n - 1)
 	time.AfterFunc(delay, func() { sup.RestartChildren(child) })
 }
 

@@ -2,7 +2,6 @@ package llmserver
 
 import (
 	"log/slog"
-	"testing"
 	"time"
 )
 
@@ -11,7 +10,17 @@ type config struct {
 	now       func() time.Time
 	log       *slog.Logger
 	onRequest func(Request)
-	tb        testing.TB
+	tb        TB
+}
+
+// TB is what New and WithTest need of a test; testing.TB is one. Declared
+// here so that troupe sim, which plays scripts in the production binary,
+// does not link package testing.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
 }
 
 // Option configures Start and New.

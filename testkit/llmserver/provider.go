@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"testing"
 
 	"github.com/troupehq/troupe/runtime/llm"
 )
@@ -27,7 +26,7 @@ type Provider struct {
 var _ llm.Provider = (*Provider)(nil)
 
 type providerConfig struct {
-	tb       testing.TB
+	tb       TB
 	noRecord bool
 }
 
@@ -36,7 +35,7 @@ type ProviderOption func(*providerConfig)
 
 // WithTest makes a call that finds the script exhausted fail t, as a
 // server made by New does.
-func WithTest(t testing.TB) ProviderOption { return func(c *providerConfig) { c.tb = t } }
+func WithTest(t TB) ProviderOption { return func(c *providerConfig) { c.tb = t } }
 
 // WithoutRecording keeps no request: Requests then returns none. For
 // benchmarks, whose millions of requests would otherwise be held (and

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -42,7 +41,7 @@ type Server struct {
 // New starts a server for the test t and closes it when t ends. A script
 // error fails t at once; a chat request that finds the script exhausted
 // fails t too.
-func New(t testing.TB, script Script, opts ...Option) *Server {
+func New(t TB, script Script, opts ...Option) *Server {
 	t.Helper()
 	s, err := Start(script, append(slices.Clone(opts), func(c *config) { c.tb = t })...)
 	if err != nil {

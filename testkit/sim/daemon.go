@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/subprocess"
 )
 
 // daemon is the troupe daemon the scenario runs against: one the runner
@@ -22,7 +22,7 @@ type daemon struct {
 	home  string
 	env   []string
 	args  []string
-	proc  *testkit.Proc
+	proc  *subprocess.Proc
 	url   string
 	token string
 	owned bool
@@ -59,7 +59,7 @@ func (d *daemon) start() error {
 	_ = os.Remove(filepath.Join(d.home, "daemon.addr"))
 	cmd := exec.Command(d.bin, append([]string{"daemon", "--home", d.home, "--listen", "127.0.0.1:0"}, d.args...)...)
 	cmd.Env = append(os.Environ(), d.env...)
-	p, err := testkit.Launch(cmd)
+	p, err := subprocess.Launch(cmd)
 	if err != nil {
 		return fmt.Errorf("start daemon: %w", err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"github.com/troupehq/troupe/testkit/subprocess"
 )
 
 // Timeouts: generous, because a slow or loaded machine is no failure; a
@@ -87,7 +87,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	if s.srv != nil {
 		cmd.Env = append(cmd.Env, "OPENAI_BASE_URL="+s.srv.URL()+"/v1", "OPENAI_API_KEY=")
 	}
-	p, err := testkit.Launch(cmd)
+	p, err := subprocess.Launch(cmd)
 	ts.Check(err)
 	s.proc, s.running = p, true
 	s.procs = append(s.procs, p)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"github.com/troupehq/troupe/testkit/subprocess"
 )
 
 // stateKey keys a script's state in testscript's Values.
@@ -22,9 +22,9 @@ type stateKey struct{}
 type script struct {
 	srv      *llmserver.Server
 	warnings *warnings
-	proc     *testkit.Proc
+	proc     *subprocess.Proc
 	running  bool // proc has not been seen to exit
-	procs    []*testkit.Proc
+	procs    []*subprocess.Proc
 	out      strings.Builder
 	norm     *Normaliser
 	vars     map[string]string // Params.Vars

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // mcpCallTimeout bounds one tool call forwarded to its process.
@@ -134,13 +135,13 @@ func (p *Pipeline) MCPHandler(system *actor.ActorSystem) http.Handler {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		session, ok := p.capSession(strings.TrimSpace(tok))
 		if !ok {
-			httpError(w, http.StatusUnauthorized, "missing or invalid capability token")
+			httpjson.Error(w, http.StatusUnauthorized, "missing or invalid capability token")
 			return
 		}
 		name := r.PathValue("name")
 		spec, ok := p.mcpServer(name)
 		if !ok {
-			httpError(w, http.StatusNotFound, "no MCP server "+name)
+			httpjson.Error(w, http.StatusNotFound, "no MCP server "+name)
 			return
 		}
 		srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "troupe"}, &mcp.ServerOptions{Instructions: spec.instructions})
@@ -177,13 +178,6 @@ func forwardTool(system *actor.ActorSystem, conn *actor.PID, server, tool, sessi
 		}
 		return &out, nil
 	}
-}
-
-func httpError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	_, _ = w.Write(append(b, '\n'))
 }
 
 func itoa(i int) string {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 type sessionKey struct{}
@@ -31,7 +31,7 @@ func serve(tokens Tokens, log *slog.Logger, build func(sessionID string) *mcp.Se
 		id, valid := tokens.Check(strings.TrimSpace(token))
 		if !ok || !valid {
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			rest.Error(w, http.StatusUnauthorized, "missing or invalid session capability token")
+			httpjson.Error(w, http.StatusUnauthorized, "missing or invalid session capability token")
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, id)))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/httpjson"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -124,7 +124,7 @@ func refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedBodyGrace))
 		w.Header().Set("Connection", "close")
 	}
-	rest.Error(w, status, msg)
+	httpjson.Error(w, status, msg)
 }
 
 // limitBody puts r's body under a deadline: by (a total one), or idle
@@ -186,12 +186,12 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req loginRequest
-	if err := rest.DecodeBody(w, r, &req, loginBodyMax, false); err != nil {
-		rest.Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, loginBodyMax, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if req.Password == nil {
-		rest.Error(w, http.StatusBadRequest, "password is required")
+		httpjson.Error(w, http.StatusBadRequest, "password is required")
 		return
 	}
 	// ttlSec is checked in seconds, before it becomes a Duration: a value
@@ -199,7 +199,7 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 	ttl := DefaultTTL
 	if req.TTLSec != 0 {
 		if req.TTLSec < 1 || req.TTLSec > int64(MaxTTL/time.Second) {
-			rest.Error(w, http.StatusBadRequest, fmt.Sprintf("ttlSec must be between 1 and %d (30 days), not %d",
+			httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("ttlSec must be between 1 and %d (30 days), not %d",
 				int64(MaxTTL/time.Second), req.TTLSec))
 			return
 		}
@@ -207,11 +207,11 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 	}
 	hash, err := passwordHash(a.home)
 	if err != nil {
-		rest.Error(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	if hash == nil {
-		rest.Error(w, http.StatusForbidden, "no master password is set; run `troupe auth password`")
+		httpjson.Error(w, http.StatusForbidden, "no master password is set; run `troupe auth password`")
 		return
 	}
 	done, n, ok, wait := a.limiter.reserve(a.now())
@@ -223,23 +223,23 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 	done(err == nil, a.now())
 	if err != nil {
 		if !errors.Is(err, bcrypt.ErrMismatchedHashAndPassword) {
-			rest.Error(w, http.StatusInternalServerError, "stored password hash: "+err.Error())
+			httpjson.Error(w, http.StatusInternalServerError, "stored password hash: "+err.Error())
 			return
 		}
 		a.log.Warn("login: wrong password", "check", n, "from", r.RemoteAddr)
-		rest.Error(w, http.StatusUnauthorized, "invalid password")
+		httpjson.Error(w, http.StatusUnauthorized, "invalid password")
 		return
 	}
 	if a.conns != nil {
 		a.conns.trust(connOf(r))
 	}
 	tok, t := a.mint(req.Label, ttl)
-	rest.WriteJSON(w, http.StatusOK, map[string]any{"session_token": tok, "id": t.id, "expires_at": t.expires.UTC()})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"session_token": tok, "id": t.id, "expires_at": t.expires.UTC()})
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration) {
 	w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
-	rest.Error(w, http.StatusTooManyRequests, "too many failed logins; try again later")
+	httpjson.Error(w, http.StatusTooManyRequests, "too many failed logins; try again later")
 }
 
 type logoutRequest struct {
@@ -250,8 +250,8 @@ type logoutRequest struct {
 // token is never revoked.
 func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
 	var req logoutRequest
-	if err := rest.DecodeBody(w, r, &req, 64<<10, true); err != nil {
-		rest.Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, 64<<10, true); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	id := req.ID
@@ -263,11 +263,11 @@ func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
 	if revoked {
 		w.Header().Set("Connection", "close") // this connection may be bound to it
 	}
-	rest.WriteJSON(w, http.StatusOK, map[string]bool{"revoked": revoked})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]bool{"revoked": revoked})
 }
 
 func (a *Auth) verify(w http.ResponseWriter, _ *http.Request) {
-	rest.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 type tokenInfo struct {
@@ -284,12 +284,12 @@ func (a *Auth) sessions(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, tokenInfo{ID: t.id, Label: t.label, CreatedAt: t.created.UTC(),
 			ExpiresAt: t.expires.UTC(), LastUsedAt: t.lastUsed.UTC()})
 	}
-	rest.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
 
 func (a *Auth) revokeRoute(w http.ResponseWriter, r *http.Request) {
 	if !a.revoke(r.PathValue("id"), connOf(r)) {
-		rest.Error(w, http.StatusNotFound, "token "+r.PathValue("id")+" not found")
+		httpjson.Error(w, http.StatusNotFound, "token "+r.PathValue("id")+" not found")
 		return
 	}
 	w.Header().Set("Connection", "close") // this connection may be bound to it

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // guard refuses requests a browser on another site could make: a foreign
@@ -42,11 +42,11 @@ func newGuard(addr net.Addr, loopback, tls bool, extra []string) *guard {
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.loopback && !loopbackHost(r.Host) {
-			rest.Error(w, http.StatusForbidden, "host "+r.Host+" is not allowed")
+			httpjson.Error(w, http.StatusForbidden, "host "+r.Host+" is not allowed")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !g.allowed(o) {
-			rest.Error(w, http.StatusForbidden, "origin "+o+" is not allowed")
+			httpjson.Error(w, http.StatusForbidden, "origin "+o+" is not allowed")
 			return
 		}
 		next.ServeHTTP(w, r)

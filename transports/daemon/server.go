@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/rest"
 )
 
@@ -143,7 +144,7 @@ func (s *Server) routes(opts Options) http.Handler {
 		mux.Handle(pattern, h)
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		rest.Error(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
+		httpjson.Error(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
 	})
 	return mux
 }

@@ -13,12 +13,16 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // AgentID is the one agent troupe runs: its own engine, on each
 // configured model.
 const AgentID = "troupe"
+
+// maxBody bounds a JSON request body; an import's bundle has its own bound.
+const maxBody = 1 << 20
 
 // Config is what the API serves from.
 type Config struct {
@@ -164,9 +168,9 @@ func SessionError(w http.ResponseWriter, log *slog.Logger, id string, err error)
 	case wire.HTTPStatus == 0:
 		// The client left; nobody reads the answer.
 	case !wire.HTTPText:
-		Internal(w, log, err, "session", id, "errorKind", wire.Name)
+		httpjson.Internal(w, log, err, "session", id, "errorKind", wire.Name)
 	default:
-		Error(w, wire.HTTPStatus, sessionErrorText(log, kind, id, err))
+		httpjson.Error(w, wire.HTTPStatus, sessionErrorText(log, kind, id, err))
 	}
 }
 
@@ -199,6 +203,6 @@ func sessionErrorText(log *slog.Logger, kind sessions.Kind, id string, err error
 // start time, so `troupe daemon status` and `stop` know which process
 // answers (no auth: the daemon listens on loopback or behind TLS).
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {
-	WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
 		"startedAt": a.started.UTC().Format(time.RFC3339Nano)})
 }

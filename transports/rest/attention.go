@@ -6,6 +6,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // attentionSource is the source of every flag troupe raises itself.
@@ -139,7 +140,7 @@ func (a *API) attention(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
 }
 
 // attentionBySource lists the flags of one source (all when none is
@@ -167,7 +168,7 @@ func (a *API) attentionBySource(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"flags": out})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"flags": out})
 }
 
 // metaIDs are the sessions' ids, or none (every session) past what one

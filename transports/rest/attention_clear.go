@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 type clearRequest struct {
@@ -18,12 +19,12 @@ type clearRequest struct {
 func (a *API) attentionClear(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req clearRequest
-	if err := DecodeBody(w, r, &req, maxBody, true); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxBody, true); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if req.Reason != "" && req.Source == "" {
-		Error(w, http.StatusBadRequest, "reason needs its source")
+		httpjson.Error(w, http.StatusBadRequest, "reason needs its source")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -41,5 +42,5 @@ func (a *API) attentionClear(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
 }

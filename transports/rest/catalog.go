@@ -2,6 +2,8 @@ package rest
 
 import (
 	"net/http"
+
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 func (a *API) defaultModel() string {
@@ -20,7 +22,7 @@ func (a *API) config(w http.ResponseWriter, _ *http.Request) {
 	if m := a.defaultModel(); m != "" {
 		models[AgentID] = m
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{
 		"defaultAgent": AgentID, "defaultCwd": a.cfg.DefaultCwd,
 		"defaultModels": models, "defaultTransformers": append([]string{}, a.cfg.DefaultTransformers...),
 	})
@@ -45,7 +47,7 @@ func (a *API) agents(w http.ResponseWriter, _ *http.Request) {
 				Thinking: m.Thinking, Default: id == def})
 		}
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{
 		"version": a.cfg.Version, "fetchedAt": a.started.UnixMilli(),
 		"agents": []map[string]any{{
 			"id": AgentID, "name": "troupe", "version": a.cfg.Version,

@@ -12,6 +12,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // createRequest is POST /v1/sessions's body. Model ("provider/model") and
@@ -26,13 +27,13 @@ type createRequest struct {
 
 func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	var req createRequest
-	if err := DecodeBody(w, r, &req, maxBody, true); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxBody, true); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	created, err := a.newSession(req)
 	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -53,7 +54,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	if a.cfg.Opened != nil {
 		a.cfg.Opened(id, created.Transformers)
 	}
-	WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
+	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
 }
 
 // newSession validates req into a session.created payload.

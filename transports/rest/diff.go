@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // fileDiff is one file's changes, as `hydra session diff --json` shows them.
@@ -149,7 +150,7 @@ func (a *API) diff(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, f)
 	}
-	WriteJSON(w, http.StatusOK, out)
+	httpjson.WriteJSON(w, http.StatusOK, out)
 }
 
 // relTo is path relative to dir when it lies under it, else path.

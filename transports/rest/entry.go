@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // entry is the protocol's SessionListEntry.
@@ -115,7 +116,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID]))
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }
 
 func (a *API) get(w http.ResponseWriter, r *http.Request) {
@@ -142,5 +143,5 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id]))
+	httpjson.WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id]))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // queryable are the session/update kinds /events serves, as the protocol
@@ -83,7 +84,7 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	f, err := parseEventFilter(r)
 	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if _, err := a.cfg.Sessions.Meta(r.Context(), id); err != nil {
@@ -103,7 +104,7 @@ func (a *API) events(w http.ResponseWriter, r *http.Request) {
 func (a *API) mergedEvents(w http.ResponseWriter, r *http.Request) {
 	f, err := parseEventFilter(r)
 	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	metas, err := a.cfg.Sessions.List(r.Context(), "")

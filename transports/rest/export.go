@@ -10,6 +10,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
@@ -22,7 +23,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="`+AgentID+"-"+id+`.hydra"`)
-	WriteJSON(w, http.StatusOK, b)
+	httpjson.WriteJSON(w, http.StatusOK, b)
 }
 
 // maxBundle bounds an import's body.
@@ -62,29 +63,29 @@ type importSanitized struct {
 
 func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 	var req importRequest
-	if err := DecodeBody(w, r, &req, maxBundle, false); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxBundle, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if len(req.Bundle) == 0 || string(req.Bundle) == "null" {
-		Error(w, http.StatusBadRequest, "bundle is required")
+		httpjson.Error(w, http.StatusBadRequest, "bundle is required")
 		return
 	}
 	var b bundle
 	created, err := decodeBundle(req.Bundle, &b)
 	if err != nil {
-		WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid bundle", "details": err.Error()})
+		httpjson.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid bundle", "details": err.Error()})
 		return
 	}
 	if created.Cwd, err = a.importCwd(req.Cwd, created.Cwd); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	policy := a.importPolicy()
 	san := policy.sanitize(&created)
 	drafts, err := importDrafts(&b, policy, san)
 	if err != nil {
-		WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid bundle", "details": err.Error()})
+		httpjson.WriteJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid bundle", "details": err.Error()})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -129,7 +130,7 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 		out.Sanitized = &importSanitized{MCPServers: san.MCPServers, ApprovalMode: san.ApprovalMode,
 			CrashPolicy: san.CrashPolicy, AdditionalDirs: san.AdditionalDirs, AllowAlways: san.AllowAlways}
 	}
-	WriteJSON(w, http.StatusCreated, out)
+	httpjson.WriteJSON(w, http.StatusCreated, out)
 }
 
 // importCwd is the imported session's directory: the request's when it
@@ -166,10 +167,10 @@ func (a *API) importTarget(ctx context.Context, w http.ResponseWriter, req impor
 		if existing != "" {
 			body["existingSessionId"] = existing
 		}
-		WriteJSON(w, http.StatusBadRequest, body)
+		httpjson.WriteJSON(w, http.StatusBadRequest, body)
 		return "", false, false
 	case target == "" && existing != "":
-		WriteJSON(w, http.StatusConflict, map[string]string{"error": "bundle already imported", "existingSessionId": existing})
+		httpjson.WriteJSON(w, http.StatusConflict, map[string]string{"error": "bundle already imported", "existingSessionId": existing})
 		return "", false, false
 	case target == "":
 		return sessions.NewID(), false, true
@@ -180,7 +181,7 @@ func (a *API) importTarget(ctx context.Context, w http.ResponseWriter, req impor
 		return "", false, false
 	}
 	if lineage(target, c) != lineageID {
-		Error(w, http.StatusConflict, fmt.Sprintf("session %s is not of the bundle's lineage %q: an import replaces only its own lineage's session", target, lineageID))
+		httpjson.Error(w, http.StatusConflict, fmt.Sprintf("session %s is not of the bundle's lineage %q: an import replaces only its own lineage's session", target, lineageID))
 		return "", false, false
 	}
 	return target, true, true

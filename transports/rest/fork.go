@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 type forkRequest struct {
@@ -63,17 +64,17 @@ func (a *API) findForkPoint(ctx context.Context, id, forkAt string) (forkPoint, 
 func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req forkRequest
-	if err := DecodeBody(w, r, &req, maxBody, true); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxBody, true); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if (req.Cwd != nil && *req.Cwd == "") || (req.AgentID != nil && *req.AgentID == "") {
-		Error(w, http.StatusBadRequest, "cwd and agentId may be omitted but not empty")
+		httpjson.Error(w, http.StatusBadRequest, "cwd and agentId may be omitted but not empty")
 		return
 	}
 	if req.AgentID != nil {
 		if err := checkAgent(*req.AgentID); err != nil {
-			Error(w, http.StatusBadRequest, err.Error())
+			httpjson.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	}
@@ -87,13 +88,13 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 	cwd := src.Cwd
 	if req.Cwd != nil {
 		if cwd, err = a.checkCwd(*req.Cwd); err != nil {
-			Error(w, http.StatusBadRequest, err.Error())
+			httpjson.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	}
 	at, err := a.findForkPoint(ctx, id, req.ForkAt)
 	if err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	newID, err := a.cfg.Sessions.Fork(ctx, sessions.ForkRequest{Parent: id, Seq: at.seq, Entry: at.messageID,
@@ -102,7 +103,7 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, map[string]string{
+	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{
 		"sessionId": newID, "lineageId": newID, "forkedFromSessionId": id, "forkedFromMessageId": at.messageID,
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // kill: 202 a live session is stopped (now cold), 204 it was not live here,
@@ -47,24 +49,24 @@ type patchRequest struct {
 func (a *API) patch(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var req patchRequest
-	if err := DecodeBody(w, r, &req, maxBody, false); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxBody, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	switch {
 	case req.Regen && req.Title != nil:
-		Error(w, http.StatusBadRequest, "title and regen are mutually exclusive")
+		httpjson.Error(w, http.StatusBadRequest, "title and regen are mutually exclusive")
 		return
 	case req.Regen:
 		a.patchRegen(w, r, id)
 		return
 	case req.Title == nil:
-		Error(w, http.StatusBadRequest, "title is required")
+		httpjson.Error(w, http.StatusBadRequest, "title is required")
 		return
 	}
 	title := strings.TrimSpace(*req.Title)
 	if title == "" {
-		Error(w, http.StatusBadRequest, "title is empty")
+		httpjson.Error(w, http.StatusBadRequest, "title is empty")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -113,7 +115,7 @@ func (a *API) closing(id string) {
 
 func (a *API) patchRegen(w http.ResponseWriter, r *http.Request, id string) {
 	if a.cfg.Titler == nil {
-		Error(w, http.StatusBadRequest, "regen needs a model; this daemon has none to write titles")
+		httpjson.Error(w, http.StatusBadRequest, "regen needs a model; this daemon has none to write titles")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/troupehq/troupe/actors/plugins"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // pluginRoutes serves /v1/extensions or /v1/transformers (the two are
@@ -33,13 +34,13 @@ func (a *API) registerPlugins(mux *http.ServeMux, c *plugins.Client, path string
 func (p pluginRoutes) fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, plugins.ErrInvalid):
-		Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, plugins.ErrNotFound):
-		Error(w, http.StatusNotFound, err.Error())
+		httpjson.Error(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, plugins.ErrConflict):
-		Error(w, http.StatusConflict, err.Error())
+		httpjson.Error(w, http.StatusConflict, err.Error())
 	default:
-		Internal(w, p.log, err, "kind", p.noun)
+		httpjson.Internal(w, p.log, err, "kind", p.noun)
 	}
 }
 
@@ -49,7 +50,7 @@ func (p pluginRoutes) list(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{p.noun + "s": infos})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{p.noun + "s": infos})
 }
 
 func (p pluginRoutes) get(w http.ResponseWriter, r *http.Request) {
@@ -58,13 +59,13 @@ func (p pluginRoutes) get(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, in)
+	httpjson.WriteJSON(w, http.StatusOK, in)
 }
 
 func (p pluginRoutes) register(w http.ResponseWriter, r *http.Request) {
 	var s plugins.Spec
-	if err := DecodeBody(w, r, &s, maxBody, false); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &s, maxBody, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	in, err := p.c.Register(r.Context(), s)
@@ -72,7 +73,7 @@ func (p pluginRoutes) register(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, in)
+	httpjson.WriteJSON(w, http.StatusCreated, in)
 }
 
 func (p pluginRoutes) delete(w http.ResponseWriter, r *http.Request) {
@@ -89,5 +90,5 @@ func (p pluginRoutes) control(w http.ResponseWriter, r *http.Request, op string)
 		p.fail(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, in)
+	httpjson.WriteJSON(w, http.StatusOK, in)
 }

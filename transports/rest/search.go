@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 type searchRequest struct {
@@ -25,16 +27,16 @@ const maxSearchBody = 8 << 20
 // listed ones.
 func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	var req searchRequest
-	if err := DecodeBody(w, r, &req, maxSearchBody, false); err != nil {
-		Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &req, maxSearchBody, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if strings.TrimSpace(req.Q) == "" {
-		Error(w, http.StatusBadRequest, "q is required")
+		httpjson.Error(w, http.StatusBadRequest, "q is required")
 		return
 	}
 	if req.SessionIDs != nil && len(req.SessionIDs) == 0 {
-		WriteJSON(w, http.StatusOK, map[string]any{"matches": []searchMatch{}})
+		httpjson.WriteJSON(w, http.StatusOK, map[string]any{"matches": []searchMatch{}})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -48,5 +50,5 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	for _, m := range found {
 		out = append(out, searchMatch{SessionID: m.SessionID, MessageID: m.MessageID, Snippet: m.Snippet})
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"matches": out})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"matches": out})
 }

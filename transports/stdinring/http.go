@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/httpjson"
 )
 
 // MaxChunkBody bounds one POST .../stdin body; producers send more chunks.
@@ -45,8 +45,8 @@ type openReply struct {
 func (h *Routes) open(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var o Options
-	if err := rest.DecodeBody(w, r, &o, 64<<10, true); err != nil {
-		rest.Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &o, 64<<10, true); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if !h.requireLive(w, r, id) {
@@ -58,14 +58,14 @@ func (h *Routes) open(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case errors.Is(err, ErrAlreadyOpen), errors.Is(err, ErrBudget):
-		rest.Error(w, http.StatusConflict, "session "+id+": "+err.Error())
+		httpjson.Error(w, http.StatusConflict, "session "+id+": "+err.Error())
 		return
 	case err != nil:
-		rest.Error(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	info := ring.Info()
-	rest.WriteJSON(w, http.StatusOK, openReply{FilePath: info.FilePath, CapacityBytes: info.CapacityBytes, FileCapBytes: info.FileCapBytes})
+	httpjson.WriteJSON(w, http.StatusOK, openReply{FilePath: info.FilePath, CapacityBytes: info.CapacityBytes, FileCapBytes: info.FileCapBytes})
 }
 
 type chunkBody struct {
@@ -76,18 +76,18 @@ type chunkBody struct {
 func (h *Routes) append(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var b chunkBody
-	if err := rest.DecodeBody(w, r, &b, MaxChunkBody, false); err != nil {
-		rest.Error(w, http.StatusBadRequest, err.Error())
+	if err := httpjson.DecodeBody(w, r, &b, MaxChunkBody, false); err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if b.Chunk == nil && !b.EOF {
-		rest.Error(w, http.StatusBadRequest, "chunk is required unless eof is true")
+		httpjson.Error(w, http.StatusBadRequest, "chunk is required unless eof is true")
 		return
 	}
 	ring, err := h.Rings.Get(id)
 	if err != nil {
 		if h.requireLive(w, r, id) {
-			rest.Error(w, http.StatusConflict, "session "+id+": "+err.Error()+": POST /v1/sessions/"+id+"/stdin/open first")
+			httpjson.Error(w, http.StatusConflict, "session "+id+": "+err.Error()+": POST /v1/sessions/"+id+"/stdin/open first")
 		}
 		return
 	}
@@ -97,10 +97,10 @@ func (h *Routes) append(w http.ResponseWriter, r *http.Request) {
 	}
 	end, err := ring.Write(chunk, b.EOF)
 	if err != nil {
-		rest.Error(w, http.StatusConflict, "session "+id+": "+err.Error())
+		httpjson.Error(w, http.StatusConflict, "session "+id+": "+err.Error())
 		return
 	}
-	rest.WriteJSON(w, http.StatusOK, map[string]int64{"writeCursor": end})
+	httpjson.WriteJSON(w, http.StatusOK, map[string]int64{"writeCursor": end})
 }
 
 // sweep frees the rings of sessions no longer live: rings are not
@@ -124,11 +124,11 @@ func (h *Routes) requireLive(w http.ResponseWriter, r *http.Request, id string) 
 	defer cancel()
 	live, err := h.Live(ctx, id)
 	if err != nil {
-		rest.Internal(w, h.Log, fmt.Errorf("check session %s: %w", id, err), "session", id)
+		httpjson.Internal(w, h.Log, fmt.Errorf("check session %s: %w", id, err), "session", id)
 		return false
 	}
 	if !live {
-		rest.Error(w, http.StatusNotFound, "session "+id+" is not live")
+		httpjson.Error(w, http.StatusNotFound, "session "+id+" is not live")
 		return false
 	}
 	return true

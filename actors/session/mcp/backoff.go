@@ -1,25 +1,17 @@
 package mcp
 
-import "time"
+import (
+	"time"
 
-// Reconnect delays: a dropped server is started (or reconnected) again
-// after initialBackoff, doubled on each failure in a row up to maxBackoff.
-// A connection that stayed up for stableAfter starts the count again.
-// Variables so tests can shorten them.
-var (
-	initialBackoff = 250 * time.Millisecond
-	maxBackoff     = 30 * time.Second
-	stableAfter    = 10 * time.Second
+	"github.com/troupehq/troupe/runtime/backoff"
 )
 
-// backoff is the delay before reconnect attempt n (0-based).
-func backoff(n int) time.Duration {
-	d := initialBackoff
-	for range n {
-		if d >= maxBackoff/2 {
-			return maxBackoff
-		}
-		d *= 2
-	}
-	return min(d, maxBackoff)
+// reconnect is when a dropped server is started (or reconnected) again:
+// 250ms, doubled on each failure in a row up to 30s; a connection that
+// stayed up for 10s starts the count again. A variable so tests can
+// shorten it.
+var reconnect = backoff.Policy{
+	Base:        250 * time.Millisecond,
+	Max:         30 * time.Second,
+	StableAfter: 10 * time.Second,
 }

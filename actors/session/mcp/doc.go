@@ -17,7 +17,7 @@
 //
 // A server that drops (its program exits, its HTTP session ends) is not a
 // failure of the actor: it starts the program and connects again after a
-// delay that doubles while the drops continue (see backoff), and requests
+// delay that doubles while the drops continue (see reconnect), and requests
 // wait for the new connection meanwhile. A server that never comes up is
 // reported once (a warning and a *Status to the parent) and retried
 // quietly. notifications/progress reach the call they name as cumulative

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/troupehq/troupe/runtime/backoff"
 )
 
 // SetConnectTimeout shortens the connect deadline for one test.
@@ -16,9 +17,9 @@ func SetConnectTimeout(t *testing.T, d time.Duration) {
 
 // SetBackoff sets the reconnect delays for one test.
 func SetBackoff(t *testing.T, initial, maxDelay, stable time.Duration) {
-	oi, om, os := initialBackoff, maxBackoff, stableAfter
-	initialBackoff, maxBackoff, stableAfter = initial, maxDelay, stable
-	t.Cleanup(func() { initialBackoff, maxBackoff, stableAfter = oi, om, os })
+	old := reconnect
+	reconnect = backoff.Policy{Base: initial, Max: maxDelay, StableAfter: stable}
+	t.Cleanup(func() { reconnect = old })
 }
 
 // WithDial has the actor connect through dial instead of its
@@ -28,4 +29,4 @@ func WithDial(dial func() (sdk.Transport, error)) Option {
 }
 
 // Backoff is the delay before reconnect attempt n.
-func Backoff(n int) time.Duration { return backoff(n) }
+func Backoff(n int) time.Duration { return reconnect.Delay(n) }

@@ -42,7 +42,7 @@ func WithLastStatus(status string) Option {
 // the session's working directory, where a stdio server runs. The actor
 // connects on Started (and again after a restart) and answers GetTools.
 // When the connection drops, or a connect fails, it connects again after a
-// growing delay (see backoff), starting a stdio server's process anew.
+// growing delay (see reconnect), starting a stdio server's process anew.
 func Props(cfg ServerConfig, cwd string, opts ...Option) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		s := &server{cfg: cfg, cwd: cwd}
@@ -270,7 +270,7 @@ func (s *server) lost(ctx actor.Context, m *connLost) {
 	if m.conn != s.conn || !s.ready || s.err != nil {
 		return
 	}
-	if time.Since(s.upSince) >= stableAfter {
+	if reconnect.Stable(time.Since(s.upSince)) {
 		s.attempt = 0
 	}
 	s.log.Warn("mcp server connection ended; restarting it", "error", m.err)
@@ -295,7 +295,7 @@ func (s *server) release(ctx actor.Context, c *conn) {
 
 // schedule starts the next attempt after the backoff delay.
 func (s *server) schedule(ctx actor.Context) {
-	d := backoff(s.attempt)
+	d := reconnect.Delay(s.attempt)
 	s.attempt++
 	s.timerGen++
 	gen, self, root := s.timerGen, ctx.Self(), ctx.ActorSystem().Root

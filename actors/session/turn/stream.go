@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/backoff"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tooltext"
 )
@@ -160,7 +161,7 @@ func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 	}
 	retry := t.cfg.Retry
 	if retry.Enabled && llm.IsRetryable(m.err) && t.attempt < retry.MaxAttempts {
-		delay := retry.BaseDelay << (t.attempt - 1)
+		delay := backoff.Policy{Base: retry.BaseDelay}.Delay(t.attempt - 1) // uncapped: MaxAttempts bounds it
 		t.emit(ctx, event.RetryStarted, event.RetryPayload{
 			RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: retry.MaxAttempts,
 			DelayMS: delay.Milliseconds(), Error: m.err.Error(),

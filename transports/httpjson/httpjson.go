@@ -1,4 +1,13 @@
-package rest
+// Package httpjson is the JSON body of every troupe HTTP endpoint: a value
+// written with its status, the {"error": msg} shape of a refusal, a 500 that
+// keeps its cause in the log behind a ref, and a request body decoded within
+// a bound. The REST API, the daemon's own routes, the stdin ring's producer
+// routes and the agent-facing MCP servers all answer through it, so they
+// agree on the shape without importing one another.
+//
+// It owns only the encoding of bodies: no routes, no status choices, no
+// troupe package.
+package httpjson
 
 import (
 	"crypto/rand"
@@ -42,9 +51,6 @@ func Internal(w http.ResponseWriter, log *slog.Logger, err error, attrs ...any) 
 	WriteJSON(w, http.StatusInternalServerError, map[string]string{
 		"error": "internal error; the daemon's log has the details (ref " + ref + ")", "ref": ref})
 }
-
-// maxBody bounds a JSON request body; an import's bundle has its own bound.
-const maxBody = 1 << 20
 
 // DecodeBody reads r's JSON body into v, at most limit bytes; an empty
 // body leaves v as it is when optional. The error is worded for the client.
