@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"math"
 	"time"
 
@@ -99,13 +100,13 @@ type attachOptions struct {
 	// updates were replayed, under the policy applied.
 	answer func(a *attachment, n int, policy string)
 	// refused answers a failure before the attachment exists.
-	refused func(*RPCError)
+	refused func(*jsonrpc.Error)
 }
 
 // attach checks the session exists, then subscribes from seq 1.
 func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 	if _, ok := c.att[id]; ok {
-		o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+		o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
 		return
 	}
 	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
@@ -114,7 +115,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 			return
 		}
 		if _, ok := c.att[id]; ok || c.closing {
-			o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+			o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
 			return
 		}
 		// Watching a cold session does not start it: the store has it all.
@@ -133,7 +134,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	}
 	info.ClientID = o.clientID
 	if !c.cfg.Hub.join(id, info) {
-		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
+		o.refused(jsonrpc.NewError(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
 		return
 	}
 	// The session's link, if it has a chain, starts as the session comes
@@ -288,7 +289,7 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 		a.sub = nil
 		a.leave(c)
 		delete(c.att, a.id)
-		a.replay.opts.refused(rpcErr(CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
+		a.replay.opts.refused(jsonrpc.NewError(jsonrpc.CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
 		return
 	}
 	a.sub, a.cold = nil, true
@@ -347,20 +348,20 @@ func (a *attachment) leave(c *conn) {
 // sessionError maps a facade error to the spec's codes. A write the
 // store's file refused is an internal error whose data names its kind
 // (errorKind disk_full or store_write), as a failed run's does.
-func sessionError(id string, err error) *RPCError {
+func sessionError(id string, err error) *jsonrpc.Error {
 	switch {
 	case isNotFound(err):
-		return rpcErr(CodeSessionNotFound, "session "+id+" not found")
+		return jsonrpc.NewError(CodeSessionNotFound, "session "+id+" not found")
 	case errors.Is(err, sessions.ErrHasForks), errors.Is(err, sessions.ErrAttentionLimit):
-		return rpcErr(CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, fmt.Sprintf("session %s: %v", id, err))
 	case errors.Is(err, sessions.ErrStoreWrite):
 		kind := "store_write"
 		if errors.Is(err, sessions.ErrDiskFull) {
 			kind = "disk_full"
 		}
-		return &RPCError{Code: CodeInternal, Message: fmt.Sprintf("session %s: %v", id, err), Data: map[string]any{"errorKind": kind}}
+		return jsonrpc.NewErrorData(jsonrpc.CodeInternal, fmt.Sprintf("session %s: %v", id, err), map[string]any{"errorKind": kind})
 	default:
-		return rpcErr(CodeInternal, fmt.Sprintf("session %s: %v", id, err))
+		return jsonrpc.NewError(jsonrpc.CodeInternal, fmt.Sprintf("session %s: %v", id, err))
 	}
 }
 
