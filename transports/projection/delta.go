@@ -18,6 +18,12 @@ import (
 // tool call) keep d's previous copies rather than allocating new ones.
 // Anything else (another key, spelling or type, null, malformed JSON) goes
 // to json.Unmarshal.
+//
+// It is not runtime/jsontext's Scanner on purpose: read with the Scanner,
+// a folded delta measured 255-285 ns against these functions' 212 ns
+// (BenchmarkViewDelta/folded, same machine, A/B), a flat object of known
+// keys being cheaper to read with index-passing helpers the compiler
+// inlines than with a general reader's calls.
 func decodeDelta(raw []byte, d *event.MessageDeltaPayload) error {
 	prev := *d
 	*d = event.MessageDeltaPayload{}
