@@ -7,13 +7,15 @@ import (
 	"unicode/utf8"
 )
 
-// Scanner is troupe's one general hand-written JSON reader, for the hot
-// paths where reflection-based decoding costs too much: a streamed model
-// frame per delta (runtime/llm/openai, up to a million a second). It reads
-// only what its caller asks for and skips the rest; it checks enough
-// structure never to loop or panic on bad input, but it is not a
-// validator: a caller that must refuse what encoding/json refuses checks
-// the tokens it takes (and falls back to encoding/json on anything else).
+// Scanner is troupe's one hand-written JSON reader, for the hot paths
+// where reflection-based decoding costs too much: a streamed model frame
+// per delta (runtime/llm/openai, up to a million a second); its
+// primitives SkipSpace and ScanString also serve transports/projection's
+// delta reader. It reads only what its caller asks for and skips the
+// rest; it checks enough structure never to loop or panic on bad input,
+// but it is not a validator: a caller that must refuse what encoding/json
+// refuses checks the tokens it takes (and falls back to encoding/json on
+// anything else).
 //
 // Strings come back as slices of the input when they hold no escapes, or of
 // scratch otherwise; scratch only grows within one input, so every slice
@@ -60,14 +62,7 @@ func (s *Scanner) ws() {
 	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
 		return
 	}
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
+	s.pos = SkipSpace(s.data, s.pos)
 }
 
 // Peek returns the next non-space byte without consuming it, 0 at the end.
@@ -209,29 +204,51 @@ func (s *Scanner) RawString() (raw []byte, escaped, ok bool) {
 	return raw, escaped, ok
 }
 
-// scanString consumes the string whose opening quote is at the position,
-// in one pass: plain reports content of printable ASCII only, which needs
-// no decoding when it has no escape either (the common case, checked
-// without a second pass over the bytes).
+// scanString consumes the string whose opening quote is at the position.
 func (s *Scanner) scanString() (raw []byte, escaped, plain, ok bool) {
-	start := s.pos + 1
-	data := s.data
+	raw, escaped, plain, next, ok := ScanString(s.data, s.pos)
+	if !ok {
+		s.Fail()
+		return nil, false, false, false
+	}
+	s.pos = next
+	return raw, escaped, plain, true
+}
+
+// SkipSpace returns the index of the first byte at or after i in b that
+// is not JSON whitespace: the Scanner's, and a hand-written reader's of
+// one known shape (transports/projection's message.delta).
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// ScanString reads the JSON string whose opening quote is at b[i], in one
+// pass: the bytes between its quotes, whether they hold an escape,
+// whether they are printable ASCII only (plain: no decoding and no UTF-8
+// check needed when unescaped, the common case), and the index after the
+// closing quote. ok is false (and the rest meaningless) when b[i] is not a
+// quote or the string does not close. It is the Scanner's string reader,
+// exported for a hand-written reader of one known shape; it is kept within
+// the compiler's inlining budget, which that reader's speed depends on.
+func ScanString(b []byte, i int) (raw []byte, escaped, plain bool, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return
+	}
 	plain = true
-	for i := start; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case c == '"':
-			s.pos = i + 1
-			return data[start:i], escaped, plain, true
-		case c == '\\':
+	for j := i + 1; j < len(b); j++ {
+		if c := b[j]; c == '"' {
+			return b[i+1 : j], escaped, plain, j + 1, true
+		} else if c == '\\' {
 			escaped = true
-			i++
-		case c-0x20 >= 0x60: // below 0x20 or above 0x7f
+			j++
+		} else if c-0x20 >= 0x60 { // below 0x20 or above 0x7f
 			plain = false
 		}
 	}
-	s.Fail()
-	return nil, false, false, false
+	return nil, false, false, 0, false
 }
 
 func hasControl(b []byte) bool {

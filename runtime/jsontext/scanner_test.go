@@ -60,3 +60,29 @@ func TestScannerEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestScanString: one pass says where a string ends, whether it needs
+// decoding, and whether it is printable ASCII.
+func TestScanString(t *testing.T) {
+	cases := []struct {
+		in                 string
+		raw                string
+		escaped, plain, ok bool
+	}{
+		{`"abc" x`, "abc", false, true, true},
+		{`"a\"b"`, `a\"b`, true, true, true},
+		{`"é"`, "é", false, false, true},
+		{"\"a\x01\"", "a\x01", false, false, true},
+		{`"open`, "", false, false, false},
+		{`x"`, "", false, false, false},
+	}
+	for _, c := range cases {
+		raw, esc, plain, next, ok := ScanString([]byte(c.in), 0)
+		if ok != c.ok || (ok && (string(raw) != c.raw || esc != c.escaped || plain != c.plain || next != len(c.raw)+2)) {
+			t.Errorf("%q: got %q esc %v plain %v next %d ok %v", c.in, raw, esc, plain, next, ok)
+		}
+	}
+	if got := SkipSpace([]byte(" \t\r\n x"), 0); got != 5 {
+		t.Errorf("SkipSpace: %d", got)
+	}
+}
