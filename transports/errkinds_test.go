@@ -17,6 +17,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/jsonstream"
 	"github.com/troupehq/troupe/transports/mcp"
 	"github.com/troupehq/troupe/transports/rest"
@@ -46,46 +47,46 @@ var heldErr = &sessions.LeaseHeldError{Holder: persistence.Holder{SessionID: "s1
 // (success false, the error's text), so it has no column.
 var kindAnswers = map[sessions.Kind]kindAnswer{
 	sessions.KindInternal: {err: errors.New("SQL logic error near \"SELEC\""),
-		acpCode: acp.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
 		mcpText: `session s1: SQL logic error near "SELEC"`, streamCode: jsonstream.CodeInternal},
 	sessions.KindNotFound: {err: fmt.Errorf("meta: %w", sessions.ErrNotFound),
 		acpCode: acp.CodeSessionNotFound, httpStatus: http.StatusNotFound,
 		mcpText: "no session s1", streamCode: jsonstream.CodeInternal},
 	sessions.KindInvalid: {err: fmt.Errorf("%w: a session holds at most 64 flags", sessions.ErrAttentionLimit),
-		acpCode: acp.CodeInvalidParams, httpStatus: http.StatusBadRequest,
+		acpCode: jsonrpc.CodeInvalidParams, httpStatus: http.StatusBadRequest,
 		mcpText: "session s1: attention flags limit: a session holds at most 64 flags", streamCode: jsonstream.CodeProtocol},
 	sessions.KindExists: {err: sessions.ErrExists,
-		acpCode: acp.CodeInternal, httpStatus: http.StatusConflict,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusConflict,
 		mcpText: "session s1: session already exists", streamCode: jsonstream.CodeInternal},
 	sessions.KindHasForks: {err: fmt.Errorf("%w: s2", sessions.ErrHasForks),
-		acpCode: acp.CodeInvalidParams, httpStatus: http.StatusConflict,
+		acpCode: jsonrpc.CodeInvalidParams, httpStatus: http.StatusConflict,
 		mcpText: "session s1: " + sessions.ErrHasForks.Error() + ": s2", streamCode: jsonstream.CodeInternal},
 	sessions.KindHeld: {err: heldErr,
-		acpCode: acp.CodeInternal, acpErrorKind: "session_held", httpStatus: http.StatusConflict,
+		acpCode: jsonrpc.CodeInternal, acpErrorKind: "session_held", httpStatus: http.StatusConflict,
 		mcpText: "session s1: " + heldErr.Error(), streamCode: jsonstream.CodeInternal, streamRetryable: true},
 	sessions.KindBusy: {err: sessions.ErrBusy,
-		acpCode: acp.CodeInternal, httpStatus: http.StatusConflict,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusConflict,
 		mcpText: "session s1: a run is in progress", streamCode: jsonstream.CodeInternal, streamRetryable: true},
 	sessions.KindNoRun: {err: sessions.ErrNoRun,
-		acpCode: acp.CodeInternal, httpStatus: http.StatusConflict,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusConflict,
 		mcpText: "session s1: no run is in progress", streamCode: jsonstream.CodeInternal},
 	sessions.KindNoEngine: {err: sessions.ErrNoEngine,
-		acpCode: acp.CodeInternal, httpStatus: http.StatusServiceUnavailable,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusServiceUnavailable,
 		mcpText: "session s1: " + sessions.ErrNoEngine.Error(), streamCode: jsonstream.CodeConfig},
 	sessions.KindFailed: {err: fmt.Errorf("%w: panic: boom", sessions.ErrFailed),
-		acpCode: acp.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
 		mcpText: "session s1: session failed and was stopped: panic: boom", streamCode: jsonstream.CodeInternal},
 	sessions.KindDiskFull: {err: &persistence.WriteError{Full: true, Err: errors.New("database or disk is full")},
-		acpCode: acp.CodeInternal, acpErrorKind: "disk_full", httpStatus: http.StatusInsufficientStorage,
+		acpCode: jsonrpc.CodeInternal, acpErrorKind: "disk_full", httpStatus: http.StatusInsufficientStorage,
 		mcpText: "session s1: the store's disk is full: database or disk is full", streamCode: jsonstream.CodeInternal},
 	sessions.KindStoreWrite: {err: &persistence.WriteError{Err: errors.New("attempt to write a readonly database")},
-		acpCode: acp.CodeInternal, acpErrorKind: "store_write", httpStatus: http.StatusServiceUnavailable,
+		acpCode: jsonrpc.CodeInternal, acpErrorKind: "store_write", httpStatus: http.StatusServiceUnavailable,
 		mcpText: "session s1: the store could not be written: attempt to write a readonly database", streamCode: jsonstream.CodeInternal},
 	sessions.KindUnreachable: {err: &sessions.UnreachableError{Session: "s1", Err: context.DeadlineExceeded},
-		acpCode: acp.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
+		acpCode: jsonrpc.CodeInternal, httpStatus: http.StatusInternalServerError, httpRef: true,
 		mcpText: "session s1: session s1: context deadline exceeded", streamCode: jsonstream.CodeInternal, streamRetryable: true},
 	sessions.KindCancelled: {err: fmt.Errorf("prompt: %w", context.Canceled),
-		acpCode: acp.CodeInternal,
+		acpCode: jsonrpc.CodeInternal,
 		mcpText: "session s1: prompt: context canceled", streamCode: jsonstream.CodeInternal},
 }
 
@@ -107,7 +108,7 @@ func TestErrorKindsOnEveryProtocol(t *testing.T) {
 
 			e := acp.SessionError("s1", want.err)
 			if e.Code != want.acpCode || errorKind(e.Data) != want.acpErrorKind {
-				t.Errorf("ACP: code %d, data %v; want %d, errorKind %q", e.Code, e.Data, want.acpCode, want.acpErrorKind)
+				t.Errorf("ACP: code %d, data %s; want %d, errorKind %q", e.Code, e.Data, want.acpCode, want.acpErrorKind)
 			}
 			if kind == sessions.KindNotFound {
 				text = "session s1 not found"
@@ -161,8 +162,10 @@ func checkREST(t *testing.T, rec *httptest.ResponseRecorder, want kindAnswer, te
 	}
 }
 
-func errorKind(data any) string {
-	m, _ := data.(map[string]any)
-	s, _ := m["errorKind"].(string)
-	return s
+func errorKind(data json.RawMessage) string {
+	var m struct {
+		ErrorKind string `json:"errorKind"`
+	}
+	_ = json.Unmarshal(data, &m)
+	return m.ErrorKind
 }

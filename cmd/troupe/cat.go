@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/agentmcp"
-	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
 func init() {
@@ -137,7 +137,7 @@ func catSession(ctx context.Context, c *catClient, f catFlags, instructions stri
 		StopReason string `json:"stopReason"`
 	}
 	prompt := map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}}
-	if err := c.call("session/prompt", prompt, &answer, func(fr daemonclient.Frame) error { return c.onFrame(fr, stdout) }); err != nil {
+	if err := c.call("session/prompt", prompt, &answer, func(fr jsonrpc.Message) error { return c.onFrame(fr, stdout) }); err != nil {
 		return 1, err
 	}
 	fmt.Fprintln(stdout)
@@ -174,7 +174,7 @@ func streamPrompt(instructions string) string {
 // onFrame prints the agent's text and answers permission requests: cat
 // has nobody to ask, so it allows the daemon's own read-only servers'
 // tools and rejects everything else.
-func (c *catClient) onFrame(f daemonclient.Frame, stdout io.Writer) error {
+func (c *catClient) onFrame(f jsonrpc.Message, stdout io.Writer) error {
 	switch f.Method {
 	case "session/update":
 		var p struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"net/http"
 	"os"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/troupehq/troupe/transports/daemon"
-	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
 // catClient is the daemon as `troupe cat` reaches it: ACP over /acp and
@@ -24,7 +24,7 @@ type catClient struct {
 	base, token string
 	http        *http.Client
 	ws          *websocket.Conn
-	frames      chan daemonclient.Frame
+	frames      chan jsonrpc.Message
 	readErr     error // set before frames is closed
 	next        int
 }
@@ -50,7 +50,7 @@ func dialDaemon(home string) (*catClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the daemon at %s: %w", base, err)
 	}
-	c := &catClient{base: base, token: token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan daemonclient.Frame, 64)}
+	c := &catClient{base: base, token: token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan jsonrpc.Message, 64)}
 	go c.read()
 	return c, nil
 }
@@ -64,7 +64,7 @@ func (c *catClient) read() {
 			c.readErr = err
 			return
 		}
-		var f daemonclient.Frame
+		var f jsonrpc.Message
 		if err := json.Unmarshal(b, &f); err != nil {
 			c.readErr = fmt.Errorf("undecodable frame from the daemon: %w", err)
 			return
@@ -78,7 +78,7 @@ func (c *catClient) close() { _ = c.ws.Close() }
 // send writes a request and returns its id.
 func (c *catClient) send(method string, params any) (int, error) {
 	c.next++
-	err := c.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
+	err := c.ws.WriteJSON(jsonrpc.NewRequest(jsonrpc.IntID(int64(c.next)), method, params))
 	if err != nil {
 		return 0, fmt.Errorf("send %s: %w", method, err)
 	}
@@ -86,12 +86,12 @@ func (c *catClient) send(method string, params any) (int, error) {
 }
 
 func (c *catClient) respond(id json.RawMessage, result any) error {
-	return c.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	return c.ws.WriteJSON(jsonrpc.NewResult(id, result))
 }
 
 // call sends a request and waits for its answer, handing every other
 // frame to other (which may be nil).
-func (c *catClient) call(method string, params, out any, other func(daemonclient.Frame) error) error {
+func (c *catClient) call(method string, params, out any, other func(jsonrpc.Message) error) error {
 	id, err := c.send(method, params)
 	if err != nil {
 		return err

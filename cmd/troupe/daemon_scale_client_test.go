@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"sync"
 	"time"
 
@@ -23,19 +24,11 @@ type scaleConn struct {
 
 	mu      sync.Mutex
 	next    int
-	waiting map[int]chan scaleAnswer
+	waiting map[int]chan jsonrpc.Message
 	tools   map[string]bool // sessions whose read completed
 	readErr error
 
 	readerDone chan struct{}
-}
-
-type scaleAnswer struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 func dialScale(url, token string) (*scaleConn, error) {
@@ -44,7 +37,7 @@ func dialScale(url, token string) (*scaleConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}
-	c := &scaleConn{ws: ws, waiting: map[int]chan scaleAnswer{}, tools: map[string]bool{}, readerDone: make(chan struct{})}
+	c := &scaleConn{ws: ws, waiting: map[int]chan jsonrpc.Message{}, tools: map[string]bool{}, readerDone: make(chan struct{})}
 	go c.read()
 	if _, err := c.call("initialize", map[string]any{"protocolVersion": 1}); err != nil {
 		c.close()
@@ -84,12 +77,7 @@ func (c *scaleConn) read() {
 }
 
 func (c *scaleConn) dispatch(msg []byte) error {
-	var f struct {
-		ID     *int            `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-		scaleAnswer
-	}
+	var f jsonrpc.Message
 	isUpdate := bytes.Contains(msg, []byte(`"method":"session/update"`))
 	if isUpdate && !bytes.Contains(msg, []byte(`"sessionUpdate":"tool_call_update"`)) {
 		return nil
@@ -122,14 +110,18 @@ func (c *scaleConn) dispatch(msg []byte) error {
 	case f.ID == nil:
 		return fmt.Errorf("answer without id: %s", msg)
 	}
+	var id int
+	if err := json.Unmarshal(f.ID, &id); err != nil {
+		return fmt.Errorf("answer to no request of ours: %s", msg)
+	}
 	c.mu.Lock()
-	ch := c.waiting[*f.ID]
-	delete(c.waiting, *f.ID)
+	ch := c.waiting[id]
+	delete(c.waiting, id)
 	c.mu.Unlock()
 	if ch == nil {
 		return fmt.Errorf("answer to no request: %s", msg)
 	}
-	ch <- f.scaleAnswer
+	ch <- f
 	return nil
 }
 
@@ -147,7 +139,7 @@ func (c *scaleConn) fail(err error) {
 }
 
 func (c *scaleConn) call(method string, params any) (json.RawMessage, error) {
-	ch := make(chan scaleAnswer, 1)
+	ch := make(chan jsonrpc.Message, 1)
 	c.mu.Lock()
 	if c.readErr != nil {
 		c.mu.Unlock()
@@ -158,7 +150,7 @@ func (c *scaleConn) call(method string, params any) (json.RawMessage, error) {
 	c.waiting[id] = ch
 	c.mu.Unlock()
 	c.wmu.Lock()
-	err := c.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	err := c.ws.WriteJSON(jsonrpc.NewRequest(jsonrpc.IntID(int64(id)), method, params))
 	c.wmu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("%s: write: %w", method, err)

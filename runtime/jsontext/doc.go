@@ -1,5 +1,10 @@
-// Package jsontext writes JSON strings by hand, byte for byte as
-// encoding/json does, for the hot paths that build protocol lines and
-// stored payloads without reflection (a streamed delta, a replayed chunk).
-// It owns only that: no types, no decoding, no I/O.
+// Package jsontext is troupe's one hand-written JSON code, for the hot
+// paths where reflection costs too much: strings written byte for byte as
+// encoding/json writes them (a streamed delta, a replayed chunk), strings
+// unescaped as it reads them, and the one JSON scanner: a Scanner for a
+// reader that walks what it is given (a streamed model frame in
+// runtime/llm/openai), and its primitives SkipSpace and ScanString for a
+// reader of one known flat shape that must stay inlined
+// (transports/projection's message.delta). It owns only that: no types
+// of troupe's, no I/O.
 package jsontext

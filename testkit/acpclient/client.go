@@ -1,6 +1,8 @@
 package acpclient
 
 import (
+	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +12,7 @@ import (
 )
 
 // Subprotocol is ACP's WebSocket subprotocol (transports/acp's, spelled
-// again so this package imports none of troupe).
+// again so this package imports only troupe's JSON-RPC wire types).
 const Subprotocol = "acp.v1"
 
 // TokenEntry is the subprotocol entry carrying a bearer token, for
@@ -91,7 +93,7 @@ func DialStatus(t testing.TB, url string, header http.Header, subprotocols ...st
 func (c *Client) Call(method string, params any) int {
 	c.t.Helper()
 	c.next++
-	c.Send(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": method, "params": params})
+	c.Send(jsonrpc.NewRequest(jsonrpc.IntID(int64(c.next)), method, params))
 	return c.next
 }
 
@@ -158,5 +160,9 @@ func (c *Client) WaitAnswerWithin(id int, timeout time.Duration) Frame {
 // option optionID selected.
 func (c *Client) AnswerPermission(id any, optionID string) {
 	c.t.Helper()
-	c.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": optionID}}})
+	raw, err := json.Marshal(id)
+	if err != nil {
+		c.t.Fatalf("permission id %v: %v", id, err)
+	}
+	c.Send(jsonrpc.NewResult(raw, map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": optionID}}))
 }

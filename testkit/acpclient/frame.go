@@ -2,28 +2,17 @@ package acpclient
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"testing"
 )
 
 // Frame is one JSON-RPC message received, decoded enough to match on.
 type Frame struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *RPCError       `json:"error"`
+	jsonrpc.Message
 	// Raw is the message as it came, for failure messages and byte-exact
 	// comparisons.
 	Raw string `json:"-"`
-}
-
-// RPCError is a JSON-RPC error answer.
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // Parse decodes one message; Raw keeps b.
@@ -41,9 +30,6 @@ func Parse(t testing.TB, b []byte) Frame {
 func (f Frame) IsUpdate(kind string) bool {
 	return f.Method == "session/update" && strings.Contains(string(f.Params), `"sessionUpdate":"`+kind+`"`)
 }
-
-// Answers reports the response to request id.
-func (f Frame) Answers(id int) bool { return f.Method == "" && string(f.ID) == fmt.Sprint(id) }
 
 // Decode decodes a successful answer's result into v; an error answer
 // fails the test.

@@ -31,7 +31,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, seq int) answer {
 	if _, ok := body["messages"].([]any); !ok {
 		return s.fail(w, APIError{Status: http.StatusBadRequest, Message: "Expected 'messages' to be an array"})
 	}
-	p, reply, n, err := s.takeReply()
+	p, reply, n, err := s.takeReply(body)
 	// Recorded at once so a test that sees the request in flight knows
 	// which reply it is getting.
 	s.rec.update(seq, func(req *Request) { req.Reply = reply })
@@ -63,9 +63,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, seq int) answer {
 	return answer{outcome: out, reply: reply}
 }
 
-// takeReply hands out replies in arrival order. n counts the chat requests
+// takeReply hands out replies in arrival order, then the replier's (made
+// from the request body) or the default. n counts the chat requests
 // that got one, and seeds their completion ids.
-func (s *Server) takeReply() (p plan, reply, n int, err error) {
+func (s *Server) takeReply(body map[string]any) (p plan, reply, n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n = s.chats
@@ -75,6 +76,12 @@ func (s *Server) takeReply() (p plan, reply, n int, err error) {
 		reply = s.next
 		s.next++
 		return s.script.replies[reply], reply, n, nil
+	case s.cfg.replier != nil:
+		p, err := compileReply(s.cfg.replier(body))
+		if err != nil {
+			return plan{}, DefaultReply, n, fmt.Errorf("llmserver: the reply made for chat request %d: %w", n+1, err)
+		}
+		return p, DefaultReply, n, nil
 	case s.script.fallback != nil:
 		return *s.script.fallback, DefaultReply, n, nil
 	}

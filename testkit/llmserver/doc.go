@@ -206,7 +206,9 @@
 // disconnect must be last; after finish only delay, keepalive, usage,
 // stream_error and disconnect may follow.
 //
-// The troupe-llmserver command (testkit/cmd/troupe-llmserver) serves a
-// script file and prints its URL as the first line of stdout, for tests that
-// start the server as a subprocess.
+// The fake-llama-server command (testkit/cmd/fake-llama-server) is this
+// server as a process with llama-server's flags, for tests that start
+// llama-server as a subprocess: --fake-script serves a script file, and
+// past its replies it echoes (WithHold, WithReplier and WithMiddleware are
+// what it builds on).
 package llmserver

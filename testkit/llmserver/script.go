@@ -19,7 +19,8 @@ type Script struct {
 	// supports_tools in /props, which clients use to choose between native
 	// and text tool calls.
 	SupportsToolCalls bool `json:"supports_tool_calls,omitempty"`
-	// APIKey, when set, is required on every route except /health.
+	// APIKey, when set, is required on every route except /health; several
+	// keys are separated by commas, as llama-server's --api-key takes them.
 	APIKey string `json:"api_key,omitempty"`
 	// Loading is how many requests, counted over all routes, answer 503
 	// "Loading model" before the server behaves as ready.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -29,9 +30,10 @@ type Server struct {
 	mu       sync.Mutex
 	closing  bool
 	handlers sync.WaitGroup
-	loading  int // 503 answers still to give
-	next     int // next entry of script.replies
-	chats    int // chat requests that asked for a reply, for ids
+	loading  int  // 503 answers still to give
+	held     bool // loading until SetReady (WithHold)
+	next     int  // next entry of script.replies
+	chats    int  // chat requests that asked for a reply, for ids
 
 	serveDone chan struct{}
 	closeOnce sync.Once
@@ -82,10 +84,15 @@ func Start(script Script, opts ...Option) (*Server, error) {
 		rec:       newRecorder(),
 		cancel:    cancel,
 		loading:   c.script.Loading,
+		held:      cfg.hold,
 		serveDone: make(chan struct{}),
 	}
+	var h http.Handler = http.HandlerFunc(s.serveHTTP)
+	if cfg.wrap != nil {
+		h = cfg.wrap(h)
+	}
 	s.http = &http.Server{
-		Handler:           http.HandlerFunc(s.serveHTTP),
+		Handler:           h,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
@@ -101,6 +108,13 @@ func Start(script Script, opts ...Option) (*Server, error) {
 
 // URL is the server's base URL, like http://127.0.0.1:41613 (no /v1).
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// SetReady ends the load of a server started WithHold.
+func (s *Server) SetReady() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = false
+}
 
 // Close stops the server: it cancels the replies in progress, closes all
 // connections and waits for every handler to return. Waiters get
@@ -134,8 +148,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.handlers.Add(1)
-	loading := s.loading > 0
-	if loading {
+	loading := s.held || s.loading > 0
+	if loading && !s.held {
 		s.loading--
 	}
 	s.mu.Unlock()
@@ -188,11 +202,16 @@ func recordOf(r *http.Request, body []byte) Request {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	key := s.script.script.APIKey
-	if key == "" || r.URL.Path == "/health" || r.URL.Path == "/v1/health" {
+	keys := s.script.script.APIKey
+	if keys == "" || r.URL.Path == "/health" || r.URL.Path == "/v1/health" {
 		return true
 	}
-	return r.Header.Get("Authorization") == "Bearer "+key || r.Header.Get("X-Api-Key") == key
+	for _, key := range strings.Split(keys, ",") {
+		if r.Header.Get("Authorization") == "Bearer "+key || r.Header.Get("X-Api-Key") == key {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {

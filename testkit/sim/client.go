@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"sync"
 	"time"
@@ -33,21 +34,10 @@ type promptRec struct {
 	messageID string // from prompt_queue/added, when it was queued
 }
 
-type frame struct {
-	ID     *int            `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
 type call struct {
 	method string
 	prompt *promptRec
-	done   chan frame // nil for prompts: nobody waits on them
+	done   chan jsonrpc.Message // nil for prompts: nobody waits on them
 }
 
 // client is one ACP WebSocket client of one session; it records every
@@ -184,7 +174,7 @@ func (c *client) send(method string, params any, cl *call) (int, error) {
 	c.calls[id] = cl
 	c.mu.Unlock()
 	c.wmu.Lock()
-	err := ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	err := ws.WriteJSON(jsonrpc.NewRequest(jsonrpc.IntID(int64(id)), method, params))
 	c.wmu.Unlock()
 	if err != nil {
 		return 0, fmt.Errorf("%s: write: %w", method, err)
@@ -194,7 +184,7 @@ func (c *client) send(method string, params any, cl *call) (int, error) {
 
 // call sends a request and waits for its answer.
 func (c *client) call(method string, params any) (json.RawMessage, error) {
-	cl := &call{method: method, done: make(chan frame, 1)}
+	cl := &call{method: method, done: make(chan jsonrpc.Message, 1)}
 	if _, err := c.send(method, params, cl); err != nil {
 		return nil, err
 	}
@@ -260,7 +250,7 @@ func (c *client) closed(gen int) {
 }
 
 func (c *client) take(ws *websocket.Conn, msg []byte) {
-	var f frame
+	var f jsonrpc.Message
 	if err := json.Unmarshal(msg, &f); err != nil {
 		return
 	}
@@ -272,9 +262,13 @@ func (c *client) take(ws *websocket.Conn, msg []byte) {
 	case f.Method != "" && f.ID != nil:
 		c.answerRequest(ws, f)
 	case f.Method == "" && f.ID != nil:
+		var id int
+		if json.Unmarshal(f.ID, &id) != nil {
+			return // not an id this client makes
+		}
 		c.mu.Lock()
-		cl := c.calls[*f.ID]
-		delete(c.calls, *f.ID)
+		cl := c.calls[id]
+		delete(c.calls, id)
 		c.mu.Unlock()
 		if cl == nil {
 			return
@@ -319,8 +313,8 @@ func (c *client) record(params json.RawMessage) {
 
 // answerRequest answers the daemon's requests: a permission as the spec
 // says (allow or deny), anything else MethodNotFound.
-func (c *client) answerRequest(ws *websocket.Conn, f frame) {
-	ans := map[string]any{"jsonrpc": "2.0", "id": *f.ID}
+func (c *client) answerRequest(ws *websocket.Conn, f jsonrpc.Message) {
+	var ans any
 	if f.Method == "session/request_permission" {
 		var p struct {
 			Options []struct {
@@ -340,10 +334,10 @@ func (c *client) answerRequest(ws *websocket.Conn, f frame) {
 				break
 			}
 		}
-		ans["result"] = map[string]any{"outcome": outcome}
+		ans = jsonrpc.NewResult(f.ID, map[string]any{"outcome": outcome})
 		c.s.approvals.Add(1)
 	} else {
-		ans["error"] = map[string]any{"code": -32601, "message": "method not found: " + f.Method}
+		ans = jsonrpc.NewErrorAnswer(f.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+f.Method))
 	}
 	c.wmu.Lock()
 	_ = ws.WriteJSON(ans)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,7 +66,7 @@ func (s *session) queuedAdded(params json.RawMessage) {
 }
 
 // answered records a prompt's answer.
-func (s *session) answered(p *promptRec, f frame) {
+func (s *session) answered(p *promptRec, f jsonrpc.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p.answered = time.Now()

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -94,7 +95,7 @@ func (v *permissionVote) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		if len(v.watchers) == 0 {
-			v.finish(ctx, nil, rpcErr(CodePermissionDenied, "session "+v.session+" has no attached clients to ask"))
+			v.finish(ctx, nil, jsonrpc.NewError(CodePermissionDenied, "session "+v.session+" has no attached clients to ask"))
 			return
 		}
 		for _, w := range v.watchers {
@@ -104,7 +105,7 @@ func (v *permissionVote) Receive(ctx actor.Context) {
 		v.replies++
 		v.asked += m.n
 		if v.replies == len(v.watchers) && v.asked == 0 {
-			v.finish(ctx, nil, rpcErr(CodePermissionDenied, "session "+v.session+" has no attached clients to ask"))
+			v.finish(ctx, nil, jsonrpc.NewError(CodePermissionDenied, "session "+v.session+" has no attached clients to ask"))
 		}
 	case *peerAnswer:
 		if m.m.Error != nil {
@@ -120,7 +121,7 @@ func (v *permissionVote) Receive(ctx actor.Context) {
 	}
 }
 
-func (v *permissionVote) finish(ctx actor.Context, result json.RawMessage, err *RPCError) {
+func (v *permissionVote) finish(ctx actor.Context, result json.RawMessage, err *jsonrpc.Error) {
 	if v.done {
 		return
 	}

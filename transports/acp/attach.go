@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"math"
 	"time"
 
@@ -99,13 +100,13 @@ type attachOptions struct {
 	// updates were replayed, under the policy applied.
 	answer func(a *attachment, n int, policy string)
 	// refused answers a failure before the attachment exists.
-	refused func(*RPCError)
+	refused func(*jsonrpc.Error)
 }
 
 // attach checks the session exists, then subscribes from seq 1.
 func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 	if _, ok := c.att[id]; ok {
-		o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+		o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
 		return
 	}
 	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
@@ -114,7 +115,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 			return
 		}
 		if _, ok := c.att[id]; ok || c.closing {
-			o.refused(rpcErr(CodeAlreadyAttached, "already attached to session "+id))
+			o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
 			return
 		}
 		// Watching a cold session does not start it: the store has it all.
@@ -133,7 +134,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	}
 	info.ClientID = o.clientID
 	if !c.cfg.Hub.join(id, info) {
-		o.refused(rpcErr(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
+		o.refused(jsonrpc.NewError(CodeAlreadyAttached, "client "+o.clientID+" is already attached to session "+id))
 		return
 	}
 	// The session's link, if it has a chain, starts as the session comes
@@ -288,7 +289,7 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 		a.sub = nil
 		a.leave(c)
 		delete(c.att, a.id)
-		a.replay.opts.refused(rpcErr(CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
+		a.replay.opts.refused(jsonrpc.NewError(jsonrpc.CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
 		return
 	}
 	a.sub, a.cold = nil, true
@@ -344,23 +345,22 @@ func (a *attachment) leave(c *conn) {
 	}
 }
 
-// sessionError answers a facade error over ACP: its kind's code from the
+// SessionError answers a facade error over ACP: its kind's code from the
 // facade's one table (sessions.KindOf), the error's text, and
 // data.errorKind where the table gives kinds that share a code a name (a
 // store's refused write, disk_full or store_write, as a failed run's
 // does; a session another process holds, session_held).
-func SessionError(id string, err error) *RPCError {
+func SessionError(id string, err error) *jsonrpc.Error {
 	kind := sessions.KindOf(err)
 	w := kind.Wire()
 	msg := fmt.Sprintf("session %s: %v", id, err)
 	if kind == sessions.KindNotFound {
 		msg = "session " + id + " not found"
 	}
-	e := rpcErr(w.ACPCode, msg)
 	if w.ACPData {
-		e.Data = map[string]any{"errorKind": w.Name}
+		return jsonrpc.NewErrorData(w.ACPCode, msg, map[string]any{"errorKind": w.Name})
 	}
-	return e
+	return jsonrpc.NewError(w.ACPCode, msg)
 }
 
 type heldAnswer struct {

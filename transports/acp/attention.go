@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -47,12 +48,12 @@ func (c *conn) changeAttention(ctx actor.Context, id, params json.RawMessage, cl
 		return
 	}
 	if p.SessionID == nil || *p.SessionID == "" || p.Reason == nil || *p.Reason == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId and reason are required strings"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: sessionId and reason are required strings"))
 		return
 	}
 	sid := *p.SessionID
 	m := sessions.AttentionChange{Source: c.attentionSource(), Reason: *p.Reason, Clear: clear}
-	if !clear && len(p.Payload) > 0 && !isNull(p.Payload) {
+	if !clear && len(p.Payload) > 0 && !jsonrpc.IsNull(p.Payload) {
 		m.Payload = p.Payload
 	}
 	c.async(ctx).SetAttention(sid, m, func(_ sessions.AttentionResult, err error) {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -23,7 +24,7 @@ type (
 	}
 	peerAnswer struct {
 		step int
-		m    Message
+		m    jsonrpc.Message
 	}
 	peerNotify struct {
 		method string
@@ -55,7 +56,7 @@ type chainDone struct {
 	action   string          // continue | stop
 	envelope json.RawMessage // continue: the envelope, maybe rewritten; stop: the synthesized reply (may be nil)
 	response json.RawMessage // with a tail: the agent's answer
-	err      *RPCError
+	err      *jsonrpc.Error
 	// discharged: the stop is a processing claim's discharge, whose
 	// envelope replaces the message (a response chain shows it).
 	discharged bool
@@ -126,7 +127,7 @@ func (r *chainRun) Receive(ctx actor.Context) {
 		r.onEvents(ctx, m.Events)
 	case *sessions.Closed:
 		if r.msgID != "" {
-			r.finish(ctx, chainDone{err: rpcErr(CodeInternal, "session "+r.session+" closed: "+m.Reason)})
+			r.finish(ctx, chainDone{err: jsonrpc.NewError(jsonrpc.CodeInternal, "session "+r.session+" closed: "+m.Reason)})
 		}
 	case *actor.Stopping:
 		r.cleanup()
@@ -177,7 +178,7 @@ func (r *chainRun) arm(ctx actor.Context) {
 	r.timer = time.AfterFunc(r.pipeline.claimTimeout(), func() { root.Send(self, msg) })
 }
 
-func (r *chainRun) answered(ctx actor.Context, m Message) {
+func (r *chainRun) answered(ctx actor.Context, m jsonrpc.Message) {
 	var act transformerAction
 	if m.Error != nil || json.Unmarshal(m.Result, &act) != nil {
 		r.pos++ // a transformer that fails is passed over: fail-open
@@ -195,7 +196,7 @@ func (r *chainRun) answered(ctx actor.Context, m Message) {
 		r.parked = true
 		r.arm(ctx)
 	default: // continue, the default
-		if len(act.Payload) > 0 && !isNull(act.Payload) {
+		if len(act.Payload) > 0 && !jsonrpc.IsNull(act.Payload) {
 			r.envelope = act.Payload
 		}
 		r.pos++
@@ -237,7 +238,7 @@ func (r *chainRun) settle(ctx actor.Context) {
 			r.finish(ctx, chainDone{action: "continue", envelope: r.envelope})
 		})
 	default:
-		r.finish(ctx, chainDone{err: rpcErr(CodeInvalidParams, "invalid params: emitting "+r.method+" is not supported")})
+		r.finish(ctx, chainDone{err: jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: emitting "+r.method+" is not supported")})
 	}
 }
 
@@ -246,7 +247,7 @@ func (r *chainRun) settle(ctx actor.Context) {
 func (r *chainRun) prompt(ctx actor.Context) {
 	var p promptParams
 	if err := json.Unmarshal(r.envelope, &p); err != nil {
-		r.finish(ctx, chainDone{err: rpcErr(CodeInvalidParams, "invalid params: envelope: "+err.Error())})
+		r.finish(ctx, chainDone{err: jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: envelope: "+err.Error())})
 		return
 	}
 	content, rerr := blocks(p.Prompt)

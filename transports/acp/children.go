@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,7 +46,7 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.AgentID != "" && p.AgentID != agentID {
-		c.fail(ctx, id, rpcErr(CodeAgentNotInstalled, "agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
 	// A transformer's worker is not a person's session unless it says so:
@@ -69,19 +70,19 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 	if p.Cwd != "" {
 		cwd, err := workdir.Cwd(p.Cwd)
 		if err != nil {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 			return
 		}
 		create(cwd)
 		return
 	}
 	if p.ParentSessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: cwd or a live parentSessionId is required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: cwd or a live parentSessionId is required"))
 		return
 	}
 	c.async(ctx).State(p.ParentSessionID, func(st sessions.State, err error) {
 		if err != nil || st.Cwd == "" {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no cwd, and parent "+p.ParentSessionID+" is not a live session"))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no cwd, and parent "+p.ParentSessionID+" is not a live session"))
 			return
 		}
 		create(st.Cwd)
@@ -102,7 +103,7 @@ func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.ChildSessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: childSessionId is required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: childSessionId is required"))
 		return
 	}
 	switch p.Until {
@@ -110,7 +111,7 @@ func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
 		p.Until = "turn_complete"
 	case "turn_complete", "idle":
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, `invalid params: until must be "turn_complete" or "idle"`))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `invalid params: until must be "turn_complete" or "idle"`))
 		return
 	}
 	timeout := time.Duration(p.TimeoutMs) * time.Millisecond
@@ -139,7 +140,7 @@ func (c *conn) childClose(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.ChildSessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: childSessionId is required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: childSessionId is required"))
 		return
 	}
 	c.async(ctx).Kill(p.ChildSessionID, func(err error) {
@@ -237,7 +238,7 @@ func (w *awaiter) onEvent(ctx actor.Context, e event.Event) {
 	}
 }
 
-func (w *awaiter) finish(ctx actor.Context, err *RPCError) {
+func (w *awaiter) finish(ctx actor.Context, err *jsonrpc.Error) {
 	if w.done {
 		return
 	}

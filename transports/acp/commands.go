@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"slices"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 	verbs := map[string]bool{}
 	for i, cmd := range p.Commands {
 		if cmd.Verb == "" {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: commands["+itoa(i)+"].verb is required"))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: commands["+itoa(i)+"].verb is required"))
 			return
 		}
 		verbs[cmd.Verb] = true

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func fakeExtension(system *actor.ActorSystem, notes chan<- map[string]any) *acto
 		switch m := c.Message().(type) {
 		case *peerCall:
 			if p, _ := m.params.(map[string]any); p["verb"] == "greet" {
-				c.Send(m.reply, &peerAnswer{m: Message{Result: json.RawMessage(`{"text":"hello"}`)}})
+				c.Send(m.reply, &peerAnswer{m: jsonrpc.Message{Result: json.RawMessage(`{"text":"hello"}`)}})
 			}
 		case *peerNotify:
 			p, _ := m.params.(map[string]any)

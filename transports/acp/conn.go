@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"log/slog"
 	"time"
 
@@ -112,7 +113,7 @@ func (c *conn) Receive(ctx actor.Context) {
 	case *stdio.Input:
 		c.onFrame(ctx, m.Line)
 	case *stdio.InputTooLong:
-		c.send(ctx, newError(null, rpcErr(CodeInvalidRequest, m.Err.Error())))
+		c.send(ctx, jsonrpc.NewErrorAnswer(jsonrpc.Null, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, m.Err.Error())))
 	case *stdio.InputEnd, *transports.Terminate:
 		c.close(ctx)
 	case *sessions.Events:
@@ -185,23 +186,27 @@ func (c *conn) sendRaw(b []byte) {
 	c.out.put(outItem{raw: b})
 }
 
-func (c *conn) reply(ctx actor.Context, id json.RawMessage, v any) { c.send(ctx, newResult(id, v)) }
+func (c *conn) reply(ctx actor.Context, id json.RawMessage, v any) {
+	c.send(ctx, jsonrpc.NewResult(id, v))
+}
 
-func (c *conn) fail(ctx actor.Context, id json.RawMessage, e *RPCError) { c.send(ctx, newError(id, e)) }
+func (c *conn) fail(ctx actor.Context, id json.RawMessage, e *jsonrpc.Error) {
+	c.send(ctx, jsonrpc.NewErrorAnswer(id, e))
+}
 
 func (c *conn) notify(ctx actor.Context, method string, params any) {
-	c.send(ctx, newNotification(method, params))
+	c.send(ctx, jsonrpc.NewNotification(method, params))
 }
 
 // ask sends the client a request; its answer comes back to then.
 func (c *conn) ask(ctx actor.Context, method string, params any, o outgoing) {
 	c.nextReq++
 	c.outgoing[c.nextReq] = o
-	c.send(ctx, request{JSONRPC: "2.0", ID: c.nextReq, Method: method, Params: params})
+	c.send(ctx, jsonrpc.NewRequest(jsonrpc.IntID(c.nextReq), method, params))
 }
 
 func (c *conn) onFrame(ctx actor.Context, frame []byte) {
-	m, derr := Decode(frame)
+	m, derr := jsonrpc.Decode(frame)
 	if derr != nil {
 		c.fail(ctx, derr.ID, derr.Err)
 		return
@@ -217,7 +222,7 @@ func (c *conn) onFrame(ctx actor.Context, frame []byte) {
 }
 
 // onResponse takes the client's answer to a request this side sent.
-func (c *conn) onResponse(ctx actor.Context, m Message) {
+func (c *conn) onResponse(ctx actor.Context, m jsonrpc.Message) {
 	var id int64
 	if json.Unmarshal(m.ID, &id) != nil {
 		return // not an id this side makes: nothing waits for it

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -30,13 +31,13 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.AgentID != "" && p.AgentID != agentID {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
 	if p.Cwd == "" {
 		p.Cwd = a.view.Cwd
 	} else if cwd, err := workdir.Cwd(p.Cwd); err != nil {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	} else {
 		p.Cwd = cwd
@@ -48,7 +49,7 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 		seq = a.turnEnds[at]
 	}
 	if seq == 0 {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no ended turn to fork at"+quoted(p.ForkAt)))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no ended turn to fork at"+quoted(p.ForkAt)))
 		return
 	}
 	set := a.view.Settings

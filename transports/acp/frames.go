@@ -8,7 +8,7 @@ import (
 
 // appendChunkFrame appends the session/update notification of one
 // message chunk, byte for byte what json.Marshal makes of
-// newNotification("session/update", &updateParams{…, &chunk{…}}): the
+// jsonrpc.NewNotification("session/update", &updateParams{…, &chunk{…}}): the
 // hot path of a streaming reply, built without reflection.
 func appendChunkFrame(dst []byte, sessionID, kind, text, messageID string, seq, recordedAt int64) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`...)

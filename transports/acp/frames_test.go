@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
 )
 
@@ -11,7 +12,7 @@ func TestChunkFrameEqualsMarshal(t *testing.T) {
 	texts := []string{"", "z", "héllo ☃", "a\"b\\c", "<tag> & </tag>", "\n\r\t\b\f\x00\x1f\x7f", "bad \xff utf8 \xc3", "\u2028\u2029", "😀 emoji"}
 	for _, text := range texts {
 		for _, mid := range []string{"", "msg-1"} {
-			want, err := json.Marshal(newNotification("session/update", &updateParams{
+			want, err := json.Marshal(jsonrpc.NewNotification("session/update", &updateParams{
 				SessionID: "s<1>",
 				Update:    &chunk{SessionUpdate: "agent_message_chunk", Content: contentBlock{Type: "text", Text: text}, MessageID: mid},
 				Meta:      &updateMeta{Hydra: stamp{MessageID: anchorID(42), RecordedAt: 1700000000123}},

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"math"
 	"sync"
 
@@ -194,7 +195,7 @@ func decisionOf(d chainDone, env json.RawMessage) (decision, bool) {
 	if d.err != nil {
 		return decision{}, false
 	}
-	if d.action == "stop" && (!d.discharged || len(d.envelope) == 0 || isNull(d.envelope)) {
+	if d.action == "stop" && (!d.discharged || len(d.envelope) == 0 || jsonrpc.IsNull(d.envelope)) {
 		return decision{Dropped: true}, true
 	}
 	if len(d.envelope) == 0 || bytes.Equal(d.envelope, env) {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -28,7 +29,7 @@ func TestDecisionOf(t *testing.T) {
 		{"discharged with an envelope", chainDone{action: "stop", discharged: true, envelope: upper}, true, false,
 			`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}`},
 		{"discharged with null", chainDone{action: "stop", discharged: true, envelope: json.RawMessage(`null`)}, true, true, ""},
-		{"chain error", chainDone{err: rpcErr(CodeInternal, "gone")}, false, false, ""},
+		{"chain error", chainDone{err: jsonrpc.NewError(jsonrpc.CodeInternal, "gone")}, false, false, ""},
 	}
 	for _, c := range cases {
 		d, changed := decisionOf(c.done, env)

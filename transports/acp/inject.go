@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // InjectMCP returns the daemon's own MCP servers for a new session, as
@@ -22,7 +23,7 @@ func withInjected(client json.RawMessage, inject InjectMCP, sessionID string, st
 		return client, nil
 	}
 	var entries []json.RawMessage
-	if len(client) > 0 && !isNull(client) {
+	if len(client) > 0 && !jsonrpc.IsNull(client) {
 		if err := json.Unmarshal(client, &entries); err != nil {
 			return nil, fmt.Errorf("mcpServers must be an array: %w", err)
 		}

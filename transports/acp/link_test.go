@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,7 +68,7 @@ func (f *fakeTransformer) answer(c actor.Context, m *peerCall) {
 	}
 	payload, _ := json.Marshal(env)
 	res, _ := json.Marshal(transformerAction{Action: "continue", Payload: payload})
-	c.Send(m.reply, &peerAnswer{step: m.step, m: Message{Result: res}})
+	c.Send(m.reply, &peerAnswer{step: m.step, m: jsonrpc.Message{Result: res}})
 }
 
 func (f *fakeTransformer) seen() string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"sort"
 	"strings"
@@ -48,8 +49,8 @@ func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	for i, t := range p.Tools {
-		if t.Name == "" || t.Description == "" || len(t.InputSchema) == 0 || isNull(t.InputSchema) {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: tools["+itoa(i)+"] needs name, description and inputSchema"))
+		if t.Name == "" || t.Description == "" || len(t.InputSchema) == 0 || jsonrpc.IsNull(t.InputSchema) {
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: tools["+itoa(i)+"] needs name, description and inputSchema"))
 			return
 		}
 	}
@@ -112,7 +113,7 @@ func withMCP(servers json.RawMessage, add []json.RawMessage) json.RawMessage {
 		return servers
 	}
 	var list []json.RawMessage
-	if len(servers) > 0 && !isNull(servers) {
+	if len(servers) > 0 && !jsonrpc.IsNull(servers) {
 		_ = json.Unmarshal(servers, &list)
 	}
 	b, _ := json.Marshal(append(list, add...))
@@ -189,8 +190,8 @@ func itoa(i int) string {
 // answer, outside any actor (an HTTP handler, a model call): the answer
 // comes to a reply actor this call spawns and stops, and ctx or the
 // timeout ends the wait.
-func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (Message, error) {
-	answers := make(chan Message, 1)
+func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (jsonrpc.Message, error) {
+	answers := make(chan jsonrpc.Message, 1)
 	reply := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		if a, ok := c.Message().(*peerAnswer); ok {
 			select {
@@ -207,8 +208,8 @@ func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID
 	case m := <-answers:
 		return m, nil
 	case <-ctx.Done():
-		return Message{}, ctx.Err()
+		return jsonrpc.Message{}, ctx.Err()
 	case <-t.C:
-		return Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
+		return jsonrpc.Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
 	}
 }

@@ -3,6 +3,8 @@ package acp
 import (
 	"encoding/json"
 
+	"github.com/troupehq/troupe/transports/jsonrpc"
+
 	"github.com/asynkron/protoactor-go/actor"
 )
 
@@ -43,20 +45,20 @@ var mutating = map[string]bool{
 	"hydra-acp/prompt/amend": true, "hydra-acp/attention/set": true, "hydra-acp/attention/clear": true,
 }
 
-func (c *conn) dispatch(ctx actor.Context, m Message) {
+func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
 	h, ok := methods[m.Method]
 	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer || processOnly[m.Method] && c.peer.Kind == "" {
 		ok = false
 	}
 	if !ok {
 		if m.IsRequest() {
-			c.fail(ctx, m.ID, rpcErr(CodeMethodNotFound, "method not found: "+m.Method))
+			c.fail(ctx, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method))
 		}
 		return
 	}
 	if !c.inited && m.Method != "initialize" {
 		if m.IsRequest() {
-			c.fail(ctx, m.ID, rpcErr(CodeInvalidRequest, "initialize must come first"))
+			c.fail(ctx, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must come first"))
 		}
 		return
 	}
@@ -67,7 +69,7 @@ func (c *conn) dispatch(ctx actor.Context, m Message) {
 		_ = json.Unmarshal(m.Params, &p)
 		if a := c.att[p.SessionID]; a != nil && a.readonly {
 			if m.IsRequest() {
-				c.fail(ctx, m.ID, rpcErr(CodePermissionDenied, "session "+p.SessionID+" is attached read-only: "+m.Method+" is refused"))
+				c.fail(ctx, m.ID, jsonrpc.NewError(CodePermissionDenied, "session "+p.SessionID+" is attached read-only: "+m.Method+" is refused"))
 			}
 			return
 		}
@@ -81,11 +83,11 @@ func (c *conn) dispatch(ctx actor.Context, m Message) {
 // decodeParams reads params into v; a failure answers InvalidParams and
 // returns false.
 func (c *conn) decodeParams(ctx actor.Context, id, params json.RawMessage, v any) bool {
-	if len(params) == 0 || isNull(params) {
+	if len(params) == 0 || jsonrpc.IsNull(params) {
 		params = json.RawMessage("{}")
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return false
 	}
 	return true
@@ -95,7 +97,7 @@ func (c *conn) decodeParams(ctx actor.Context, id, params json.RawMessage, v any
 // session.
 func (c *conn) requireSession(ctx actor.Context, id json.RawMessage, sessionID string) bool {
 	if sessionID == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: sessionId is required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: sessionId is required"))
 		return false
 	}
 	return true
@@ -109,7 +111,7 @@ func (c *conn) attached(ctx actor.Context, id json.RawMessage, sessionID string)
 	}
 	a := c.att[sessionID]
 	if a == nil || a.replay != nil {
-		c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+sessionID+" is not attached on this connection: session/new, session/load, session/resume or session/attach first"))
+		c.fail(ctx, id, jsonrpc.NewError(CodeSessionNotFound, "session "+sessionID+" is not attached on this connection: session/new, session/load, session/resume or session/attach first"))
 		return nil
 	}
 	return a

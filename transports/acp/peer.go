@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -35,7 +36,7 @@ func init() {
 // the answer goes back to the run.
 func (c *conn) callPeer(ctx actor.Context, m *peerCall) {
 	if c.closing {
-		ctx.Send(m.reply, &peerAnswer{step: m.step, m: Message{Error: rpcErr(CodeInternal, "the transformer's connection is closing")}})
+		ctx.Send(m.reply, &peerAnswer{step: m.step, m: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection is closing")}})
 		return
 	}
 	c.ask(ctx, m.method, m.params, outgoing{reply: m.reply, step: m.step})
@@ -53,7 +54,7 @@ func (c *conn) peerGone(ctx actor.Context) {
 	}
 	for id, o := range c.outgoing {
 		if o.reply != nil {
-			ctx.Send(o.reply, &peerAnswer{step: o.step, m: Message{Error: rpcErr(CodeInternal, "the transformer's connection closed")}})
+			ctx.Send(o.reply, &peerAnswer{step: o.step, m: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection closed")}})
 			delete(c.outgoing, id)
 		}
 	}
@@ -96,12 +97,12 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 		return
 	}
 	if !c.tInited {
-		c.fail(ctx, id, rpcErr(CodeInternal, "hydra-acp/transformer/initialize first"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "hydra-acp/transformer/initialize first"))
 		return
 	}
 	c.async(ctx).State(p.SessionID, func(_ sessions.State, err error) {
 		if err != nil {
-			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not live"))
+			c.fail(ctx, id, jsonrpc.NewError(CodeSessionNotFound, "session "+p.SessionID+" is not live"))
 			return
 		}
 		// from: the seq the link watches from when it starts here (the
@@ -120,7 +121,7 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 		// is never shorter than the one the transformer was told about.
 		d, err := event.NewDraft(event.TransformerAttached, event.TransformerAttachedPayload{Name: c.peer.Name})
 		if err != nil {
-			c.fail(ctx, id, rpcErr(CodeInternal, "record the attach: "+err.Error()))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "record the attach: "+err.Error()))
 			return
 		}
 		c.async(ctx).Append(p.SessionID, []event.Draft{d}, func(seq int64, err error) {
@@ -156,7 +157,7 @@ func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
 	if p.RespondsTo != "" {
 		run, ok := c.cfg.Pipeline.claim(p.RespondsTo)
 		if !ok {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no processing claim "+p.RespondsTo+" (discharged, abandoned or unknown)"))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no processing claim "+p.RespondsTo+" (discharged, abandoned or unknown)"))
 			return
 		}
 		ctx.Send(run, &discharge{token: p.RespondsTo, envelope: p.Envelope})
@@ -167,7 +168,7 @@ func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.Method == "" || len(p.Envelope) == 0 {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: method and envelope are required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: method and envelope are required"))
 		return
 	}
 	s := chainSpec{session: p.SessionID, method: p.Method, direction: "client→agent", envelope: p.Envelope,
@@ -180,7 +181,7 @@ func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
 		}
 	case "daemon":
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, `invalid params: route must be "chain" or "daemon"`))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `invalid params: route must be "chain" or "daemon"`))
 		return
 	}
 	c.runChain(ctx, s, func(d chainDone) {
@@ -214,7 +215,7 @@ func (c *conn) keepAlive(ctx actor.Context, id, params json.RawMessage) {
 	}
 	run, ok := c.cfg.Pipeline.claim(p.Token)
 	if !ok {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: no processing claim "+p.Token))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no processing claim "+p.Token))
 		return
 	}
 	ctx.Send(run, &keepAlive{token: p.Token})
@@ -228,7 +229,7 @@ var chainable = map[string]bool{"session/set_mode": true, "session/load": true}
 // throughChain runs m through its session's chain when a transformer
 // intercepts it, then serves it (continue, maybe rewritten) or answers the
 // transformer's payload (stop); false when no chain wants it.
-func (c *conn) throughChain(ctx actor.Context, m Message, h handler) bool {
+func (c *conn) throughChain(ctx actor.Context, m jsonrpc.Message, h handler) bool {
 	var p sessionIDParams
 	if json.Unmarshal(m.Params, &p) != nil || p.SessionID == "" {
 		return false
@@ -256,7 +257,7 @@ func (c *conn) throughChain(ctx actor.Context, m Message, h handler) bool {
 }
 
 func rawOrEmpty(b json.RawMessage) any {
-	if len(b) == 0 || isNull(b) {
+	if len(b) == 0 || jsonrpc.IsNull(b) {
 		return map[string]any{}
 	}
 	return b

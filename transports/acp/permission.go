@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -95,7 +96,7 @@ type permissionAnswer struct {
 // answered takes the client's answer to session/request_permission. A
 // MethodNotFound error is an abstention; any other error, or cancelled,
 // denies.
-func (o outgoing) answered(c *conn, ctx actor.Context, m Message) {
+func (o outgoing) answered(c *conn, ctx actor.Context, m jsonrpc.Message) {
 	if o.reply != nil {
 		ctx.Send(o.reply, &peerAnswer{step: o.step, m: m})
 		return
@@ -107,7 +108,7 @@ func (o outgoing) answered(c *conn, ctx actor.Context, m Message) {
 	delete(a.asked, o.toolCallID)
 	d := sessions.Decision{ToolCallID: o.toolCallID, By: a.clientID}
 	switch {
-	case m.Error != nil && m.Error.Code == CodeMethodNotFound:
+	case m.Error != nil && m.Error.Code == jsonrpc.CodeMethodNotFound:
 		return
 	case m.Error != nil:
 		d.OptionID, d.Reason = "reject_once", "the client answered an error: "+m.Error.Message

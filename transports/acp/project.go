@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
@@ -279,7 +280,7 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)
 		if p.StopReason == "error" {
-			c.fail(ctx, req, &RPCError{Code: CodeInternal, Message: "the run failed: " + p.Error, Data: map[string]any{"errorKind": p.ErrorKind, "retryable": p.Retryable}})
+			c.fail(ctx, req, jsonrpc.NewErrorData(jsonrpc.CodeInternal, "the run failed: "+p.Error, map[string]any{"errorKind": p.ErrorKind, "retryable": p.Retryable}))
 		} else {
 			c.reply(ctx, req, promptResult{StopReason: stopReason(p.StopReason)})
 		}

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"errors"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -50,9 +51,9 @@ type promptParams struct {
 
 // blocks turns an ACP prompt into the log's blocks; resources are kept
 // by their text or their uri.
-func blocks(p []contentBlock) ([]event.Block, *RPCError) {
+func blocks(p []contentBlock) ([]event.Block, *jsonrpc.Error) {
 	if len(p) == 0 {
-		return nil, rpcErr(CodeInvalidParams, "invalid params: prompt must have at least one content block")
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: prompt must have at least one content block")
 	}
 	out := make([]event.Block, 0, len(p))
 	for _, b := range p {
@@ -64,7 +65,7 @@ func blocks(p []contentBlock) ([]event.Block, *RPCError) {
 		case "resource_link", "resource":
 			out = append(out, event.Block{Type: "resource", URI: b.URI, MimeType: b.MimeType, Text: b.Text})
 		default:
-			return nil, rpcErr(CodeInvalidParams, "invalid params: unsupported content block type "+b.Type)
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unsupported content block type "+b.Type)
 		}
 	}
 	return out, nil
@@ -116,7 +117,7 @@ func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 			default:
 				var np promptParams
 				if err := json.Unmarshal(d.envelope, &np); err != nil {
-					c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: a transformer's rewrite: "+err.Error()))
+					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: a transformer's rewrite: "+err.Error()))
 					return
 				}
 				np.SessionID = a.id
@@ -131,7 +132,7 @@ func (c *conn) stopPrompt(ctx actor.Context, id json.RawMessage, payload json.Ra
 	if id == nil {
 		return
 	}
-	if len(payload) == 0 || isNull(payload) {
+	if len(payload) == 0 || jsonrpc.IsNull(payload) {
 		c.reply(ctx, id, promptResult{StopReason: "end_turn"})
 		return
 	}
@@ -183,7 +184,7 @@ func (c *conn) sessionCancel(ctx actor.Context, id, params json.RawMessage) {
 	a := c.att[p.SessionID]
 	if a == nil {
 		if id != nil {
-			c.fail(ctx, id, rpcErr(CodeSessionNotFound, "session "+p.SessionID+" is not attached on this connection"))
+			c.fail(ctx, id, jsonrpc.NewError(CodeSessionNotFound, "session "+p.SessionID+" is not attached on this connection"))
 		}
 		return
 	}
@@ -234,7 +235,7 @@ func (c *conn) queueEdit(ctx actor.Context, id, params json.RawMessage, target f
 		return nil, p, false
 	}
 	if target(p) == "" {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: the prompt's message id is required"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: the prompt's message id is required"))
 		return nil, p, false
 	}
 	a.wake(c, ctx)
@@ -294,7 +295,7 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 	switch p.OnTargetCompleted {
 	case "", "reject", "send_anyway":
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: onTargetCompleted must be reject or send_anyway"))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: onTargetCompleted must be reject or send_anyway"))
 		return
 	}
 	// A slash command the amend cancels is told why.

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -44,17 +45,17 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	}
 	cwd, err := workdir.Cwd(p.Cwd)
 	if err != nil {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
 	if p.Meta.Hydra.AgentID != "" && p.Meta.Hydra.AgentID != agentID {
-		c.fail(ctx, id, rpcErr(CodeAgentNotInstalled, "agent "+p.Meta.Hydra.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+p.Meta.Hydra.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
 	settings := c.cfg.Settings
 	if m := p.Meta.Hydra.Model; m != "" {
 		if _, ok := c.findModel(settings, m); !ok {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+m))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+m))
 			return
 		}
 		settings.Model = &m
@@ -64,11 +65,11 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	sid := sessions.NewID()
 	servers, err := withInjected(p.MCPServers, c.cfg.InjectMCP, sid, p.Meta.Hydra.MCPStdin)
 	if err != nil {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: "+err.Error()))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
 	servers = withMCP(servers, c.cfg.Pipeline.mcpDescriptors(sid))
-	if len(servers) > 0 && !isNull(servers) && string(servers) != "[]" {
+	if len(servers) > 0 && !jsonrpc.IsNull(servers) && string(servers) != "[]" {
 		created.MCPServers = servers
 	}
 	created.Transformers = c.cfg.Pipeline.ResolveChain(p.Meta.Hydra.Transformers)
@@ -79,7 +80,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		}
 		c.startAttachment(ctx, sid, attachOptions{
 			policy:  policyNone,
-			refused: func(e *RPCError) { c.fail(ctx, id, e) },
+			refused: func(e *jsonrpc.Error) { c.fail(ctx, id, e) },
 			answer: func(a *attachment, _ int, _ string) {
 				res := c.specResult(a, map[string]any{"sessionId": sid})
 				if p.Meta.Hydra.MCPStdin && c.cfg.InjectMCP != nil {
@@ -123,7 +124,7 @@ func (c *conn) loadOrResume(ctx actor.Context, id, params json.RawMessage, polic
 	}
 	c.attach(ctx, p.SessionID, attachOptions{
 		policy:  policy,
-		refused: func(e *RPCError) { c.fail(ctx, id, e) },
+		refused: func(e *jsonrpc.Error) { c.fail(ctx, id, e) },
 		answer: func(a *attachment, _ int, _ string) {
 			c.reply(ctx, id, c.specResult(a, map[string]any{}))
 		},
@@ -156,18 +157,18 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 	case policyFull, policyPendingOnly, policyNone:
 	case policyAfter:
 		if p.AfterMessageID == "" {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: historyPolicy after_message needs afterMessageId"))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: historyPolicy after_message needs afterMessageId"))
 			return
 		}
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: historyPolicy must be full, pending_only, none or after_message, not "+p.HistoryPolicy))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: historyPolicy must be full, pending_only, none or after_message, not "+p.HistoryPolicy))
 		return
 	}
 	h := p.Meta.Hydra
 	switch h.ReplayMode {
 	case "", "instant", "drip":
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: replayMode must be instant or drip, not "+h.ReplayMode))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: replayMode must be instant or drip, not "+h.ReplayMode))
 		return
 	}
 	info := c.client
@@ -181,7 +182,7 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 	c.attach(ctx, p.SessionID, attachOptions{
 		policy: p.HistoryPolicy, anchor: p.AfterMessageID, clientID: p.ClientID, readonly: h.Readonly, info: info,
 		drip: h.ReplayMode == "drip", speed: speed,
-		refused: func(e *RPCError) { c.fail(ctx, id, e) },
+		refused: func(e *jsonrpc.Error) { c.fail(ctx, id, e) },
 		answer: func(a *attachment, n int, applied string) {
 			res := map[string]any{
 				"sessionId": a.id, "clientId": a.clientID, "connectedClients": c.cfg.Hub.Clients(a.id),
@@ -229,7 +230,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 	}
 	c.async(ctx).List(p.Cwd, func(list []sessions.Meta, err error) {
 		if err != nil {
-			c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 			return
 		}
 		if len(list) == 0 {
@@ -242,12 +243,12 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 		}
 		c.async(ctx).AwaitingInput(ids, func(awaiting map[string]bool, err error) {
 			if err != nil {
-				c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
+				c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 				return
 			}
 			c.async(ctx).Running(func(running map[string]bool, err error) {
 				if err != nil {
-					c.fail(ctx, id, rpcErr(CodeInternal, "list sessions: "+err.Error()))
+					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 					return
 				}
 				c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running)})

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -113,7 +114,7 @@ func (c *conn) setMode(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if _, ok := modeNames[p.ModeID]; !ok {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: modeId must be one of default, auto_edit, yolo, not "+p.ModeID))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: modeId must be one of default, auto_edit, yolo, not "+p.ModeID))
 		return
 	}
 	c.change(ctx, id, a, event.Settings{ApprovalMode: &p.ModeID}, func() any { return map[string]any{} })
@@ -136,7 +137,7 @@ func (c *conn) setModel(ctx actor.Context, id, params json.RawMessage) {
 	}
 	set, ok := c.modelSettings(a, p.ModelID)
 	if !ok {
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+p.ModelID))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+p.ModelID))
 		return
 	}
 	c.change(ctx, id, a, set, func() any { return map[string]any{} })
@@ -173,18 +174,18 @@ func (c *conn) setConfigOption(ctx actor.Context, id, params json.RawMessage) {
 	switch p.ConfigID {
 	case "mode":
 		if _, ok := modeNames[p.Value]; !ok {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: mode must be one of default, auto_edit, yolo, not "+p.Value))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: mode must be one of default, auto_edit, yolo, not "+p.Value))
 			return
 		}
 		set.ApprovalMode = &p.Value
 	case "model":
 		var ok bool
 		if set, ok = c.modelSettings(a, p.Value); !ok || c.cfg.Models == nil {
-			c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown model "+p.Value))
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+p.Value))
 			return
 		}
 	default:
-		c.fail(ctx, id, rpcErr(CodeInvalidParams, "invalid params: unknown configId "+p.ConfigID))
+		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown configId "+p.ConfigID))
 		return
 	}
 	// The answer is the full set after the change, as the fold will have

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +162,7 @@ func TestWebSocketReadonly(t *testing.T) {
 	// The connection stays usable, and bad frames are answered in kind.
 	testkit.NoError(t, v.WS.WriteMessage(1, []byte("{oops")))
 	f := v.Read(wait)
-	testkit.Equal(t, f.Error.Code, acp.CodeParseError)
+	testkit.Equal(t, f.Error.Code, jsonrpc.CodeParseError)
 	testkit.Equal(t, string(f.ID), "null")
 	f = v.WaitAnswerWithin(v.Call("session/list", map[string]any{}), wait)
 	testkit.Equal(t, f.Error == nil, true)
@@ -246,7 +247,7 @@ func TestWebSocketFork(t *testing.T) {
 	testkit.Equal(t, res.ForkedFromSessionID, sid)
 	testkit.Equal(t, res.ForkedFromMessageID, first)
 	f := a.WaitAnswerWithin(a.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid, "forkAt": "msg-unknown"}), wait)
-	testkit.Equal(t, f.Error.Code, acp.CodeInvalidParams)
+	testkit.Equal(t, f.Error.Code, jsonrpc.CodeInvalidParams)
 
 	a.WaitAnswerWithin(a.Call("session/load", map[string]any{"sessionId": res.SessionID, "cwd": r.cwd, "mcpServers": []any{}}), wait)
 	p3 := a.Prompt(res.SessionID, "third question")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"strings"
 	"sync"
@@ -22,24 +23,6 @@ type ACP struct {
 	wmu  sync.Mutex // guards next and writes: a Send may come from another goroutine while a Call reads
 	next int
 }
-
-// Frame is one JSON-RPC message from the daemon.
-type Frame struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *RPCError       `json:"error,omitempty"`
-}
-
-// RPCError is a JSON-RPC error answer.
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-func (e *RPCError) Error() string { return e.Message }
 
 // ACP's session-not-found code as troupe answers it.
 const CodeSessionNotFound = -32001
@@ -94,12 +77,12 @@ func (a *ACP) Send(method string, params any) (int, error) {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
 	a.next++
-	return a.next, a.writeLocked(map[string]any{"jsonrpc": "2.0", "id": a.next, "method": method, "params": params})
+	return a.next, a.writeLocked(jsonrpc.NewRequest(jsonrpc.IntID(int64(a.next)), method, params))
 }
 
 // Answer replies to a request of the daemon (session/request_permission).
 func (a *ACP) Answer(id json.RawMessage, result any) error {
-	return a.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	return a.write(jsonrpc.NewResult(id, result))
 }
 
 func (a *ACP) write(v any) error {
@@ -116,29 +99,24 @@ func (a *ACP) writeLocked(v any) error {
 }
 
 // Read returns the next frame.
-func (a *ACP) Read(ctx context.Context) (Frame, error) {
+func (a *ACP) Read(ctx context.Context) (jsonrpc.Message, error) {
 	_, b, err := a.ws.ReadMessage()
 	if err != nil {
 		if ctx.Err() != nil {
-			return Frame{}, ctx.Err()
+			return jsonrpc.Message{}, ctx.Err()
 		}
-		return Frame{}, &ClosedError{Err: err}
+		return jsonrpc.Message{}, &ClosedError{Err: err}
 	}
-	var f Frame
+	var f jsonrpc.Message
 	if err := json.Unmarshal(b, &f); err != nil {
-		return Frame{}, fmt.Errorf("decode frame: %w", err)
+		return jsonrpc.Message{}, fmt.Errorf("decode frame: %w", err)
 	}
 	return f, nil
 }
 
-// Answers reports f is the answer to request id.
-func (f Frame) Answers(id int) bool {
-	return f.Method == "" && string(f.ID) == fmt.Sprint(id)
-}
-
 // Call sends a request and reads until its answer, handing every other
-// frame to each (when not nil). A JSON-RPC error answer is an *RPCError.
-func (a *ACP) Call(ctx context.Context, method string, params any, each func(Frame) error) (json.RawMessage, error) {
+// frame to each (when not nil). A JSON-RPC error answer is a *jsonrpc.Error.
+func (a *ACP) Call(ctx context.Context, method string, params any, each func(jsonrpc.Message) error) (json.RawMessage, error) {
 	id, err := a.Send(method, params)
 	if err != nil {
 		return nil, err
@@ -148,7 +126,7 @@ func (a *ACP) Call(ctx context.Context, method string, params any, each func(Fra
 
 // Await reads until the answer to request id, handing every other frame
 // to each (when not nil).
-func (a *ACP) Await(ctx context.Context, id int, each func(Frame) error) (json.RawMessage, error) {
+func (a *ACP) Await(ctx context.Context, id int, each func(jsonrpc.Message) error) (json.RawMessage, error) {
 	for {
 		f, err := a.Read(ctx)
 		if err != nil {
@@ -180,6 +158,6 @@ func (e *ClosedError) Unwrap() error { return e.Err }
 
 // IsSessionNotFound reports an ACP answer that the session is unknown.
 func IsSessionNotFound(err error) bool {
-	var e *RPCError
+	var e *jsonrpc.Error
 	return errors.As(err, &e) && e.Code == CodeSessionNotFound
 }

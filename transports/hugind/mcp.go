@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"sort"
 	"sync"
@@ -108,8 +109,8 @@ func (c *mcpConn) SessionID() string { return "" }
 func (c *mcpConn) feed(line []byte) {
 	m, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		c.out.write(map[string]any{"jsonrpc": "2.0", "id": nil,
-			"error": map[string]any{"code": jsonrpc.CodeParseError, "message": err.Error()}})
+		// The envelope's sorted keys are what the golden transcripts pin.
+		c.out.write(map[string]any{"jsonrpc": "2.0", "id": wire.Null, "error": wire.NewError(wire.CodeParseError, err.Error())})
 		return
 	}
 	if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
@@ -151,8 +152,7 @@ func (b *Bridge) serveMCP(ctx context.Context, conn *mcpConn) (*mcp.ServerSessio
 	b.AddTools(srv, func(_ context.Context, req *mcp.CallToolRequest) func(string, any) {
 		id := req.Params.Meta[requestIDKey]
 		return func(event string, data any) {
-			conn.out.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/hugind." + event,
-				"params": map[string]any{"id": id, "data": data}})
+			conn.out.write(wire.NewNotification("notifications/hugind."+event, map[string]any{"id": id, "data": data}))
 		}
 	})
 	return srv.Connect(ctx, conn, nil)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"net/http"
 	"strings"
@@ -92,11 +93,12 @@ func initializes(body []byte) bool {
 	return false
 }
 
+// writeError answers an error as lineConn.reply does over stdio.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
 	if id == nil {
-		id = json.RawMessage("null")
+		id = wire.Null
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": wire.NewError(int(code), msg)})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)

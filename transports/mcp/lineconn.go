@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"sync"
 
@@ -126,12 +127,15 @@ func lineID(line []byte) json.RawMessage {
 	return nil
 }
 
-// reply writes an error response; a nil id is written null.
+// reply writes an error response; a nil id is written null. The error
+// object is the shared wire type; the envelope stays a map, whose sorted
+// keys are the bytes the golden transcripts pin for troupe's own answers
+// (the SDK's answers write jsonrpc, id, error).
 func (c *lineConn) reply(id json.RawMessage, code int64, msg string) {
 	if id == nil {
-		id = json.RawMessage("null")
+		id = wire.Null
 	}
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": wire.NewError(int(code), msg)})
 	if err != nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"os"
 	"strconv"
@@ -41,7 +42,7 @@ type Client struct {
 	r    *Renderer
 	now  func() time.Time
 
-	frames  chan frame
+	frames  chan jsonrpc.Message
 	readErr error
 	keys    chan byte
 	stop    chan struct{}
@@ -50,7 +51,7 @@ type Client struct {
 	closed  sync.Once
 
 	next      int
-	results   map[string]frame
+	results   map[string]jsonrpc.Message
 	sessionID string
 	readonly  bool
 	lastInt   time.Time
@@ -64,7 +65,7 @@ const doubleInterrupt = time.Second
 // NewClient starts reading the connection and the keys.
 func NewClient(cfg ClientConfig) *Client {
 	c := &Client{cfg: cfg, conn: cfg.Conn, r: NewRenderer(cfg.Out, cfg.Options), now: cfg.Options.Now,
-		frames: make(chan frame, 64), stop: make(chan struct{}), results: map[string]frame{}}
+		frames: make(chan jsonrpc.Message, 64), stop: make(chan struct{}), results: map[string]jsonrpc.Message{}}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -107,7 +108,7 @@ func (c *Client) readFrames() {
 			c.readErr = err
 			return
 		}
-		var f frame
+		var f jsonrpc.Message
 		if json.Unmarshal(b, &f) != nil {
 			continue // not JSON-RPC: nothing to show or answer
 		}
@@ -140,14 +141,14 @@ func (c *Client) readKeys() {
 	}
 }
 
-func (c *Client) send(f outFrame) error {
-	f.JSONRPC = "2.0"
-	b, err := json.Marshal(f)
+// send writes one message; what names it in an error.
+func (c *Client) send(what string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", f.Method, err)
+		return fmt.Errorf("encode %s: %w", what, err)
 	}
 	if err := c.conn.WriteMessage(textMessage, b); err != nil {
-		return fmt.Errorf("send %s: %w", f.Method, err)
+		return fmt.Errorf("send %s: %w", what, err)
 	}
 	return nil
 }
@@ -156,7 +157,7 @@ func (c *Client) send(f outFrame) error {
 func (c *Client) request(method string, params any) (string, error) {
 	c.next++
 	id := strconv.Itoa(c.next)
-	return id, c.send(outFrame{ID: json.RawMessage(id), Method: method, Params: params})
+	return id, c.send(method, jsonrpc.NewRequest(json.RawMessage(id), method, params))
 }
 
 // call sends a request and serves the connection until its answer.
@@ -185,17 +186,17 @@ func (c *Client) call(ctx context.Context, method string, params any, out any) e
 var errDetached = errors.New("detached")
 
 // await serves the connection until the answer to id, or a detach.
-func (c *Client) await(ctx context.Context, id string) (frame, error) {
+func (c *Client) await(ctx context.Context, id string) (jsonrpc.Message, error) {
 	for {
 		if f, ok := c.results[id]; ok {
 			delete(c.results, id)
 			return f, nil
 		}
 		if c.detached {
-			return frame{}, errDetached
+			return jsonrpc.Message{}, errDetached
 		}
 		if err := c.step(ctx); err != nil {
-			return frame{}, err
+			return jsonrpc.Message{}, err
 		}
 	}
 }
@@ -241,7 +242,7 @@ type sessionOf struct {
 	SessionID string `json:"sessionId"`
 }
 
-func (c *Client) handle(f frame) error {
+func (c *Client) handle(f jsonrpc.Message) error {
 	switch {
 	case f.Method == "":
 		c.results[string(f.ID)] = f
@@ -263,13 +264,13 @@ func (c *Client) handle(f frame) error {
 
 // serve answers a request from the daemon: permission requests are the
 // person's to answer; nothing else is served by a terminal.
-func (c *Client) serve(f frame) error {
+func (c *Client) serve(f jsonrpc.Message) error {
 	if f.Method != "session/request_permission" {
-		return c.send(outFrame{ID: f.ID, Error: &RPCError{Code: CodeMethodNotFound, Message: "method not found: " + f.Method}})
+		return c.send("answer", jsonrpc.NewErrorAnswer(f.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+f.Method)))
 	}
 	a, err := ParseAsk(f.ID, f.Params)
 	if err != nil {
-		return c.send(outFrame{ID: f.ID, Error: &RPCError{Code: CodeInvalidParams, Message: err.Error()}})
+		return c.send("answer", jsonrpc.NewErrorAnswer(f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())))
 	}
 	if c.cfg.Keys == nil && c.cfg.AskElsewhere != "" {
 		c.r.Note(c.cfg.AskElsewhere)
@@ -296,7 +297,7 @@ func (c *Client) key(k byte) error {
 	}
 	var ans permissionOutcome
 	ans.Outcome.Outcome, ans.Outcome.OptionID = "selected", o.OptionID
-	return c.send(outFrame{ID: a.ID, Result: ans})
+	return c.send("answer", jsonrpc.NewResult(a.ID, ans))
 }
 
 // interrupt is Ctrl-C: the first cancels the running turn, a second
@@ -309,5 +310,5 @@ func (c *Client) interrupt() error {
 	}
 	c.lastInt = now
 	c.r.Note("^C cancelling the turn (Ctrl-C again to leave)")
-	return c.send(outFrame{Method: "session/cancel", Params: sessionOf{SessionID: c.sessionID}})
+	return c.send("session/cancel", jsonrpc.NewNotification("session/cancel", sessionOf{SessionID: c.sessionID}))
 }

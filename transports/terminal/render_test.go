@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func feed(t *testing.T, r *Renderer, name string, key byte) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var fr frame
+		var fr jsonrpc.Message
 		if err := json.Unmarshal(sc.Bytes(), &fr); err != nil {
 			t.Fatalf("%s: %v", sc.Text(), err)
 		}

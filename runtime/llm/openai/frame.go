@@ -1,6 +1,9 @@
 package openai
 
-import "github.com/troupehq/troupe/runtime/llm"
+import (
+	"github.com/troupehq/troupe/runtime/jsontext"
+	"github.com/troupehq/troupe/runtime/llm"
+)
 
 // frame is what one streamed chat.completion.chunk says, as slices into the
 // frame's bytes (or the scanner's scratch). It is reused from frame to frame
@@ -32,182 +35,167 @@ func (f *frame) reset() {
 // parseFrame reads one chunk object. Only the first choice is read: troupe
 // never asks for n > 1. A top-level "error" key only sets hasError, because
 // error frames are rare and are re-read with encoding/json.
-func parseFrame(s *scanner, data []byte, f *frame) error {
+func parseFrame(s *jsontext.Scanner, data []byte, f *frame) error {
 	f.reset()
-	s.reset(data)
+	s.Reset(data)
 	first := true
-	if !s.enterObject() {
-		return s.err
+	if !s.EnterObject() {
+		return s.Err()
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			break
 		}
 		switch string(key) {
 		case "choices":
-			if !s.null() {
+			if !s.Null() {
 				parseChoices(s, f)
 			}
 		case "usage":
-			if !s.null() {
+			if !s.Null() {
 				parseUsage(s, &f.usage)
 				f.hasUsage = true
 			}
 		case "id":
-			f.id = s.stringOrNull()
+			f.id = s.StringOrNull()
 		case "model":
-			f.model = s.stringOrNull()
+			f.model = s.StringOrNull()
 		case "error":
 			f.hasError = true
-			s.skip()
+			s.Skip()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	if s.err == nil && s.peek() != 0 {
-		s.fail()
-	}
-	return s.err
+	return s.End()
 }
 
-func (s *scanner) stringOrNull() []byte {
-	if s.null() {
-		return nil
-	}
-	if s.peek() != '"' {
-		s.skip()
-		return nil
-	}
-	v, _ := s.str()
-	return v
-}
-
-func parseChoices(s *scanner, f *frame) {
+func parseChoices(s *jsontext.Scanner, f *frame) {
 	first := true
-	if !s.enterArray() {
+	if !s.EnterArray() {
 		return
 	}
-	for pos := 0; s.nextElem(&first); pos++ {
+	for pos := 0; s.NextElem(&first); pos++ {
 		f.sawChoices = true
 		if pos > 0 {
-			s.skip()
+			s.Skip()
 			continue
 		}
 		parseChoice(s, f)
 	}
 }
 
-func parseChoice(s *scanner, f *frame) {
+func parseChoice(s *jsontext.Scanner, f *frame) {
 	first := true
-	if s.null() || !s.enterObject() {
+	if s.Null() || !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "delta":
-			if !s.null() {
+			if !s.Null() {
 				parseDelta(s, f)
 			}
 		case "finish_reason":
-			if v := s.stringOrNull(); v != nil {
+			if v := s.StringOrNull(); v != nil {
 				f.finish, f.hasFinish = v, true
 			}
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
-func parseDelta(s *scanner, f *frame) {
+func parseDelta(s *jsontext.Scanner, f *frame) {
 	first := true
-	if !s.enterObject() {
+	if !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "content":
-			if v := s.stringOrNull(); len(v) > 0 {
+			if v := s.StringOrNull(); len(v) > 0 {
 				f.parts = append(f.parts, part{kind: llm.ChunkText, text: v})
 			}
 		case "reasoning_content", "reasoning":
-			if v := s.stringOrNull(); len(v) > 0 {
+			if v := s.StringOrNull(); len(v) > 0 {
 				f.parts = append(f.parts, part{kind: llm.ChunkThinking, text: v})
 			}
 		case "tool_calls":
-			if !s.null() {
+			if !s.Null() {
 				parseToolCalls(s, f)
 			}
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
-func parseToolCalls(s *scanner, f *frame) {
+func parseToolCalls(s *jsontext.Scanner, f *frame) {
 	first := true
-	if !s.enterArray() {
+	if !s.EnterArray() {
 		return
 	}
-	for pos := 0; s.nextElem(&first); pos++ {
+	for pos := 0; s.NextElem(&first); pos++ {
 		p := part{kind: llm.ChunkToolCall, index: pos}
 		parseToolCall(s, &p)
 		f.parts = append(f.parts, p)
 	}
 }
 
-func parseToolCall(s *scanner, p *part) {
+func parseToolCall(s *jsontext.Scanner, p *part) {
 	first := true
-	if s.null() || !s.enterObject() {
+	if s.Null() || !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "index":
-			if !s.null() {
-				p.index, _ = s.integer()
+			if !s.Null() {
+				p.index, _ = s.Integer()
 			}
 		case "id":
-			p.id = s.stringOrNull()
+			p.id = s.StringOrNull()
 		case "function":
-			if !s.null() {
+			if !s.Null() {
 				parseFunction(s, p)
 			}
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
-func parseFunction(s *scanner, p *part) {
+func parseFunction(s *jsontext.Scanner, p *part) {
 	first := true
-	if !s.enterObject() {
+	if !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "name":
-			p.name = s.stringOrNull()
+			p.name = s.StringOrNull()
 		case "arguments":
 			p.text = argumentsValue(s)
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
@@ -215,72 +203,60 @@ func parseFunction(s *scanner, p *part) {
 // argumentsValue reads function.arguments. OpenAI sends a JSON string; some
 // compatible servers send the arguments object itself, which is kept as its
 // JSON text.
-func argumentsValue(s *scanner) []byte {
-	switch s.peek() {
+func argumentsValue(s *jsontext.Scanner) []byte {
+	switch s.Peek() {
 	case '"':
-		v, _ := s.str()
+		v, _ := s.Str()
 		return v
 	case '{', '[':
-		return s.rawValue()
+		return s.RawValue()
 	default:
-		s.skip()
+		s.Skip()
 		return nil
 	}
 }
 
-func parseUsage(s *scanner, u *llm.Usage) {
+func parseUsage(s *jsontext.Scanner, u *llm.Usage) {
 	first := true
-	if !s.enterObject() {
+	if !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		switch string(key) {
 		case "prompt_tokens":
-			u.PromptTokens = s.intOrNull()
+			u.PromptTokens = s.IntOrNull()
 		case "completion_tokens":
-			u.CompletionTokens = s.intOrNull()
+			u.CompletionTokens = s.IntOrNull()
 		case "total_tokens":
-			u.TotalTokens = s.intOrNull()
+			u.TotalTokens = s.IntOrNull()
 		case "prompt_tokens_details":
-			if !s.null() {
+			if !s.Null() {
 				parseUsageDetails(s, u)
 			}
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
-func parseUsageDetails(s *scanner, u *llm.Usage) {
+func parseUsageDetails(s *jsontext.Scanner, u *llm.Usage) {
 	first := true
-	if !s.enterObject() {
+	if !s.EnterObject() {
 		return
 	}
 	for {
-		key, ok := s.nextKey(&first)
+		key, ok := s.NextKey(&first)
 		if !ok {
 			return
 		}
 		if string(key) == "cached_tokens" {
-			u.CachedTokens = s.intOrNull()
+			u.CachedTokens = s.IntOrNull()
 			continue
 		}
-		s.skip()
+		s.Skip()
 	}
-}
-
-func (s *scanner) intOrNull() int {
-	if s.null() {
-		return 0
-	}
-	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
-		s.skip()
-		return 0
-	}
-	n, _ := s.integer()
-	return n
 }

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/troupehq/troupe/runtime/jsontext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,7 +247,7 @@ var frameSeeds = []string{
 }
 
 func TestParseFrameMatchesEncodingJSON(t *testing.T) {
-	var s scanner
+	var s jsontext.Scanner
 	var f frame
 	inputs := append(fixtureFrames(t), nil)
 	for _, seed := range frameSeeds {
@@ -264,14 +265,14 @@ func FuzzParseFrame(f *testing.F) {
 	for _, seed := range frameSeeds {
 		f.Add([]byte(seed))
 	}
-	var s scanner
+	var s jsontext.Scanner
 	var fr frame
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFrame(t, &s, &fr, data)
 	})
 }
 
-func checkFrame(t *testing.T, s *scanner, f *frame, data []byte) {
+func checkFrame(t *testing.T, s *jsontext.Scanner, f *frame, data []byte) {
 	t.Helper()
 	err := parseFrame(s, data, f)
 	want, ok := referenceProject(data)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/troupehq/troupe/runtime/jsontext"
 	"io"
 
 	"github.com/troupehq/troupe/runtime/llm"
@@ -15,7 +16,7 @@ import (
 func decodeStream(ctx context.Context, body io.Reader, a *llm.Assembler, maxLine int) error {
 	sse := newSSEReader(body, maxLine)
 	var (
-		s      scanner
+		s      jsontext.Scanner
 		f      frame
 		finish bool
 	)

@@ -1,7 +1,9 @@
 // Command fake-llama-server stands in for llama.cpp's llama-server in tests
 // of the process actors that run it: it takes llama-server's flags, binds
 // its port at once, answers 503 "Loading model" on every route for
-// --fake-load, then serves package testkit/fakellama's routes. Like the real
+// --fake-load, then serves llama-server's routes with package
+// testkit/llmserver (the one fake of llama-server's wire): the script's
+// replies, then an echo of the last user message, a word a frame. Like the real
 // server it logs to stderr (never stdout), dies by SIGTERM while loading
 // (its handlers are installed after the load), exits 0 on SIGTERM after it,
 // and exits 1 on a second signal.
@@ -9,8 +11,8 @@
 // Flags of its own, all optional, make it misbehave:
 //
 //	--fake-load D           load time (default 0)
-//	--fake-replies FILE     scripted replies (YAML list, see fakellama.Reply), then echo
-//	--fake-token-delay D    pause before each streamed token
+//	--fake-script FILE      an llmserver script (YAML or JSON): its replies, then echo
+//	--fake-token-delay D    pause before each echoed word
 //	--fake-crash-after N    die by SIGKILL as completion N+1 begins
 //	--fake-hang-after N     stop answering anything once completion N+1 begins
 //	--fake-fail-load        exit 1 "exiting due to model loading error" after the load
@@ -21,7 +23,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,10 +35,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/troupehq/troupe/testkit/fakellama"
+	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 func main() {
@@ -45,11 +47,11 @@ func main() {
 }
 
 type config struct {
-	model, host, alias, apiKey, replies string
-	port, ctx, parallel                 int
-	load, tokenDelay                    time.Duration
-	crashAfter, hangAfter               int
-	failLoad, ignoreTerm, abortOnTerm   bool
+	model, host, alias, apiKey, script string
+	port, ctx, parallel                int
+	load, tokenDelay                   time.Duration
+	crashAfter, hangAfter              int
+	failLoad, ignoreTerm, abortOnTerm  bool
 }
 
 // parse takes llama-server's flags (the ones troupe passes, and the common
@@ -87,7 +89,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		"cont-batching", "no-mmap", "mlock", "no-webui"} {
 		fs.BoolVar(&flagsOff, n, false, "")
 	}
-	str(&c.replies, "fake-replies")
+	str(&c.script, "fake-script")
 	fs.DurationVar(&c.load, "fake-load", 0, "")
 	fs.DurationVar(&c.tokenDelay, "fake-token-delay", 0, "")
 	num(&c.crashAfter, "fake-crash-after")
@@ -122,24 +124,26 @@ func run(args []string, stderr io.Writer) int {
 		}
 		return 1
 	}
-	// Held until the signal handlers are in: a 200 from /health then
-	// promises that SIGTERM is a clean stop.
-	opts := fakellama.Options{ModelPath: c.model, Alias: c.alias, CtxSize: c.ctx, Slots: c.parallel,
-		Hold: true, TokenDelay: c.tokenDelay}
-	if c.apiKey != "" {
-		opts.APIKeys = strings.Split(c.apiKey, ",")
-	}
-	if c.replies != "" {
-		if opts.Replies, err = fakellama.LoadReplies(c.replies); err != nil {
+	script := llmserver.Script{}
+	if c.script != "" {
+		if script, err = llmserver.LoadScript(c.script); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
 	}
+	script.Model, script.ContextSize = c.model, c.ctx/max(c.parallel, 1)
+	if c.alias != "" {
+		script.Model = c.alias
+	}
+	script.APIKey = c.apiKey
+	script.SupportsToolCalls = true // the fake answers scripted tool calls
+
 	hang := make(chan struct{}) // closed to make every request block
 	quit := make(chan struct{}) // closed as run returns, releasing hung requests
 	defer close(quit)
 	var hangOnce sync.Once
-	opts.OnCompletion = func(n int) {
+	var completions atomic.Int64
+	onCompletion := func(n int) {
 		if c.crashAfter >= 0 && n > c.crashAfter {
 			logf(stderr, "E", "fake: crashing at completion %d", n)
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -150,16 +154,19 @@ func run(args []string, stderr io.Writer) int {
 			<-quit
 		}
 	}
-	srv := fakellama.New(opts)
-	ln, err := net.Listen("tcp", net.JoinHostPort(c.host, strconv.Itoa(c.port)))
+	// Held until the signal handlers are in: a 200 from /health then
+	// promises that SIGTERM is a clean stop.
+	srv, err := llmserver.Start(script, llmserver.WithAddr(net.JoinHostPort(c.host, strconv.Itoa(c.port))),
+		llmserver.WithHold(), llmserver.WithReplier(echo(c.tokenDelay)),
+		llmserver.WithMiddleware(func(h http.Handler) http.Handler {
+			return hangable(counting(h, &completions, onCompletion), hang)
+		}))
 	if err != nil {
 		logf(stderr, "E", "llama_server: couldn't bind HTTP server socket, hostname: %s, port: %d", c.host, c.port)
 		return 1
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	defer srv.Close()
 	logf(stderr, "I", "load_model: loading model '%s'", c.model)
-	hs := &http.Server{Handler: hangable(srv, hang), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln) // ends when hs closes, just before the process exits
 
 	time.Sleep(c.load)
 	if _, err := os.Stat(c.model); c.failLoad || c.model == "" || err != nil {
@@ -172,11 +179,11 @@ func run(args []string, stderr io.Writer) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	logf(stderr, "I", "llama_server: model loaded")
 	srv.SetReady()
-	logf(stderr, "I", "llama_server: listening on http://%s", net.JoinHostPort(c.host, strconv.Itoa(port)))
-	return waitSignals(sigs, c, hs, stderr)
+	logf(stderr, "I", "llama_server: listening on %s", srv.URL())
+	return waitSignals(sigs, c, srv, stderr)
 }
 
-func waitSignals(sigs <-chan os.Signal, c config, hs *http.Server, stderr io.Writer) int {
+func waitSignals(sigs <-chan os.Signal, c config, srv *llmserver.Server, stderr io.Writer) int {
 	for first := true; ; first = false {
 		<-sigs
 		switch {
@@ -192,9 +199,7 @@ func waitSignals(sigs <-chan os.Signal, c config, hs *http.Server, stderr io.Wri
 			panic("abort")
 		default:
 			logf(stderr, "I", "operator(): operator(): cleaning up before exit...")
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			_ = hs.Shutdown(ctx)
+			_ = srv.Close() // nothing to report: the process ends
 			return 0
 		}
 	}
@@ -212,4 +217,77 @@ func hangable(h http.Handler, hang <-chan struct{}) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// counting calls onCompletion with n as chat completion n (from 1) begins,
+// before the server sees it: it may block (a hang) or end the process (a
+// crash).
+func counting(h http.Handler, n *atomic.Int64, onCompletion func(int)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/chat/completions") {
+			onCompletion(int(n.Add(1)))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// echo answers with the last user message's text, a word (with its
+// leading space) a frame as llama-server's deltas look, after delay each.
+func echo(delay time.Duration) func(map[string]any) llmserver.Reply {
+	return func(req map[string]any) llmserver.Reply {
+		var steps []llmserver.Step
+		for _, tok := range words(lastUserText(req)) {
+			if delay > 0 {
+				steps = append(steps, llmserver.Delay(delay))
+			}
+			steps = append(steps, llmserver.Text(tok))
+		}
+		if len(steps) == 0 {
+			steps = append(steps, llmserver.Finish("stop"))
+		}
+		return llmserver.Steps(steps...)
+	}
+}
+
+// lastUserText is the text of the last user message: its content string,
+// or the text parts of its content array.
+func lastUserText(req map[string]any) string {
+	msgs, _ := req["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] != "user" {
+			continue
+		}
+		switch c := m["content"].(type) {
+		case string:
+			return c
+		case []any:
+			var b strings.Builder
+			for _, p := range c {
+				if part, ok := p.(map[string]any); ok {
+					t, _ := part["text"].(string)
+					b.WriteString(t)
+				}
+			}
+			return b.String()
+		}
+		return ""
+	}
+	return ""
+}
+
+// words splits text into pieces that keep their leading space (" zes").
+func words(text string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(text); i++ {
+		if text[i] == ' ' && text[i-1] != ' ' {
+			out = append(out, text[start:i])
+			start = i
+		}
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
 }

@@ -179,3 +179,28 @@ func TestRefusesUnknownFlagsAndMissingModel(t *testing.T) {
 		t.Fatalf("missing model: %v %s", err, out)
 	}
 }
+
+// Past the script (here none) it echoes the last user message, a word a
+// streamed frame.
+func TestEchoesTheLastUserMessage(t *testing.T) {
+	_, url := start(t)
+	waitStatus(t, url+"/health", 200)
+	body := `{"messages":[{"role":"user","content":"first"},{"role":"user","content":[{"type":"text","text":"hello big world"}]}],"stream":true}`
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var words []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, after, ok := strings.Cut(line, `"content":"`); ok {
+			if w, _, ok := strings.Cut(after, `"`); ok && w != "" {
+				words = append(words, w)
+			}
+		}
+	}
+	if strings.Join(words, "|") != "hello| big| world" {
+		t.Fatalf("streamed words %q from:\n%s", words, b)
+	}
+}

@@ -47,6 +47,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"os"
 	"os/signal"
 	"strings"
@@ -57,24 +58,13 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-type frame struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-}
-
 type plugin struct {
 	ws   *websocket.Conn
 	mode string
 
 	mu      sync.Mutex // guards writes, next and waiting
 	next    int
-	waiting map[int]chan frame
+	waiting map[int]chan jsonrpc.Message
 	log     *os.File
 }
 
@@ -96,7 +86,7 @@ func run() error {
 		return fmt.Errorf("dial %s: %w", url, err)
 	}
 	defer ws.Close()
-	p := &plugin{ws: ws, mode: os.Getenv("PLUGIN_MODE"), waiting: map[int]chan frame{}}
+	p := &plugin{ws: ws, mode: os.Getenv("PLUGIN_MODE"), waiting: map[int]chan jsonrpc.Message{}}
 	if path := os.Getenv("PLUGIN_LOG"); path != "" {
 		if p.log, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
 			return err
@@ -148,7 +138,7 @@ func (p *plugin) read() error {
 		if err != nil {
 			return nil // the daemon went away: so do we
 		}
-		var f frame
+		var f jsonrpc.Message
 		if json.Unmarshal(b, &f) != nil {
 			continue
 		}
@@ -199,18 +189,18 @@ func (p *plugin) read() error {
 					if res.Error != nil {
 						text = "attach failed: " + res.Error.Message
 					}
-					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": text}})
+					p.send(jsonrpc.NewResult(f.ID, map[string]any{"text": text}))
 				}()
 			}
 			if in.Verb == "child" {
 				go func() {
 					b, _ := json.Marshal(p.work(strings.TrimSpace(in.Args)))
-					p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{"text": string(b)}})
+					p.send(jsonrpc.NewResult(f.ID, map[string]any{"text": string(b)}))
 				}()
 			}
 			if in.Verb == "greet" {
-				p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
-					"text": "hello " + in.Args + " (message " + in.MessageID + ")"}})
+				p.send(jsonrpc.NewResult(f.ID, map[string]any{
+					"text": "hello " + in.Args + " (message " + in.MessageID + ")"}))
 			} // slow: never answers; the daemon does not wait once it cancels
 		case f.Method == "hydra-acp/mcp_tools/invoke":
 			var in struct {
@@ -221,10 +211,10 @@ func (p *plugin) read() error {
 				} `json:"args"`
 			}
 			_ = json.Unmarshal(f.Params, &in)
-			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": map[string]any{
-				"content": []any{map[string]any{"type": "text", "text": in.Tool + ": " + in.Args.Text + " from " + in.SessionID}}}})
+			p.send(jsonrpc.NewResult(f.ID, map[string]any{
+				"content": []any{map[string]any{"type": "text", "text": in.Tool + ": " + in.Args.Text + " from " + in.SessionID}}}))
 		case f.ID != nil:
-			p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "error": map[string]any{"code": -32601, "message": "not served"}})
+			p.send(jsonrpc.NewErrorAnswer(f.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "not served")))
 		}
 	}
 }
@@ -246,16 +236,16 @@ func (p *plugin) send(v any) {
 }
 
 // call sends a request and waits for its answer.
-func (p *plugin) call(method string, params any) frame { return <-p.start(method, params) }
+func (p *plugin) call(method string, params any) jsonrpc.Message { return <-p.start(method, params) }
 
 // start sends a request; its answer comes on the channel.
-func (p *plugin) start(method string, params any) <-chan frame {
-	ch := make(chan frame, 1)
+func (p *plugin) start(method string, params any) <-chan jsonrpc.Message {
+	ch := make(chan jsonrpc.Message, 1)
 	p.mu.Lock()
 	p.next++
 	id := p.next
 	p.waiting[id] = ch
-	_ = p.ws.WriteJSON(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	_ = p.ws.WriteJSON(jsonrpc.NewRequest(jsonrpc.IntID(int64(id)), method, params))
 	p.mu.Unlock()
 	return ch
 }
@@ -263,13 +253,13 @@ func (p *plugin) start(method string, params any) <-chan frame {
 // askPermission asks session's clients a permission of its own (after two
 // malformed asks), and logs the answers as the "permission" probe.
 func (p *plugin) askPermission(session string) {
-	ask := func(sid string) frame {
+	ask := func(sid string) jsonrpc.Message {
 		return p.call("hydra-acp/session/request_permission", map[string]any{"sessionId": sid,
 			"toolCall": map[string]any{"toolCallId": "deploy-1", "title": "deploy"},
 			"options": []any{map[string]any{"optionId": "allow_once", "name": "Allow", "kind": "allow_once"},
 				map[string]any{"optionId": "reject_once", "name": "Reject", "kind": "reject_once"}}})
 	}
-	code := func(f frame) int {
+	code := func(f jsonrpc.Message) int {
 		if f.Error == nil {
 			return 0
 		}
@@ -320,10 +310,10 @@ type message struct {
 	Envelope  json.RawMessage `json:"envelope"`
 }
 
-func (p *plugin) intercept(f frame) {
+func (p *plugin) intercept(f jsonrpc.Message) {
 	var m message
 	_ = json.Unmarshal(f.Params, &m)
-	answer := func(v any) { p.send(map[string]any{"jsonrpc": "2.0", "id": f.ID, "result": v}) }
+	answer := func(v any) { p.send(jsonrpc.NewResult(f.ID, v)) }
 	if m.Method == "session/update" { // every frame is in the log
 		p.update(m, answer)
 		return

@@ -1,4 +1,4 @@
-package acp
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 			if derr.Err == nil || !json.Valid(derr.ID) {
 				t.Fatalf("decode error without a code or with an invalid id: %+v", derr)
 			}
-			if _, err := json.Marshal(newError(derr.ID, derr.Err)); err != nil {
+			if _, err := json.Marshal(NewErrorAnswer(derr.ID, derr.Err)); err != nil {
 				t.Fatalf("error answer does not marshal: %v", err)
 			}
 			return
