@@ -48,7 +48,7 @@ func ConfigOptions(models sessions.Models, s event.Settings) []ConfigOption {
 		return out
 	}
 	cur, _ := Model(models, s)
-	modelOpt := ConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: cur.ID}
+	modelOpt := ConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: cur.ID, Options: []ConfigValue{}}
 	for _, m := range models.List() {
 		modelOpt.Options = append(modelOpt.Options, ConfigValue{Value: m.ID, Name: m.Name})
 	}
