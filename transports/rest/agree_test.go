@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/transports/acpupdate/acpupdatetest"
 )
 
@@ -41,6 +42,32 @@ func TestHistoryShowsEveryKindAsTheTable(t *testing.T) {
 				if l.Seq == last {
 					got = append(got, string(l.Params.Update))
 				}
+			}
+			assertUpdates(t, got, c.Want)
+
+			// /events, /export and the others read the projector itself.
+			proj := newProjector(acpupdatetest.Session, acpupdatetest.Models{}, nil)
+			var us []update
+			for _, e := range c.Log.Events {
+				us = proj.project(e)
+			}
+			got = got[:0]
+			for _, u := range us {
+				b, err := json.Marshal(u.body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// /events files and filters rows by the kind and message the
+				// projector names.
+				var named struct {
+					SessionUpdate string `json:"sessionUpdate"`
+					MessageID     string `json:"messageId"`
+				}
+				testkit.NoError(t, json.Unmarshal(b, &named))
+				if named.SessionUpdate != u.kind || named.MessageID != u.messageID {
+					t.Errorf("update %s named %q, message %q", b, u.kind, u.messageID)
+				}
+				got = append(got, string(b))
 			}
 			assertUpdates(t, got, c.Want)
 		})
