@@ -126,8 +126,6 @@ func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []b
 	return b
 }
 
-func chunkKind(channel string) string { return acpupdate.ChunkKind(channel) }
-
 func emitAll(us []any, emit func(any)) {
 	for _, u := range us {
 		emit(u)
@@ -140,21 +138,12 @@ func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
 	}
 }
 
-// deltaUpdate is a delta's update (acpupdate.Delta).
-func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
-	return acpupdate.Delta(shown, d)
-}
-
 // toolUpdate shows a call's whole current state: tool_call the first time,
 // tool_call_update after.
 func (a *attachment) toolUpdate(call *projection.ToolCall, emit func(any)) {
 	if u := toolUpdateOf(a.shown, call); u != nil {
 		emit(u)
 	}
-}
-
-func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
-	return acpupdate.Tool(shown, call)
 }
 
 // decision is the response chain's verdict on e's agent update: from the
@@ -183,8 +172,6 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 	emit(acpupdate.Received(p.RunID, ch.Delivered))
 }
 
-func stopReason(canonical string) string { return acpupdate.StopReason(canonical) }
-
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
 	if live {
 		// A command whose run ended before it asked (cancelled at once).
@@ -208,7 +195,3 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 func (a *attachment) settings(c *conn, p *event.Settings, emit func(any)) {
 	emitAll(acpupdate.SettingsChanged(c.cfg.Models, a.view.Settings, p), emit)
 }
-
-func toolState(call *projection.ToolCall) *toolCallUpdate { return acpupdate.ToolState(call) }
-
-func acpBlocks(bs []event.Block) []contentBlock { return acpupdate.Blocks(bs) }

@@ -3,12 +3,13 @@ package acp
 import (
 	"strconv"
 
+	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
-// The session/update shapes (ACP schema v1, plus hydra's and RFD #533's
-// variants). Only what changed is set; tool call updates carry the call's
-// whole current state, so that replay may keep the last one alone.
+// The session/update frame: the params ACP sends an update in, with the
+// event it comes from. The updates themselves are acpupdate's.
 
 type updateParams struct {
 	SessionID string      `json:"sessionId"`
@@ -49,3 +50,21 @@ type (
 	permissionResolved = acpupdate.PermissionResolved
 	configOption       = acpupdate.ConfigOption
 )
+
+// The mapping's functions this package's files call, by their short names.
+
+func chunkKind(channel string) string { return acpupdate.ChunkKind(channel) }
+
+func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
+	return acpupdate.Delta(shown, d)
+}
+
+func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
+	return acpupdate.Tool(shown, call)
+}
+
+func toolState(call *projection.ToolCall) *toolCallUpdate { return acpupdate.ToolState(call) }
+
+func acpBlocks(bs []event.Block) []contentBlock { return acpupdate.Blocks(bs) }
+
+func stopReason(canonical string) string { return acpupdate.StopReason(canonical) }
