@@ -164,12 +164,16 @@ func TestDaemonExportImportRoundTrip(t *testing.T) {
 	testkit.Equal(t, imp.Sanitized.ApprovalMode, "yolo")
 	clamped := make([]string, len(before))
 	for i, u := range before {
-		clamped[i] = strings.ReplaceAll(u, `"currentModeId":"yolo"`, `"currentModeId":"default"`)
+		// The mode shows as current_mode_update and in config_option_update's mode option.
+		u = strings.ReplaceAll(u, `"currentModeId":"yolo"`, `"currentModeId":"default"`)
+		clamped[i] = strings.ReplaceAll(u, `"currentValue":"yolo"`, `"currentValue":"default"`)
 	}
 	testkit.DeepEqual(t, updates(t, d, id), clamped)
 
-	// Another daemon imports it as a new session with the same history.
-	d2 := startDaemon(t, t.TempDir(), nil)
+	// Another daemon imports it as a new session with the same history
+	// (on the same model: the model's window and the model option are
+	// shown as the serving daemon knows them).
+	d2 := startDaemon(t, t.TempDir(), []string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY="}, "--provider", "openai", "--model", "tiny")
 	d2.call(t, "POST", "/v1/sessions/import", body, http.StatusCreated, &imp)
 	if imp.SessionID == "" || imp.SessionID == id || imp.Replaced || imp.ImportedFromSessionID != id {
 		t.Fatalf("import: %+v", imp)

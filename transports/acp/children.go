@@ -11,6 +11,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
 // Child sessions: a transformer's workers. A child is an ordinary session
@@ -128,7 +129,8 @@ func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
 		c.reply(ctx, id, map[string]any{"entries": rawOrNil(d.response)})
 	}
 	ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key}
+		return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key,
+			updates: acpupdate.NewMapper(p.ChildSessionID, c.cfg.Models)}
 	}))
 }
 
@@ -160,8 +162,11 @@ type awaiter struct {
 	timeout  time.Duration
 	key      int64
 
-	sub     *actor.PID
-	timer   *time.Timer
+	sub   *actor.PID
+	timer *time.Timer
+	// updates shows the child's events as the session/updates its clients
+	// see, the entries collected.
+	updates *acpupdate.Mapper
 	entries []map[string]any
 	queued  int // prompts waiting, for idle
 	done    bool
@@ -200,38 +205,20 @@ func (w *awaiter) Receive(ctx actor.Context) {
 	}
 }
 
-func (w *awaiter) add(kind string, fields map[string]any) {
-	fields["sessionUpdate"] = kind
-	w.entries = append(w.entries, map[string]any{"method": "session/update",
-		"params": map[string]any{"sessionId": w.session, "update": fields}})
-}
-
 func (w *awaiter) onEvent(ctx actor.Context, e event.Event) {
-	pl, err := event.DecodePayload(e.Kind, e.Payload)
-	if err != nil {
-		return
+	ch := w.updates.View.Apply(e)
+	for _, u := range w.updates.Updates(ch) {
+		w.entries = append(w.entries, map[string]any{"method": "session/update",
+			"params": map[string]any{"sessionId": w.session, "update": u}})
 	}
-	switch p := pl.(type) {
+	switch ch.Payload.(type) {
 	case *event.PromptQueuedPayload:
 		w.queued++
 	case *event.RunStartedPayload:
 		if w.queued > 0 {
 			w.queued--
 		}
-	case *event.MessageDeltaPayload:
-		if p.Channel == event.ChannelText {
-			w.add("agent_message_chunk", map[string]any{"content": map[string]any{"type": "text", "text": p.Text}})
-		}
-	case *event.ToolStartedPayload:
-		w.add("tool_call", map[string]any{"toolCallId": p.ToolCallID, "title": p.Name, "status": "in_progress"})
-	case *event.ToolCompletedPayload:
-		status := "completed"
-		if p.Status != "success" {
-			status = "failed"
-		}
-		w.add("tool_call_update", map[string]any{"toolCallId": p.ToolCallID, "status": status})
 	case *event.RunEndedPayload:
-		w.add("turn_complete", map[string]any{"stopReason": stopReason(p.StopReason)})
 		if w.until == "turn_complete" || w.queued == 0 {
 			w.finish(ctx, nil)
 		}

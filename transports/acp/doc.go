@@ -7,7 +7,8 @@
 //
 // A connection attaches to sessions (session/new, load, resume, attach);
 // each attachment is a subscription from seq 1 whose events are folded
-// into a projection.View and projected into session/update notifications.
+// into a projection.View and projected into session/update notifications
+// with transports/acpupdate, the mapping REST's history shares.
 // History up to the subscription's replay point is coalesced and sent
 // before the answer; what follows is live. Every attached connection sees
 // every event, so the many-clients rules (prompt_received, turn_complete,

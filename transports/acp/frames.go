@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/troupehq/troupe/runtime/jsontext"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
 // appendChunkFrame appends the session/update notification of one
@@ -13,19 +14,9 @@ import (
 func appendChunkFrame(dst []byte, sessionID, kind, text, messageID string, seq, recordedAt int64) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`...)
 	dst = jsontext.AppendString(dst, sessionID, true)
-	dst = append(dst, `,"update":{"sessionUpdate":`...)
-	dst = jsontext.AppendString(dst, kind, true)
-	dst = append(dst, `,"content":{"type":"text"`...)
-	if text != "" {
-		dst = append(dst, `,"text":`...)
-		dst = jsontext.AppendString(dst, text, true)
-	}
-	dst = append(dst, '}')
-	if messageID != "" {
-		dst = append(dst, `,"messageId":`...)
-		dst = jsontext.AppendString(dst, messageID, true)
-	}
-	dst = append(dst, `},"_meta":{"hydra-acp":{"messageId":"ev-`...)
+	dst = append(dst, `,"update":`...)
+	dst = acpupdate.AppendChunk(dst, kind, text, messageID)
+	dst = append(dst, `,"_meta":{"hydra-acp":{"messageId":"ev-`...)
 	dst = strconv.AppendInt(dst, seq, 10)
 	dst = append(dst, `","recordedAt":`...)
 	dst = strconv.AppendInt(dst, recordedAt, 10)

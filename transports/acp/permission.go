@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/projection"
 )
 
@@ -77,7 +78,7 @@ func (a *attachment) resolved(c *conn, ctx actor.Context, p *event.PermissionRes
 		delete(a.asked, p.ToolCallID)
 	}
 	if !live || !a.decided[p.ToolCallID] {
-		emit(&permissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, ResolvedBy: p.ResolvedBy})
+		emit(acpupdate.Resolved(p))
 	}
 	delete(a.decided, p.ToolCallID)
 	delete(a.raised, p.ToolCallID)

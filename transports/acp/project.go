@@ -1,11 +1,11 @@
 package acp
 
 import (
-	"encoding/json"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -79,8 +79,10 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.runStarted(c, ctx, ch, p, live, emit)
 	case *event.PromptDeliveredPayload:
 		if !live && ch.Delivered != nil {
-			userChunks(ch.Delivered, emit)
+			emitAll(acpupdate.UserChunks(ch.Delivered), emit)
 		}
+	case *event.HistoryImportedPayload:
+		emitAll(acpupdate.Imported(p), emit)
 	case *event.ToolStartedPayload, *event.ToolProgressPayload, *event.ToolCompletedPayload:
 		a.toolUpdate(ch.Call, agent)
 	case *event.UpdateTransformedPayload:
@@ -100,14 +102,14 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.toolUpdate(ch.Call, emit)
 		a.resolved(c, ctx, p, live, emit)
 	case *event.StepEndedPayload:
-		emit(c.usage(a.view, p))
+		emit(acpupdate.UsageOf(c.cfg.Models, a.view, p))
 	case *event.RunEndedPayload:
 		a.turnEnds[p.RunID], a.lastTurn = e.Seq, p.RunID
 		a.runEnded(c, ctx, p, live, emit)
 	case *event.Settings:
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
-		emit(compaction(e, p))
+		emit(acpupdate.CompactionOf(e, p))
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
 			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())
@@ -126,11 +128,10 @@ func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []b
 	return b
 }
 
-func chunkKind(channel string) string {
-	if channel == event.ChannelThinking {
-		return "agent_thought_chunk"
+func emitAll(us []any, emit func(any)) {
+	for _, u := range us {
+		emit(u)
 	}
-	return "agent_message_chunk"
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
@@ -139,43 +140,12 @@ func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
 	}
 }
 
-// deltaUpdate is a delta's update: a chunk, or a call's first tool_call
-// (shown records the calls shown); nil for none.
-func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
-	switch d.Channel {
-	case event.ChannelText:
-		return &chunk{SessionUpdate: "agent_message_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID}
-	case event.ChannelThinking:
-		return &chunk{SessionUpdate: "agent_thought_chunk", Content: contentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID}
-	case event.ChannelToolCallArgs:
-		if d.ToolCallID == "" || shown[d.ToolCallID] {
-			return nil
-		}
-		shown[d.ToolCallID] = true
-		return &toolCallUpdate{SessionUpdate: "tool_call", ToolCallID: d.ToolCallID, Title: d.ToolName, Kind: toolKind(d.ToolName, ""), Status: "pending"}
-	}
-	return nil
-}
-
 // toolUpdate shows a call's whole current state: tool_call the first time,
 // tool_call_update after.
 func (a *attachment) toolUpdate(call *projection.ToolCall, emit func(any)) {
 	if u := toolUpdateOf(a.shown, call); u != nil {
 		emit(u)
 	}
-}
-
-func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
-	if call == nil {
-		return nil
-	}
-	u := toolState(call)
-	u.SessionUpdate = "tool_call_update"
-	if !shown[call.ID] {
-		shown[call.ID] = true
-		u.SessionUpdate = "tool_call"
-	}
-	return u
 }
 
 // decision is the response chain's verdict on e's agent update: from the
@@ -190,69 +160,10 @@ func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
 	return c.cfg.Pipeline.gateDecision(a.id, e.Seq)
 }
 
-func toolState(call *projection.ToolCall) *toolCallUpdate {
-	u := &toolCallUpdate{ToolCallID: call.ID, Title: call.Name, Kind: toolKind(call.Name, call.Category), Status: toolStatus(call)}
-	if call.Arguments != "" && validJSON(call.Arguments) {
-		u.RawInput = []byte(call.Arguments)
-	}
-	out := call.Output
-	if call.Result != nil {
-		out = call.Result.Output
-	}
-	if out != "" {
-		u.Content = []toolContent{{Type: "content", Content: &contentBlock{Type: "text", Text: out}}}
-	}
-	return u
-}
-
-func toolStatus(call *projection.ToolCall) string {
-	switch call.State {
-	case projection.CallRunning:
-		return "in_progress"
-	case projection.CallRefused:
-		return "failed"
-	case projection.CallDone:
-		if call.Result != nil && call.Result.Status == "success" {
-			return "completed"
-		}
-		return "failed"
-	}
-	return "pending"
-}
-
-// toolKind is ACP's ToolKind for a built-in tool, else by category.
-func toolKind(name, category string) string {
-	switch name {
-	case "read":
-		return "read"
-	case "write", "edit":
-		return "edit"
-	case "bash":
-		return "execute"
-	case "glob", "grep", "ls":
-		return "search"
-	}
-	switch category {
-	case "info":
-		return "read"
-	case "edit":
-		return "edit"
-	case "exec":
-		return "execute"
-	}
-	return "other"
-}
-
-func userChunks(p *event.Prompt, emit func(any)) {
-	for _, b := range p.Content {
-		emit(&chunk{SessionUpdate: "user_message_chunk", Content: acpBlock(b), MessageID: p.MessageID})
-	}
-}
-
 func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, emit func(any)) {
 	if !live {
 		if ch.Delivered != nil {
-			userChunks(ch.Delivered, emit)
+			emitAll(acpupdate.UserChunks(ch.Delivered), emit)
 		}
 		return
 	}
@@ -260,16 +171,7 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 	if _, mine := a.prompts[p.RunID]; mine || ch.Delivered == nil {
 		return
 	}
-	emit(&promptReceived{SessionUpdate: "prompt_received", MessageID: p.RunID, Prompt: acpBlocks(ch.Delivered.Content), SentBy: ch.Delivered.Client})
-}
-
-// stopReason is ACP's for a canonical one; a failed run has none (its
-// sender gets an error).
-func stopReason(canonical string) string {
-	if canonical == "error" {
-		return "end_turn"
-	}
-	return canonical
+	emit(acpupdate.Received(p.RunID, ch.Delivered))
 }
 
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
@@ -285,7 +187,7 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 			c.reply(ctx, req, promptResult{StopReason: stopReason(p.StopReason)})
 		}
 	} else {
-		emit(&turnComplete{SessionUpdate: "turn_complete", StopReason: stopReason(p.StopReason), MessageID: p.RunID})
+		emit(acpupdate.TurnEnded(p))
 	}
 	if live {
 		a.attention(c, ctx)
@@ -293,60 +195,5 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 }
 
 func (a *attachment) settings(c *conn, p *event.Settings, emit func(any)) {
-	if p.ApprovalMode != nil {
-		emit(&modeUpdate{SessionUpdate: "current_mode_update", CurrentModeID: *p.ApprovalMode})
-	}
-	if p.Model != nil || p.ThinkingLevel != nil || p.ApprovalMode != nil {
-		emit(&configUpdate{SessionUpdate: "config_option_update", ConfigOptions: c.configOptions(a.view.Settings)})
-	}
-	if p.Title != nil {
-		emit(&infoUpdate{SessionUpdate: "session_info_update", Title: *p.Title})
-	}
+	emitAll(acpupdate.SettingsChanged(c.cfg.Models, a.view.Settings, p), emit)
 }
-
-func compaction(e event.Event, p *event.CompactionPayload) *compactionUpdate {
-	if e.Kind == event.CompactionStarted {
-		return &compactionUpdate{SessionUpdate: "hydra_compaction", Phase: "started", RequestedAt: e.RecordedAt.UnixMilli()}
-	}
-	if p.Error != "" || p.Aborted {
-		msg := p.Error
-		if msg == "" {
-			msg = "aborted"
-		}
-		return &compactionUpdate{SessionUpdate: "hydra_compaction", Phase: "failed", Error: msg}
-	}
-	return &compactionUpdate{SessionUpdate: "hydra_compaction", Phase: "swapped"}
-}
-
-// usage is a step's usage_update: the context used (the step's input and
-// output) out of the model's window.
-func (c *conn) usage(v *projection.View, p *event.StepEndedPayload) *usageUpdate {
-	u := &usageUpdate{SessionUpdate: "usage_update", Used: p.Usage.Input + p.Usage.CacheRead + p.Usage.Output}
-	if m, ok := c.model(v.Settings); ok {
-		u.Size = int64(m.ContextWindow)
-	}
-	if p.Usage.Cost > 0 {
-		u.Cost = &usageCost{Amount: p.Usage.Cost, Currency: "USD"}
-	}
-	return u
-}
-
-func acpBlock(b event.Block) contentBlock {
-	switch b.Type {
-	case "image":
-		return contentBlock{Type: "image", Data: b.Data, MimeType: b.MimeType, URI: b.URI}
-	case "resource":
-		return contentBlock{Type: "resource_link", URI: b.URI, MimeType: b.MimeType, Text: b.Text}
-	}
-	return contentBlock{Type: "text", Text: b.Text}
-}
-
-func acpBlocks(bs []event.Block) []contentBlock {
-	out := make([]contentBlock, len(bs))
-	for i, b := range bs {
-		out[i] = acpBlock(b)
-	}
-	return out
-}
-
-func validJSON(s string) bool { return json.Valid([]byte(s)) }

@@ -8,21 +8,13 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
-// The approval modes are ACP's session modes.
-var modeNames = map[string]string{
-	event.ApprovalDefault:  "Ask before edits and commands",
-	event.ApprovalAutoEdit: "Edit without asking",
-	event.ApprovalYolo:     "Run everything without asking",
-}
+// The approval modes are ACP's session modes (acpupdate names them).
+var modeNames = acpupdate.ModeNames
 
-func mode(s event.Settings) string {
-	if s.ApprovalMode != nil && *s.ApprovalMode != "" {
-		return *s.ApprovalMode
-	}
-	return event.ApprovalDefault
-}
+func mode(s event.Settings) string { return acpupdate.CurrentMode(s) }
 
 type sessionMode struct {
 	ID   string `json:"id"`
@@ -37,53 +29,15 @@ func (c *conn) modes(s event.Settings) map[string]any {
 	return map[string]any{"currentModeId": mode(s), "availableModes": avail}
 }
 
-type configValue struct {
-	Value string `json:"value"`
-	Name  string `json:"name"`
-}
-
-type configOption struct {
-	ID           string        `json:"id"`
-	Name         string        `json:"name"`
-	Category     string        `json:"category"`
-	Type         string        `json:"type"`
-	CurrentValue string        `json:"currentValue"`
-	Options      []configValue `json:"options"`
-}
-
 // configOptions are the session's mode and, when models are known, its
 // model.
 func (c *conn) configOptions(s event.Settings) []configOption {
-	modeOpt := configOption{ID: "mode", Name: "Approval mode", Category: "mode", Type: "select", CurrentValue: mode(s)}
-	for _, m := range event.ApprovalModes() {
-		modeOpt.Options = append(modeOpt.Options, configValue{Value: m, Name: modeNames[m]})
-	}
-	out := []configOption{modeOpt}
-	if c.cfg.Models == nil {
-		return out
-	}
-	cur, _ := c.model(s)
-	modelOpt := configOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: cur.ID}
-	for _, m := range c.cfg.Models.List() {
-		modelOpt.Options = append(modelOpt.Options, configValue{Value: m.ID, Name: m.Name})
-	}
-	return append(out, modelOpt)
+	return acpupdate.ConfigOptions(c.cfg.Models, s)
 }
 
 // model is the model a session runs on.
 func (c *conn) model(s event.Settings) (sessions.Model, bool) {
-	if c.cfg.Models == nil {
-		return sessions.Model{}, false
-	}
-	provider, id := c.cfg.Models.Default()
-	if s.Provider != nil {
-		provider = *s.Provider
-	}
-	if s.Model != nil {
-		id = *s.Model
-	}
-	m, err := c.cfg.Models.Model(provider, id)
-	return m, err == nil
+	return acpupdate.Model(c.cfg.Models, s)
 }
 
 // findModel resolves a model id a client names, on the session's

@@ -1,13 +1,15 @@
 package acp
 
 import (
-	"encoding/json"
 	"strconv"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/projection"
 )
 
-// The session/update shapes (ACP schema v1, plus hydra's and RFD #533's
-// variants). Only what changed is set; tool call updates carry the call's
-// whole current state, so that replay may keep the last one alone.
+// The session/update frame: the params ACP sends an update in, with the
+// event it comes from. The updates themselves are acpupdate's.
 
 type updateParams struct {
 	SessionID string      `json:"sessionId"`
@@ -39,86 +41,30 @@ func parseAnchor(s string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
-type contentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Data     string `json:"data,omitempty"`
-	MimeType string `json:"mimeType,omitempty"`
-	URI      string `json:"uri,omitempty"`
+// The update shapes are acpupdate's, the one mapping of events to updates
+// every view shares; the names here keep this package's code short.
+type (
+	contentBlock       = acpupdate.ContentBlock
+	chunk              = acpupdate.Chunk
+	toolCallUpdate     = acpupdate.ToolCall
+	permissionResolved = acpupdate.PermissionResolved
+	configOption       = acpupdate.ConfigOption
+)
+
+// The mapping's functions this package's files call, by their short names.
+
+func chunkKind(channel string) string { return acpupdate.ChunkKind(channel) }
+
+func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
+	return acpupdate.Delta(shown, d)
 }
 
-type chunk struct {
-	SessionUpdate string       `json:"sessionUpdate"` // user_message_chunk | agent_message_chunk | agent_thought_chunk
-	Content       contentBlock `json:"content"`
-	MessageID     string       `json:"messageId,omitempty"`
+func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
+	return acpupdate.Tool(shown, call)
 }
 
-type toolContent struct {
-	Type    string        `json:"type"` // content
-	Content *contentBlock `json:"content,omitempty"`
-}
+func toolState(call *projection.ToolCall) *toolCallUpdate { return acpupdate.ToolState(call) }
 
-type toolCallUpdate struct {
-	SessionUpdate string          `json:"sessionUpdate,omitempty"` // tool_call | tool_call_update; none in a permission request
-	ToolCallID    string          `json:"toolCallId"`
-	Title         string          `json:"title,omitempty"`
-	Kind          string          `json:"kind,omitempty"`
-	Status        string          `json:"status,omitempty"`
-	RawInput      json.RawMessage `json:"rawInput,omitempty"`
-	Content       []toolContent   `json:"content,omitempty"`
-}
+func acpBlocks(bs []event.Block) []contentBlock { return acpupdate.Blocks(bs) }
 
-type usageUpdate struct {
-	SessionUpdate string     `json:"sessionUpdate"` // usage_update
-	Used          int64      `json:"used"`
-	Size          int64      `json:"size"`
-	Cost          *usageCost `json:"cost,omitempty"`
-}
-
-type usageCost struct {
-	Amount   float64 `json:"amount"`
-	Currency string  `json:"currency"`
-}
-
-type modeUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"` // current_mode_update
-	CurrentModeID string `json:"currentModeId"`
-}
-
-type configUpdate struct {
-	SessionUpdate string         `json:"sessionUpdate"` // config_option_update
-	ConfigOptions []configOption `json:"configOptions"`
-}
-
-type infoUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"` // session_info_update
-	Title         string `json:"title,omitempty"`
-}
-
-type promptReceived struct {
-	SessionUpdate string         `json:"sessionUpdate"` // prompt_received
-	MessageID     string         `json:"messageId"`
-	Prompt        []contentBlock `json:"prompt"`
-	SentBy        string         `json:"sentBy,omitempty"`
-}
-
-type turnComplete struct {
-	SessionUpdate string `json:"sessionUpdate"` // turn_complete
-	StopReason    string `json:"stopReason"`
-	MessageID     string `json:"messageId,omitempty"`
-}
-
-type permissionResolved struct {
-	SessionUpdate  string `json:"sessionUpdate"` // permission_resolved
-	ToolCallID     string `json:"toolCallId"`
-	Outcome        string `json:"outcome"`
-	ChosenOptionID string `json:"chosenOptionId,omitempty"`
-	ResolvedBy     string `json:"resolvedBy,omitempty"`
-}
-
-type compactionUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"` // hydra_compaction
-	Phase         string `json:"phase"`         // started | swapped | failed
-	RequestedAt   int64  `json:"requestedAt,omitempty"`
-	Error         string `json:"error,omitempty"`
-}
+func stopReason(canonical string) string { return acpupdate.StopReason(canonical) }

@@ -4,8 +4,8 @@
 // events it covers, and the read of a session's decisions from the store.
 //
 // Every view of a session's updates applies them the same way, each in its
-// own shapes: ACP (live and on replay), REST's history, events, transcript
-// and bundles. A dropped update is not shown; a rewritten one is shown as
+// own frame: ACP (live and on replay), REST's history, events, transcript
+// and bundles (the updates themselves are transports/acpupdate's). A dropped update is not shown; a rewritten one is shown as
 // the ACP update object recorded in its place. It does no projection of
 // its own and holds no state beyond the map a caller folds into.
 package overrides

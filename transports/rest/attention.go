@@ -6,6 +6,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
 
@@ -48,11 +49,9 @@ func (a *attention) add(e event.Event) error {
 		for _, o := range v.Options {
 			options = append(options, map[string]string{"optionId": o.OptionID, "name": o.Name, "kind": o.Kind})
 		}
+		call := acpupdate.ToolCall{ToolCallID: v.ToolCallID, Title: v.Name, Kind: acpupdate.ToolKind(v.Name, v.Category), RawInput: acpupdate.RawInput(v.Arguments)}
 		a.pending[v.ToolCallID] = flag{Source: attentionSource, Reason: "permission", RaisedAt: e.RecordedAt.UnixMilli(),
-			Payload: map[string]any{
-				"toolCall": map[string]any{"toolCallId": v.ToolCallID, "title": v.Name, "kind": toolKind(v.Category), "rawInput": rawArgs(v.Arguments)},
-				"options":  options,
-			}}
+			Payload: map[string]any{"toolCall": call, "options": options}}
 		a.order = append(a.order, v.ToolCallID)
 		a.callsRuns[v.ToolCallID] = v.RunID
 	case *event.PermissionResolvedPayload:

@@ -136,7 +136,7 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	var proj *projector
 	err = shownConversation(ctx, a.cfg.Sessions, a.cfg.Gate, id, func(d *decisions, e event.Event) error {
 		if proj == nil {
-			proj = newProjector(d)
+			proj = newProjector(id, a.cfg.Models, d)
 		}
 		if e.Kind == event.SessionCreated {
 			return nil

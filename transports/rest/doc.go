@@ -3,7 +3,9 @@
 // delete, history, events). Every handler reaches sessions through the
 // session facade: writes go to the session's actor, and reads of history
 // go to the store, so a session another process hosts is still served,
-// read-only. Errors are `{"error": "..."}` with the protocol's status codes.
+// read-only. History, events and bundles show a session's events as the
+// session/updates transports/acpupdate maps them to, as ACP replays them.
+// Errors are `{"error": "..."}` with the protocol's status codes.
 //
 // Authentication and the /v1/auth routes belong to transports/daemon, which
 // mounts this API behind its checks.

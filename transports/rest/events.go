@@ -20,11 +20,11 @@ var queryable = []string{"usage_update", "tool_call", "tool_call_update", "promp
 
 // eventRow is one NDJSON line of /events.
 type eventRow struct {
-	SessionID string         `json:"sessionId,omitempty"`
-	TS        time.Time      `json:"ts"`
-	Kind      string         `json:"kind"`
-	Update    map[string]any `json:"update"`
-	MessageID string         `json:"messageId,omitempty"`
+	SessionID string    `json:"sessionId,omitempty"`
+	TS        time.Time `json:"ts"`
+	Kind      string    `json:"kind"`
+	Update    any       `json:"update"`
+	MessageID string    `json:"messageId,omitempty"`
 }
 
 type eventFilter struct {
@@ -62,7 +62,7 @@ func (a *API) rows(ctx context.Context, id string, f eventFilter, withID bool) (
 	if err != nil {
 		return nil, err
 	}
-	proj := newProjector(d)
+	proj := newProjector(id, a.cfg.Models, d)
 	var out []eventRow
 	err = a.cfg.Sessions.Load(ctx, id, 1, func(e event.Event) error {
 		for _, u := range proj.project(e) {

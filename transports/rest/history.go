@@ -26,8 +26,8 @@ type historyLine struct {
 }
 
 type historyParams struct {
-	SessionID string         `json:"sessionId"`
-	Update    map[string]any `json:"update"`
+	SessionID string `json:"sessionId"`
+	Update    any    `json:"update"`
 }
 
 // tailPoll is how often a followed session another process hosts is read
@@ -53,7 +53,7 @@ func (a *API) history(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	h := &historyWriter{id: id, proj: newProjector(d), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
+	h := &historyWriter{id: id, proj: newProjector(id, a.cfg.Models, d), bw: bufio.NewWriterSize(w, 64<<10), rc: http.NewResponseController(w)}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	if err := a.loadSettled(ctx, h, 1); err != nil {
@@ -280,6 +280,7 @@ func (h *historyWriter) write(e event.Event) error {
 	if _, decided := h.proj.decisions.of(e); e.Kind == event.MessageDelta && !decided {
 		var ok bool
 		if h.buf, ok = deltaLine(h.buf[:0], h.id, e); ok {
+			h.proj.skip(e)
 			_, err := h.bw.Write(h.buf)
 			return err
 		}

@@ -22,7 +22,7 @@ func TestDeltaLineMatchesTheGenericLine(t *testing.T) {
 		if !ok {
 			t.Fatal("fast path refused a text delta")
 		}
-		u := newProjector(nil).project(e)[0]
+		u := newProjector("s", nil, nil).project(e)[0]
 		want, err := json.Marshal(historyLine{Seq: 7, RecordedAt: 1234567, Method: "session/update", Params: historyParams{SessionID: "s", Update: u.body}})
 		testkit.NoError(t, err)
 		testkit.Equal(t, string(fast), string(want)+"\n")

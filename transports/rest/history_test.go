@@ -61,8 +61,8 @@ func TestFollowDeliversLargeBatchesWhole(t *testing.T) {
 	testkit.NoError(t, err)
 	for i := range n {
 		l := testkit.ChanRead(t, lines, 30*time.Second)
-		if l.Seq != int64(i+2) || l.Params.Update["title"] != fmt.Sprint(i) {
-			t.Fatalf("line %d: seq %d title %v", i, l.Seq, l.Params.Update["title"])
+		if title := l.Params.Update.(map[string]any)["title"]; l.Seq != int64(i+2) || title != fmt.Sprint(i) {
+			t.Fatalf("line %d: seq %d title %v", i, l.Seq, title)
 		}
 	}
 	select {

@@ -164,11 +164,12 @@ func shownText(d overrides.Decision, recorded string) string {
 		return ""
 	}
 	for _, u := range decided(d, nil) {
-		if c, ok := u.body["content"].(map[string]any); ok && c["type"] == "text" {
+		body, _ := u.body.(map[string]any)
+		if c, ok := body["content"].(map[string]any); ok && c["type"] == "text" {
 			s, _ := c["text"].(string)
 			return s
 		}
-		if cs, ok := u.body["content"].([]any); ok {
+		if cs, ok := body["content"].([]any); ok {
 			var out strings.Builder
 			for _, c := range cs {
 				if m, ok := c.(map[string]any); ok {

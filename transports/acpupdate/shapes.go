@@ -1,0 +1,117 @@
+package acpupdate
+
+import "encoding/json"
+
+// The session/update shapes (ACP schema v1, plus hydra's and RFD #533's
+// variants). Only what changed is set; tool call updates carry the call's
+// whole current state, so that a replay may keep the last one alone.
+
+// ContentBlock is an ACP content block: text, image or resource_link.
+type ContentBlock struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	URI      string `json:"uri,omitempty"`
+}
+
+// Chunk is a user_message_chunk, agent_message_chunk or agent_thought_chunk.
+type Chunk struct {
+	SessionUpdate string       `json:"sessionUpdate"`
+	Content       ContentBlock `json:"content"`
+	MessageID     string       `json:"messageId,omitempty"`
+}
+
+// ToolContent is one item of a tool call's content.
+type ToolContent struct {
+	Type    string        `json:"type"` // content
+	Content *ContentBlock `json:"content,omitempty"`
+}
+
+// ToolCall is a tool_call or tool_call_update with the call's whole state;
+// without SessionUpdate, the toolCall of a permission request.
+type ToolCall struct {
+	SessionUpdate string          `json:"sessionUpdate,omitempty"`
+	ToolCallID    string          `json:"toolCallId"`
+	Title         string          `json:"title,omitempty"`
+	Kind          string          `json:"kind,omitempty"`
+	Status        string          `json:"status,omitempty"`
+	RawInput      json.RawMessage `json:"rawInput,omitempty"`
+	Content       []ToolContent   `json:"content,omitempty"`
+}
+
+// Usage is a usage_update: the context used out of the model's window
+// (RFD session-usage), and hydra's running totals of the session.
+type Usage struct {
+	SessionUpdate string      `json:"sessionUpdate"` // usage_update
+	Used          int64       `json:"used"`
+	Size          int64       `json:"size"`
+	Cost          *Cost       `json:"cost,omitempty"`
+	TokenUsage    *TokenUsage `json:"tokenUsage,omitempty"`
+}
+
+// Cost is an amount spent.
+type Cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// TokenUsage is the session's tokens so far, as hydra's usage_update
+// carries them (its /events consumers diff successive rows).
+type TokenUsage struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+	CacheRead  int64 `json:"cacheRead"`
+	CacheWrite int64 `json:"cacheWrite"`
+}
+
+// Mode is a current_mode_update.
+type Mode struct {
+	SessionUpdate string `json:"sessionUpdate"` // current_mode_update
+	CurrentModeID string `json:"currentModeId"`
+}
+
+// Config is a config_option_update.
+type Config struct {
+	SessionUpdate string         `json:"sessionUpdate"` // config_option_update
+	ConfigOptions []ConfigOption `json:"configOptions"`
+}
+
+// Info is a session_info_update.
+type Info struct {
+	SessionUpdate string `json:"sessionUpdate"` // session_info_update
+	Title         string `json:"title,omitempty"`
+}
+
+// PromptReceived is hydra's prompt_received: a prompt some client sent
+// started its run.
+type PromptReceived struct {
+	SessionUpdate string         `json:"sessionUpdate"` // prompt_received
+	MessageID     string         `json:"messageId"`
+	Prompt        []ContentBlock `json:"prompt"`
+	SentBy        string         `json:"sentBy,omitempty"`
+}
+
+// TurnComplete is hydra's turn_complete: a run ended.
+type TurnComplete struct {
+	SessionUpdate string `json:"sessionUpdate"` // turn_complete
+	StopReason    string `json:"stopReason"`
+	MessageID     string `json:"messageId,omitempty"`
+}
+
+// PermissionResolved is hydra's permission_resolved.
+type PermissionResolved struct {
+	SessionUpdate  string `json:"sessionUpdate"` // permission_resolved
+	ToolCallID     string `json:"toolCallId"`
+	Outcome        string `json:"outcome"`
+	ChosenOptionID string `json:"chosenOptionId,omitempty"`
+	ResolvedBy     string `json:"resolvedBy,omitempty"`
+}
+
+// Compaction is hydra's hydra_compaction.
+type Compaction struct {
+	SessionUpdate string `json:"sessionUpdate"` // hydra_compaction
+	Phase         string `json:"phase"`         // started | swapped | failed
+	RequestedAt   int64  `json:"requestedAt,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
