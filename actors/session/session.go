@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/actors/session/turn"

@@ -3,9 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/agentmcp"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 func init() {

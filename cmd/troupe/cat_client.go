@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gorilla/websocket"
 	"github.com/troupehq/troupe/transports/daemon"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // catClient is the daemon as `troupe cat` reaches it: ACP over /acp and

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	sessionmcp "github.com/troupehq/troupe/actors/session/mcp"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	sessionmcp "github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp"

@@ -3,19 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/session/turn"
-	"github.com/troupehq/troupe/runtime/llm"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/plugins"
+	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/daemon"
 )

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // scaleWait bounds one answer in BenchmarkDaemonScale: thousands of

@@ -2,13 +2,13 @@ package acpclient
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // Subprotocol is ACP's WebSocket subprotocol (transports/acp's, spelled

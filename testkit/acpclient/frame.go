@@ -2,9 +2,10 @@ package acpclient
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"testing"
+
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // Frame is one JSON-RPC message received, decoded enough to match on.

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // callWait bounds one request's answer (not a prompt's: prompts are

@@ -2,10 +2,11 @@ package sim
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // session is one scenario session: its troupe id, directory, clients and

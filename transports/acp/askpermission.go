@@ -2,12 +2,11 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // A transformer's hydra-acp/session/request_permission: the request goes

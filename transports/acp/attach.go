@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )

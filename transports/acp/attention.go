@@ -2,10 +2,10 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // attentionParams' request side: hydra-acp/attention/set and clear.

@@ -2,16 +2,15 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
 	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // Child sessions: a transformer's workers. A child is an ordinary session

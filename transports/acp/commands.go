@@ -3,12 +3,12 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // Slash commands: a `/hydra <name> <verb> args` prompt is queued like any

@@ -3,13 +3,12 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // fakeExtension stands in for an extension's connection: it answers

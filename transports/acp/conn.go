@@ -2,7 +2,6 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"log/slog"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 

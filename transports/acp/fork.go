@@ -2,12 +2,12 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 type forkParams struct {

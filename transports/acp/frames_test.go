@@ -2,8 +2,9 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
+
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // A hand-built chunk frame is byte for byte the marshalled one, whatever

@@ -3,10 +3,10 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"math"
 	"sync"
 
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 

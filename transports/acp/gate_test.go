@@ -2,10 +2,10 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // The response chain's outcome on an update envelope, as the gate reads it.

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 

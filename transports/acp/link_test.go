@@ -3,7 +3,6 @@ package acp
 import (
 	"context"
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,10 +10,10 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // fakeTransformer stands in for a transformer's connection: it answers

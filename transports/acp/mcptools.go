@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/troupehq/troupe/transports/httpjson"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // mcpCallTimeout bounds one tool call forwarded to its process.

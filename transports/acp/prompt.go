@@ -3,12 +3,12 @@ package acp
 import (
 	"encoding/json"
 	"errors"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 type promptResult struct {

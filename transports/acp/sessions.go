@@ -2,13 +2,13 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // agentID is the one agent troupe runs: its own engine.

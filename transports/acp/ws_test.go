@@ -2,7 +2,6 @@ package acp_test
 
 import (
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 const wait = 20 * time.Second

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // ACP is one ACP connection to the daemon's /acp: JSON-RPC 2.0, one

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"sort"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	wire "github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // requestIDKey carries a tools/call's JSON-RPC id to its handler, put in

@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
+	wire "github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"io"
 	"os"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // ClientConfig is what a Client needs.

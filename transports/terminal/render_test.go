@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"log/slog"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/actors/session/turn/toolcall"
 	"github.com/troupehq/troupe/persistence/event"

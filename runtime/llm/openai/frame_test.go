@@ -3,12 +3,12 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/troupehq/troupe/runtime/jsontext"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/troupehq/troupe/runtime/jsontext"
 	"github.com/troupehq/troupe/runtime/llm"
 )
 

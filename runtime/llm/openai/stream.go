@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/troupehq/troupe/runtime/jsontext"
 	"io"
 
+	"github.com/troupehq/troupe/runtime/jsontext"
 	"github.com/troupehq/troupe/runtime/llm"
 )
 

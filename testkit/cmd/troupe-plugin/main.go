@@ -47,7 +47,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 	"os"
 	"os/signal"
 	"strings"
@@ -56,6 +55,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 type plugin struct {

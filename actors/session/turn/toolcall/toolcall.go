@@ -10,11 +10,11 @@ package toolcall
 import (
 	"context"
 	"fmt"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/runtime/tools"
 )
