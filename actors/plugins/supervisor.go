@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/actors/actorlog"
 )
@@ -68,10 +69,7 @@ func (s *supervisor) Receive(ctx actor.Context) {
 		}
 		ctx.Respond(&Reply{Info: s.withVersion(in)})
 	case *List:
-		out := make([]Info, 0, len(s.infos))
-		for _, in := range s.infos {
-			out = append(out, s.withVersion(in))
-		}
+		out := lo.MapToSlice(s.infos, func(_ string, in Info) Info { return s.withVersion(in) })
 		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 		ctx.Respond(&Listed{Infos: out})
 	case *changed:
