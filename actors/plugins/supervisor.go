@@ -1,7 +1,8 @@
 package plugins
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/samber/lo"
@@ -70,7 +71,7 @@ func (s *supervisor) Receive(ctx actor.Context) {
 		ctx.Respond(&Reply{Info: s.withVersion(in)})
 	case *List:
 		out := lo.MapToSlice(s.infos, func(_ string, in Info) Info { return s.withVersion(in) })
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		slices.SortFunc(out, func(a, b Info) int { return cmp.Compare(a.Name, b.Name) })
 		ctx.Respond(&Listed{Infos: out})
 	case *changed:
 		if _, ok := s.children[m.info.Name]; ok {
