@@ -14,6 +14,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/samber/lo v1.53.0
 	golang.org/x/crypto v0.44.0
 	golang.org/x/sys v0.41.0
 	golang.org/x/term v0.40.0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -31,11 +32,7 @@ func attentionQuery(n int) string {
 // through their partial index: a session list pays for these events only,
 // not for the sessions' deltas.
 func (s *Store) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	rows, err := s.reader.QueryContext(ctx, attentionQuery(len(ids)), args...)
+	rows, err := s.reader.QueryContext(ctx, attentionQuery(len(ids)), lo.ToAnySlice(ids)...)
 	if err != nil {
 		return fmt.Errorf("load attention events: %w", err)
 	}

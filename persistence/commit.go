@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -271,10 +272,7 @@ func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now i
 	if err != nil {
 		return fmt.Errorf("commit batch: session %s usage: %w", m.ID, err)
 	}
-	status := m.Status
-	if status == "" {
-		status = StatusLive
-	}
+	status := cmp.Or(m.Status, StatusLive)
 	var chain *string
 	if len(m.Transformers) > 0 {
 		b, err := json.Marshal(m.Transformers)

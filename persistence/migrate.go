@@ -1,10 +1,11 @@
 package persistence
 
 import (
+	"cmp"
 	"database/sql"
 	"embed"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,7 +41,7 @@ func migrations() ([]migration, error) {
 		}
 		out = append(out, migration{version: v, sql: string(body)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	slices.SortFunc(out, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	return out, nil
 }
 

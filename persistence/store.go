@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -62,10 +63,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := createPrivate(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	sync := opts.Synchronous
-	if sync == "" {
-		sync = "NORMAL"
-	}
+	sync := cmp.Or(opts.Synchronous, "NORMAL")
 	w, err := sql.Open(writerDriver(), dsn(path, url.Values{
 		"_journal_mode": {"WAL"}, "_busy_timeout": {"5000"}, "_foreign_keys": {"on"},
 		"_txlock": {"immediate"}, "_synchronous": {sync},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/runtime/tools"
@@ -21,9 +22,7 @@ func (r *runner) startMCP(ctx actor.Context) {
 		if s.URL != "" {
 			cfg.Type = mcp.TransportHTTP
 		}
-		for k, v := range r.opts.Manifest.Env {
-			cfg.Env = append(cfg.Env, mcp.EnvVariable{Name: k, Value: v})
-		}
+		cfg.Env = lo.MapToSlice(r.opts.Manifest.Env, func(k, v string) mcp.EnvVariable { return mcp.EnvVariable{Name: k, Value: v} })
 		pid := ctx.Spawn(mcp.Props(cfg, r.opts.Cwd))
 		ctx.Request(pid, &mcp.GetTools{})
 		r.mcpPending++

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/process"
@@ -89,10 +90,7 @@ func (m *member) launch(ctx actor.Context) {
 	m.run++
 	m.pid, m.startedAt = 0, time.Now()
 	m.token = m.opts.Tokens.mint(m.id())
-	env := os.Environ()
-	for k, v := range m.spec.Env {
-		env = append(env, k+"="+v)
-	}
+	env := append(os.Environ(), lo.MapToSlice(m.spec.Env, func(k, v string) string { return k + "=" + v })...)
 	env = append(env, "HYDRA_ACP_TOKEN="+m.token, "TROUPE_TOKEN="+m.token,
 		"HYDRA_ACP_URL="+m.opts.URL, "TROUPE_ACP_URL="+m.opts.URL)
 	spec := process.Spec{Path: m.spec.Command[0], Args: append(append([]string{}, m.spec.Command[1:]...), m.spec.Args...),

@@ -1,9 +1,11 @@
 package plugins
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/actors/actorlog"
 )
@@ -68,11 +70,8 @@ func (s *supervisor) Receive(ctx actor.Context) {
 		}
 		ctx.Respond(&Reply{Info: s.withVersion(in)})
 	case *List:
-		out := make([]Info, 0, len(s.infos))
-		for _, in := range s.infos {
-			out = append(out, s.withVersion(in))
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		out := lo.MapToSlice(s.infos, func(_ string, in Info) Info { return s.withVersion(in) })
+		slices.SortFunc(out, func(a, b Info) int { return cmp.Compare(a.Name, b.Name) })
 		ctx.Respond(&Listed{Infos: out})
 	case *changed:
 		if _, ok := s.children[m.info.Name]; ok {

@@ -2,6 +2,7 @@ package process
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -57,10 +58,7 @@ func spawnOutliving(cmd *proc.Cmd, spec Spec) (*proc.Cmd, ends, error) {
 	if spec.Stdin {
 		return nil, ends{}, errors.New("an outliving program cannot read stdin from troupe")
 	}
-	path := spec.LogFile
-	if path == "" {
-		path = os.DevNull
-	}
+	path := cmp.Or(spec.LogFile, os.DevNull)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, ends{}, fmt.Errorf("open the program's log: %w", err)

@@ -1,6 +1,7 @@
 package servers
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -144,10 +145,7 @@ func (s *server) launch(ctx actor.Context) {
 		}
 		s.port = p
 	}
-	path := s.cfg.ServerPath
-	if path == "" {
-		path = "llama-server"
-	}
+	path := cmp.Or(s.cfg.ServerPath, "llama-server")
 	s.set(ctx, StatusStarting, Event{})
 	spec := process.Spec{Path: path, Args: s.cfg.Args(s.name, s.port), StopGrace: s.opts.StopGrace}
 	if s.opts.Outlive {

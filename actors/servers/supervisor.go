@@ -1,8 +1,10 @@
 package servers
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -52,11 +54,7 @@ func (s *supervisor) Receive(ctx actor.Context) {
 		}
 		ctx.Forward(child)
 	case *List:
-		out := make([]Info, 0, len(s.infos))
-		for _, i := range s.infos {
-			out = append(out, i)
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		out := slices.SortedFunc(maps.Values(s.infos), func(a, b Info) int { return cmp.Compare(a.Name, b.Name) })
 		ctx.Respond(&Listed{Servers: out})
 	case *changed:
 		s.infos[m.ev.Name] = m.ev.Info

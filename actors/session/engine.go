@@ -1,9 +1,11 @@
 package session
 
 import (
+	"cmp"
 	"context"
-	"github.com/troupehq/troupe/actors/session/mcp"
 
+	"github.com/samber/lo"
+	"github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/compaction"
@@ -45,23 +47,9 @@ type Engine struct {
 const InterruptedOutput = "Interrupted: troupe restarted while this tool call was running. " +
 	"It did not finish, and it was not run again; check its effects before relying on them."
 
-func deref(p *string, def string) string {
-	if p == nil || *p == "" {
-		return def
-	}
-	return *p
-}
-
-func boolOr(p *bool, def bool) bool {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
 // approvalMode is the session's mode, defaulting to the engine's.
 func (s *session) approvalMode() string {
-	return deref(s.f.st.Settings.ApprovalMode, deref(&s.cfg.Engine.DefaultMode, event.ApprovalDefault))
+	return cmp.Or(lo.FromPtr(s.f.st.Settings.ApprovalMode), s.cfg.Engine.DefaultMode, event.ApprovalDefault)
 }
 
 func blocksText(bs []event.Block) string {

@@ -1,12 +1,14 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/session/queue"
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
@@ -182,7 +184,7 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 		ctx.Send(s.turnPID, re)
 	}
 	if s.queuePID != nil && (set.SteeringMode != nil || set.FollowUpMode != nil) {
-		ctx.Send(s.queuePID, &queue.SetModes{Steering: deref(set.SteeringMode, ""), FollowUp: deref(set.FollowUpMode, "")})
+		ctx.Send(s.queuePID, &queue.SetModes{Steering: lo.FromPtr(set.SteeringMode), FollowUp: lo.FromPtr(set.FollowUpMode)})
 	}
 }
 
@@ -286,7 +288,7 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 		allowed[k] = v
 	}
 	retry := eng.Retry
-	retry.Enabled = boolOr(st.Settings.AutoRetry, retry.Enabled)
+	retry.Enabled = lo.FromPtrOr(st.Settings.AutoRetry, retry.Enabled)
 	s.turnToken = turnTokens.Add(1)
 	cfg := turn.Config{
 		SessionID: s.cfg.ID, RunID: runID, Token: s.turnToken, Session: ctx.Self(), Queue: s.queuePID,
@@ -310,7 +312,7 @@ func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) tur
 		cfg.SystemPrompt = eng.SystemPrompt(st)
 	}
 	cfg.Compaction = eng.Compaction
-	cfg.Compaction.Enabled = boolOr(st.Settings.AutoCompaction, true)
+	cfg.Compaction.Enabled = lo.FromPtrOr(st.Settings.AutoCompaction, true)
 	return cfg
 }
 
@@ -320,7 +322,7 @@ func (s *session) ensureQueue(ctx actor.Context) {
 	}
 	s.queuePID = ctx.Spawn(queue.Props(queue.Config{
 		Session: ctx.Self(), State: s.f.queue.Clone(),
-		Steering: deref(s.f.st.Settings.SteeringMode, ""), FollowUp: deref(s.f.st.Settings.FollowUpMode, ""),
+		Steering: lo.FromPtr(s.f.st.Settings.SteeringMode), FollowUp: lo.FromPtr(s.f.st.Settings.FollowUpMode),
 	}))
 }
 
@@ -366,7 +368,7 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 		cut = append(cut, o.id)
 		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})
 	}
-	policy := deref(s.f.st.Settings.CrashPolicy, event.CrashResume)
+	policy := cmp.Or(lo.FromPtr(s.f.st.Settings.CrashPolicy), event.CrashResume)
 	exhausted := policy != event.CrashStop && r.interrupts >= maxResumes
 	if exhausted {
 		policy = event.CrashStop

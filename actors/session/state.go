@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -118,15 +119,9 @@ func metaChanging(k event.Kind) bool {
 
 // Meta is the snapshot row for this state.
 func (s *State) Meta(status string) persistence.SessionMeta {
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
 	return persistence.SessionMeta{
 		ID: s.ID, Title: s.Title, Cwd: s.Cwd, Status: status,
-		Provider: deref(s.Settings.Provider), Model: deref(s.Settings.Model),
+		Provider: lo.FromPtr(s.Settings.Provider), Model: lo.FromPtr(s.Settings.Model),
 		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq, Interactive: s.Interactive,
 		ChildOf: s.ChildOf, Transformers: s.Transformers,
 	}

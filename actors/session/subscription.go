@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -114,10 +115,7 @@ func (sub *subscription) Receive(ctx actor.Context) {
 		if sub.cancel != nil {
 			sub.cancel()
 		}
-		reason := sub.reason
-		if reason == "" {
-			reason = "unsubscribed"
-		}
+		reason := cmp.Or(sub.reason, "unsubscribed")
 		ctx.Send(sub.target, &Closed{SessionID: sub.sessionID, Reason: reason})
 	default:
 		actorlog.Unhandled(actorlog.For(ctx, "session", sub.sessionID), ctx)

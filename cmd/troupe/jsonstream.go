@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/boot"
@@ -180,9 +182,7 @@ func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdo
 	if f.autoApprove {
 		mode = event.ApprovalYolo
 	}
-	if st.Settings.ApprovalMode != nil && *st.Settings.ApprovalMode != "" {
-		mode = *st.Settings.ApprovalMode
-	}
+	mode = cmp.Or(lo.FromPtr(st.Settings.ApprovalMode), mode)
 	return jsonstream.Config{
 		SessionID: id, Sessions: rt.Sessions, From: meta.LastSeq + 1, Mode: mode,
 		Input: stdin, MaxLine: f.maxLine, Out: stdout,

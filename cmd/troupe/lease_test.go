@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -47,7 +47,7 @@ func requireEachStepOnce(t *testing.T, side string, steps int) {
 				for k, n := range m {
 					keys = append(keys, fmt.Sprintf("%s×%d", k, n))
 				}
-				sort.Strings(keys)
+				slices.Sort(keys)
 				t.Fatalf("%s ran %d times; marks: %v", mark, m[mark], keys)
 			}
 		}

@@ -2,13 +2,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"sort"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/troupehq/troupe/runtime/boot"
@@ -32,7 +33,7 @@ func register(c command) { registry = append(registry, c) }
 
 func commands() []command {
 	out := append([]command(nil), registry...)
-	sort.SliceStable(out, func(i, j int) bool { return order(out[i].name) < order(out[j].name) })
+	slices.SortStableFunc(out, func(a, b command) int { return cmp.Compare(order(a.name), order(b.name)) })
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,7 +74,7 @@ func TestRunOnALlamaConfigSurvivesServerKills(t *testing.T) {
 		var pid int
 		testkit.Eventually(t, 30*time.Second, "a running server not yet killed", func() bool {
 			for _, p := range serverPIDs(t, store) {
-				if !contains(killed, p) {
+				if !slices.Contains(killed, p) {
 					pid = p
 					return true
 				}
@@ -116,13 +117,4 @@ func TestRunOnALlamaConfigSurvivesServerKills(t *testing.T) {
 			return err != nil
 		})
 	}
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

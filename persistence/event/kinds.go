@@ -1,5 +1,10 @@
 package event
 
+import (
+	"maps"
+	"slices"
+)
+
 // Kind names what happened. Names are "subject.verb" so a projection can
 // switch on the subject first.
 type Kind string
@@ -83,9 +88,5 @@ func (k Kind) Known() bool { return known[k] }
 
 // Kinds lists every canonical kind.
 func Kinds() []Kind {
-	out := make([]Kind, 0, len(known))
-	for k := range known {
-		out = append(out, k)
-	}
-	return out
+	return slices.Collect(maps.Keys(known))
 }

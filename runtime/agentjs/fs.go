@@ -3,7 +3,7 @@ package agentjs
 import (
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/dop251/goja"
 )
@@ -41,7 +41,7 @@ func (r *Runtime) installFS(vm *goja.Runtime) error {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			sort.Strings(names)
+			slices.Sort(names)
 			return names
 		},
 		"cwd": func() string { return r.cwd() },

@@ -1,6 +1,7 @@
 package agentjs
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -82,10 +83,7 @@ type response struct {
 }
 
 func (r *Runtime) do(ctx context.Context, rawURL string, opts fetchOptions) (*response, error) {
-	method := strings.ToUpper(opts.Method)
-	if method == "" {
-		method = http.MethodGet
-	}
+	method := cmp.Or(strings.ToUpper(opts.Method), http.MethodGet)
 	var body io.Reader
 	if opts.Body != "" {
 		body = strings.NewReader(opts.Body)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/runtime/proc"
 )
@@ -72,10 +73,7 @@ func (r *Runtime) exec(ctx context.Context, name string, args []string) (execRes
 	cmd := proc.Command(name, args...)
 	cmd.Dir = r.cwd()
 	cmd.WaitDelay = commandGrace
-	cmd.Env = os.Environ()
-	for k, v := range r.cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = append(os.Environ(), lo.MapToSlice(r.cfg.Env, func(k, v string) string { return k + "=" + v })...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

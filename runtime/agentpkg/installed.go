@@ -1,11 +1,12 @@
 package agentpkg
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -31,7 +32,7 @@ func List(home string) ([]Info, error) {
 		}
 		out = append(out, Info{Name: e.Name(), Path: dir, Version: m.Version, Mode: m.Mode})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Info) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

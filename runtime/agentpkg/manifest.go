@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/samber/lo"
 	"gopkg.in/yaml.v3"
 )
 
@@ -119,10 +120,7 @@ func (p Permissions) Summary() string {
 func (m Manifest) Asks() (bool, string) {
 	summary := m.Permissions.Summary()
 	if len(m.MCP) > 0 {
-		names := make([]string, len(m.MCP))
-		for i, s := range m.MCP {
-			names[i] = s.Name
-		}
+		names := lo.Map(m.MCP, func(s MCPServer, _ int) string { return s.Name })
 		if summary != "" {
 			summary += "; "
 		}

@@ -1,6 +1,7 @@
 package boot
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,13 +23,7 @@ type LogOptions struct {
 
 // NewLogger builds the process logger.
 func NewLogger(o LogOptions) (*slog.Logger, error) {
-	level := o.Level
-	if level == "" {
-		level = os.Getenv("TROUPE_LOG")
-	}
-	if level == "" {
-		level = "warn"
-	}
+	level := cmp.Or(o.Level, os.Getenv("TROUPE_LOG"), "warn")
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(strings.ToLower(level))); err != nil {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)

@@ -1,6 +1,7 @@
 package boot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -82,10 +83,7 @@ func Start(opts Options) (*Runtime, error) {
 	sopts := opts.Store
 	if sopts.Owner.ID == "" {
 		// Every booted runtime hosts sessions, so it writes as an owner.
-		cmd := opts.Command
-		if cmd == "" {
-			cmd = filepath.Base(os.Args[0])
-		}
+		cmd := cmp.Or(opts.Command, filepath.Base(os.Args[0]))
 		sopts.Owner = persistence.ThisProcess(cmd)
 	}
 	store, err := persistence.Open(filepath.Join(home, StoreFile), sopts)

@@ -3,6 +3,8 @@ package llamaconfig
 import (
 	"strconv"
 	"strings"
+
+	"github.com/samber/lo"
 )
 
 // Args is the llama-server command line (without the program) for c on
@@ -34,10 +36,7 @@ func (c Config) Args(name string, port int) []string {
 	if c.Fit.Enabled {
 		args = append(args, "--fit", "on")
 		if len(c.Fit.TargetMiB) > 0 {
-			ts := make([]string, len(c.Fit.TargetMiB))
-			for i, t := range c.Fit.TargetMiB {
-				ts[i] = strconv.Itoa(t)
-			}
+			ts := lo.Map(c.Fit.TargetMiB, func(t, _ int) string { return strconv.Itoa(t) })
 			args = append(args, "--fit-target", strings.Join(ts, ","))
 		}
 	}

@@ -1,12 +1,13 @@
 package llamaconfig
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -53,7 +54,7 @@ func (s Store) List() ([]Entry, error) {
 		}
 		out = append(out, Entry{Name: name, Path: filepath.Join(s.Dir, de.Name())})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

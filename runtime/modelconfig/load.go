@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/samber/lo"
 	"gopkg.in/yaml.v3"
 )
 
@@ -97,10 +98,7 @@ func decodeMessage(err error) string {
 	if !errors.As(err, &te) {
 		return strings.TrimPrefix(err.Error(), "yaml: ")
 	}
-	msgs := make([]string, len(te.Errors))
-	for i, m := range te.Errors {
-		msgs[i] = unknownField.ReplaceAllString(m, "unknown key ${1}")
-	}
+	msgs := lo.Map(te.Errors, func(m string, _ int) string { return unknownField.ReplaceAllString(m, "unknown key ${1}") })
 	return strings.Join(msgs, "; ")
 }
 

@@ -1,6 +1,7 @@
 package modelstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,7 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/troupehq/troupe/runtime/gguf"
@@ -86,7 +87,7 @@ func (s Store) List() ([]Repo, error) {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Repo) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

@@ -1,6 +1,10 @@
 package skills
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/samber/lo"
+)
 
 // Catalog is the set of installed skills.
 type Catalog struct {
@@ -44,9 +48,5 @@ func (c Catalog) Prompt() string {
 }
 
 func (c Catalog) names() []string {
-	names := make([]string, len(c.Skills))
-	for i, s := range c.Skills {
-		names[i] = s.Name
-	}
-	return names
+	return lo.Map(c.Skills, func(s Skill, _ int) string { return s.Name })
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -58,10 +59,7 @@ func (s *outputSink) Write(p []byte) (int, error) {
 func (s *outputSink) spilling() bool { return s.spill != nil || s.spillErr != nil }
 
 func (s *outputSink) startSpill() {
-	dir := s.spillDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
+	dir := cmp.Or(s.spillDir, os.TempDir())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		s.spillErr = fmt.Errorf("create spill directory: %w", err)
 		return

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/samber/lo"
 )
 
 // maxGlobResults bounds how many paths glob returns.
@@ -84,10 +85,7 @@ func (Glob) Run(ctx context.Context, call Call, _ func(string)) (Result, error) 
 	if len(matches) == 0 {
 		return textResult(fmt.Sprintf("No files matched %q in %s", args.Pattern, displayPath(cwd, root))), nil
 	}
-	lines := make([]string, len(matches))
-	for i, m := range matches {
-		lines[i] = displayPath(cwd, m)
-	}
+	lines := lo.Map(matches, func(m string, _ int) string { return displayPath(cwd, m) })
 	text, cut := truncateHead(strings.Join(lines, "\n"), MaxOutputBytes, MaxOutputLines)
 	if more || cut {
 		text = strings.TrimSuffix(text, "\n") + fmt.Sprintf(

@@ -1,6 +1,7 @@
 package llmserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -70,10 +71,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, sink func(llm.Ch
 	if err != nil {
 		return nil, fmt.Errorf("chat completions: %w", err)
 	}
-	model := req.Model
-	if model == "" {
-		model = p.script.script.Model
-	}
+	model := cmp.Or(req.Model, p.script.script.Model)
 	pb := &playback{
 		ctx:  ctx,
 		plan: pl,

@@ -2,6 +2,7 @@ package llmserver
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -130,10 +131,7 @@ const (
 )
 
 func (u Usage) wire() *usageJSON {
-	total := u.TotalTokens
-	if total == 0 {
-		total = u.PromptTokens + u.CompletionTokens
-	}
+	total := cmp.Or(u.TotalTokens, u.PromptTokens+u.CompletionTokens)
 	return &usageJSON{
 		CompletionTokens:    u.CompletionTokens,
 		PromptTokens:        u.PromptTokens,

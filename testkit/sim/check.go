@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -177,9 +178,9 @@ func foldPrompts(evs []storeEvent) *prompts {
 		case "prompt.delivered":
 			f.runOf[p.MessageID] = p.RunID
 		case "prompt.cancelled", "prompt.amended":
-			f.stopped[p.MessageID] = cmpOr(p.Reason, e.Kind)
+			f.stopped[p.MessageID] = cmp.Or(p.Reason, e.Kind)
 		case "run.ended":
-			reason := cmpOr(p.StopReason, p.Error)
+			reason := cmp.Or(p.StopReason, p.Error)
 			if reason == "" {
 				f.noReason = append(f.noReason, e.Seq)
 				reason = "(none)"
@@ -196,7 +197,7 @@ func (f *prompts) ended(id string) bool {
 	if _, ok := f.stopped[id]; ok {
 		return true
 	}
-	run := cmpOr(f.runOf[id], id)
+	run := cmp.Or(f.runOf[id], id)
 	_, ok := f.ends[run]
 	return ok
 }

@@ -1,11 +1,12 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -97,7 +98,7 @@ func (r *runner) outcome(s *session, evs []storeEvent) SessionOutcome {
 		case stored && f.stopped[id] != "":
 			o.Stops[f.stopped[id]]++
 		case stored && f.ended(id):
-			o.Stops[f.ends[cmpOr(f.runOf[id], id)]+" (answer lost)"]++
+			o.Stops[f.ends[cmp.Or(f.runOf[id], id)]+" (answer lost)"]++
 		default:
 			o.Stops["lost"]++
 		}
@@ -174,11 +175,7 @@ func (r *Result) Report(w io.Writer) {
 }
 
 func stops(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])

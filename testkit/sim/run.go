@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,7 @@ func (r *runner) setup() error {
 		r.work = dir
 	}
 	var err error
-	if r.models, err = startModels(cmpOr(r.opts.LLMListen, "127.0.0.1:0")); err != nil {
+	if r.models, err = startModels(cmp.Or(r.opts.LLMListen, "127.0.0.1:0")); err != nil {
 		return err
 	}
 	r.home = filepath.Join(r.work, "home")
@@ -481,11 +482,4 @@ func (r *runner) teardown() {
 	if r.d != nil && r.d.owned && r.home != "" {
 		r.integrity("after shutdown")
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

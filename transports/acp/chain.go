@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -140,10 +141,7 @@ func (r *chainRun) Receive(ctx actor.Context) {
 // the chain with the envelope as it now is.
 func (r *chainRun) next(ctx actor.Context) {
 	r.cleanupClaim()
-	phase := r.phase
-	if phase == "" {
-		phase = "request"
-	}
+	phase := cmp.Or(r.phase, "request")
 	what := phase + ":" + r.method
 	for ; r.pos < len(r.names); r.pos++ {
 		name := r.names[r.pos]

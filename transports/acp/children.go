@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -51,10 +52,7 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 	}
 	// A transformer's worker is not a person's session unless it says so:
 	// kept out of default listings, as hydra's children are.
-	interactive := false
-	if p.Interactive != nil {
-		interactive = *p.Interactive
-	}
+	interactive := lo.FromPtr(p.Interactive)
 	create := func(cwd string) {
 		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.Settings,
 			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID, Interactive: &interactive}

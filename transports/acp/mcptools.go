@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,11 +86,7 @@ func (p *Pipeline) mcpDescriptors(session string) []json.RawMessage {
 		return nil
 	}
 	tok := p.Tokens.Mint(session)
-	names := make([]string, 0, len(p.mcp))
-	for n := range p.mcp {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(p.mcp))
 	out := make([]json.RawMessage, 0, len(names))
 	for _, n := range names {
 		d, _ := json.Marshal(map[string]any{"type": "http", "name": n, "url": p.MCPBaseURL + "/mcp/" + n,

@@ -1,7 +1,8 @@
 package acp
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -244,7 +245,8 @@ func (r *replay) selected() ([]replayed, string) {
 		}
 		after = seq
 	}
-	i := sort.Search(len(r.updates), func(i int) bool { return r.updates[i].seq > after })
+	// The first update past after: seqs are whole, so the first at after+1 or later.
+	i, _ := slices.BinarySearchFunc(r.updates, after+1, func(u replayed, seq int64) int { return cmp.Compare(u.seq, seq) })
 	return coalesce(r.updates[i:]), policy
 }
 

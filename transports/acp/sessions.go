@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
@@ -237,10 +238,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 			c.reply(ctx, id, map[string]any{"sessions": []listEntry{}})
 			return
 		}
-		ids := make([]string, len(list))
-		for i, m := range list {
-			ids[i] = m.ID
-		}
+		ids := lo.Map(list, func(m sessions.Meta, _ int) string { return m.ID })
 		c.async(ctx).AwaitingInput(ids, func(awaiting map[string]bool, err error) {
 			if err != nil {
 				c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))

@@ -1,6 +1,8 @@
 package acpupdate
 
 import (
+	"cmp"
+
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/projection"
@@ -209,10 +211,7 @@ func CompactionOf(e event.Event, p *event.CompactionPayload) *Compaction {
 		return &Compaction{SessionUpdate: "hydra_compaction", Phase: "started", RequestedAt: e.RecordedAt.UnixMilli()}
 	}
 	if p.Error != "" || p.Aborted {
-		msg := p.Error
-		if msg == "" {
-			msg = "aborted"
-		}
+		msg := cmp.Or(p.Error, "aborted")
 		return &Compaction{SessionUpdate: "hydra_compaction", Phase: "failed", Error: msg}
 	}
 	return &Compaction{SessionUpdate: "hydra_compaction", Phase: "swapped"}

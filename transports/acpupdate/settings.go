@@ -1,6 +1,9 @@
 package acpupdate
 
 import (
+	"cmp"
+
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -14,10 +17,7 @@ var ModeNames = map[string]string{
 
 // CurrentMode is the approval mode of settings s.
 func CurrentMode(s event.Settings) string {
-	if s.ApprovalMode != nil && *s.ApprovalMode != "" {
-		return *s.ApprovalMode
-	}
-	return event.ApprovalDefault
+	return cmp.Or(lo.FromPtr(s.ApprovalMode), event.ApprovalDefault)
 }
 
 // ConfigValue is one value a config option may take.
@@ -62,12 +62,6 @@ func Model(models sessions.Models, s event.Settings) (sessions.Model, bool) {
 		return sessions.Model{}, false
 	}
 	provider, id := models.Default()
-	if s.Provider != nil {
-		provider = *s.Provider
-	}
-	if s.Model != nil {
-		id = *s.Model
-	}
-	m, err := models.Model(provider, id)
+	m, err := models.Model(lo.FromPtrOr(s.Provider, provider), lo.FromPtrOr(s.Model, id))
 	return m, err == nil
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -240,6 +240,6 @@ func (a *Auth) list() []sessionToken {
 		}
 		out = append(out, *t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].created.Before(out[j].created) })
+	slices.SortFunc(out, func(a, b sessionToken) int { return a.created.Compare(b.created) })
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 )
 
@@ -113,12 +114,8 @@ func configDefaults(_ context.Context, b *Bridge, raw json.RawMessage, _ func(st
 		return nil, err
 	}
 	if p.HFToken != nil || p.HFEndpoint != nil {
-		if p.HFToken != nil {
-			d.HFToken = *p.HFToken
-		}
-		if p.HFEndpoint != nil {
-			d.HFEndpoint = *p.HFEndpoint
-		}
+		d.HFToken = lo.FromPtrOr(p.HFToken, d.HFToken)
+		d.HFEndpoint = lo.FromPtrOr(p.HFEndpoint, d.HFEndpoint)
 		if err := llamaconfig.WriteDefaults(b.Home, d); err != nil {
 			return nil, err
 		}

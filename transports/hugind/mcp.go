@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -166,12 +167,7 @@ type Emitter func(ctx context.Context, req *mcp.CallToolRequest) func(event stri
 // params; each call's events go to emit. The bridge's own MCP and troupe's
 // MCP transport (transports/mcp) share them.
 func (b *Bridge) AddTools(srv *mcp.Server, emit Emitter) {
-	names := make([]string, 0, len(methods))
-	for name := range methods {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(methods)) {
 		doc := toolDocs[name]
 		srv.AddTool(&mcp.Tool{Name: name, Description: doc.description, InputSchema: doc.schema}, b.tool(name, emit))
 	}

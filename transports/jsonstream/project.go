@@ -1,6 +1,7 @@
 package jsonstream
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -123,10 +124,7 @@ func resolved(c *projection.ToolCall, m *event.PermissionResolvedPayload) []any 
 	case "allowed":
 		return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: c.Name})
 	case "denied":
-		reason := m.Reason
-		if reason == "" {
-			reason = "User denied"
-		}
+		reason := cmp.Or(m.Reason, "User denied")
 		return one(ToolCancelled{Type: "tool_cancelled", MsgID: m.RunID, CallID: m.ToolCallID, Reason: reason})
 	default:
 		reason := "Cancelled"
@@ -143,10 +141,7 @@ func completed(c *projection.ToolCall, m *event.ToolCompletedPayload) []any {
 	}
 	switch m.Status {
 	case "success", "error":
-		typ := m.OutputType
-		if typ == "" {
-			typ = "text"
-		}
+		typ := cmp.Or(m.OutputType, "text")
 		return one(ToolResult{Type: "tool_result", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: m.Name,
 			Status: m.Status, Output: m.Output, OutputType: typ, Metadata: m.Metadata})
 	default: // cancelled, skipped, interrupted

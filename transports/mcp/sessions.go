@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -89,10 +90,7 @@ func (s *Server) create(ctx context.Context, _ *sdk.CallToolRequest, in createAr
 
 // newSession checks a create call into session.created's payload.
 func (s *Server) newSession(in createArgs) (event.CreatedPayload, error) {
-	cwd := in.Cwd
-	if cwd == "" {
-		cwd = s.cfg.DefaultCwd
-	}
+	cwd := cmp.Or(in.Cwd, s.cfg.DefaultCwd)
 	cwd, err := workdir.Cwd(cwd)
 	if err != nil {
 		return event.CreatedPayload{}, err

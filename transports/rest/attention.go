@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
@@ -176,9 +177,5 @@ func metaIDs(metas []sessions.Meta) []string {
 	if len(metas) > 500 {
 		return nil
 	}
-	ids := make([]string, len(metas))
-	for i, m := range metas {
-		ids[i] = m.ID
-	}
-	return ids
+	return lo.Map(metas, func(m sessions.Meta, _ int) string { return m.ID })
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -110,7 +110,7 @@ func (r *redaction) values(raw json.RawMessage) (json.RawMessage, []string) {
 			obj[k] = json.RawMessage(`"` + redactedValue + `"`)
 			names = append(names, k)
 		}
-		sort.Strings(names)
+		slices.Sort(names)
 		out, _ := json.Marshal(obj)
 		return out, names
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/samber/lo"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
 
@@ -46,9 +48,8 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
-	out := make([]searchMatch, 0, len(found))
-	for _, m := range found {
-		out = append(out, searchMatch{SessionID: m.SessionID, MessageID: m.MessageID, Snippet: m.Snippet})
-	}
+	out := lo.Map(found, func(m sessions.Match, _ int) searchMatch {
+		return searchMatch{SessionID: m.SessionID, MessageID: m.MessageID, Snippet: m.Snippet}
+	})
 	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"matches": out})
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -45,10 +46,7 @@ func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string) (
 		return "", err
 	}
 	var md strings.Builder
-	title := m.Title
-	if title == "" {
-		title = id
-	}
+	title := cmp.Or(m.Title, id)
 	fmt.Fprintf(&md, "# %s\n\n_session %s · %s_\n", title, id, m.Cwd)
 	t := &transcriber{md: &md, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
 	if err := shownConversation(ctx, s, gate, id, t.add); err != nil {

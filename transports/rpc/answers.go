@@ -1,8 +1,10 @@
 package rpc
 
 import (
+	"cmp"
 	"path/filepath"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -46,11 +48,7 @@ type forkJSON struct {
 }
 
 func forkMessages(forks []projection.ForkPoint) []forkJSON {
-	out := make([]forkJSON, len(forks))
-	for i, p := range forks {
-		out[i] = forkJSON{EntryID: p.EntryID, Text: p.Text}
-	}
-	return out
+	return lo.Map(forks, func(p projection.ForkPoint, _ int) forkJSON { return forkJSON{EntryID: p.EntryID, Text: p.Text} })
 }
 
 func nonNil(v []any) []any {
@@ -93,9 +91,9 @@ func (c *conn) state() stateJSON {
 	level := c.models.thinking(f.Settings, c.cfg.Thinking)
 	return stateJSON{
 		Model: model, ThinkingLevel: level, IsStreaming: c.streaming(), IsCompacting: f.Compaction != nil,
-		SteeringMode: deref(f.Settings.SteeringMode, event.QueueOneAtATime), FollowUpMode: deref(f.Settings.FollowUpMode, event.QueueOneAtATime),
+		SteeringMode: cmp.Or(lo.FromPtr(f.Settings.SteeringMode), event.QueueOneAtATime), FollowUpMode: cmp.Or(lo.FromPtr(f.Settings.FollowUpMode), event.QueueOneAtATime),
 		SessionFile: c.sessionFile(), SessionID: c.cur.id, SessionName: f.Title,
-		AutoCompactionEnabled: f.Settings.AutoCompaction == nil || *f.Settings.AutoCompaction,
+		AutoCompactionEnabled: lo.FromPtrOr(f.Settings.AutoCompaction, true),
 		MessageCount:          len(f.messages), PendingMessageCount: f.Pending.Len(),
 	}
 }
@@ -135,13 +133,6 @@ func (c *conn) stats() statsJSON {
 		Tokens:        tokensJSON{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.Input + u.Output + u.CacheRead + u.CacheWrite},
 		Cost:          cost,
 	}
-}
-
-func deref(p *string, def string) string {
-	if p == nil || *p == "" {
-		return def
-	}
-	return *p
 }
 
 // sessionIDOf reads a session id out of what a host passes back: an id, or

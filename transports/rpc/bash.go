@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/troupehq/troupe/persistence/event"
@@ -17,10 +18,7 @@ func (c *conn) bash(cmd Command) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.bashCancel = cancel
 	s := c.cur
-	cwd := s.fold.Cwd
-	if cwd == "" {
-		cwd = c.cfg.Cwd
-	}
+	cwd := cmp.Or(s.fold.Cwd, c.cfg.Cwd)
 	done := c.begin()
 	fail := func(err error) { done(&result{bashDone: true, resp: Fail(cmd.ID, cmd.Type, err.Error())}) }
 	c.async().RunBash(ctx, cwd, cmd.Bash, func(p event.BashExecutedPayload, err error) {

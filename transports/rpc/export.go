@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -15,18 +16,12 @@ import (
 // fold; only the file write runs off the mailbox.
 func (c *conn) exportHTML(cmd Command) {
 	f := c.cur.fold
-	path := cmd.OutputPath
-	if path == "" {
-		path = filepath.Join(f.Cwd, "troupe-session-"+c.cur.id+".html")
-	}
+	path := cmp.Or(cmd.OutputPath, filepath.Join(f.Cwd, "troupe-session-"+c.cur.id+".html"))
 	if !filepath.IsAbs(path) && f.Cwd != "" {
 		path = filepath.Join(f.Cwd, path)
 	}
 	var buf bytes.Buffer
-	title := f.Title
-	if title == "" {
-		title = "troupe session " + c.cur.id
-	}
+	title := cmp.Or(f.Title, "troupe session "+c.cur.id)
 	if err := page.Execute(&buf, pageData{Title: title, Session: c.cur.id, Messages: rows(f.messages)}); err != nil {
 		c.respond(Fail(cmd.ID, cmd.Type, fmt.Sprintf("render html: %v", err)))
 		return

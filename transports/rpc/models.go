@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -29,14 +31,7 @@ func newModels(cat sessions.Models) *models {
 }
 
 func (m *models) current(set event.Settings) (string, string) {
-	p, id := m.provider, m.model
-	if set.Provider != nil && *set.Provider != "" {
-		p = *set.Provider
-	}
-	if set.Model != nil && *set.Model != "" {
-		id = *set.Model
-	}
-	return p, id
+	return cmp.Or(lo.FromPtr(set.Provider), m.provider), cmp.Or(lo.FromPtr(set.Model), m.model)
 }
 
 func (m *models) price(provider, id string, u event.Usage) costJSON {
@@ -107,13 +102,7 @@ func (m *models) next(provider, id string) (sessions.Model, bool) {
 // thinking is the session's thinking level (else def, else off), clamped
 // to what its model supports; unclamped when the model does not resolve.
 func (m *models) thinking(set event.Settings, def string) string {
-	level := def
-	if set.ThinkingLevel != nil {
-		level = *set.ThinkingLevel
-	}
-	if level == "" {
-		level = thinkingOff
-	}
+	level := cmp.Or(lo.FromPtrOr(set.ThinkingLevel, def), thinkingOff)
 	p, id := m.current(set)
 	if _, err := m.cat.Model(p, id); err != nil {
 		return level

@@ -3,8 +3,10 @@ package stdinring
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -152,10 +154,7 @@ func (g *Registry) Sweep(keep func(id string) bool) int {
 // Close drops every ring.
 func (g *Registry) Close() error {
 	g.mu.Lock()
-	ids := make([]string, 0, len(g.rings))
-	for id := range g.rings {
-		ids = append(ids, id)
-	}
+	ids := slices.Collect(maps.Keys(g.rings))
 	g.mu.Unlock()
 	var errs []error
 	for _, id := range ids {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -105,12 +106,7 @@ func mustTools(t *testing.T, sys *actor.ActorSystem, pid *actor.PID) map[string]
 }
 
 func names(m map[string]tools.Tool) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // run calls tl with JSON args and a 10 s deadline.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/actors/process"
 )
@@ -14,10 +15,7 @@ import (
 // processSpec is how a stdio server runs. Stopping gives it terminateGrace
 // between SIGTERM and SIGKILL, as the MCP spec asks.
 func (c *conn) processSpec() process.Spec {
-	env := os.Environ()
-	for _, e := range c.cfg.Env {
-		env = append(env, e.Name+"="+e.Value)
-	}
+	env := append(os.Environ(), lo.Map(c.cfg.Env, func(e EnvVariable, _ int) string { return e.Name + "=" + e.Value })...)
 	return process.Spec{
 		Path: c.cfg.Command, Args: c.cfg.Args, Env: env, Dir: c.cwd,
 		Stdin: true, Output: process.OutputStream, Stderr: c.stderr,

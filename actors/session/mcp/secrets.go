@@ -1,8 +1,9 @@
 package mcp
 
 import (
+	"cmp"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +42,7 @@ func (c ServerConfig) Secrets() []string {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/samber/lo"
 
 	"github.com/troupehq/troupe/runtime/tools"
 )
@@ -31,11 +32,7 @@ type tool struct {
 var _ tools.Tool = (*tool)(nil)
 
 func newTools(server string, listed []*sdk.Tool, sys *actor.ActorSystem, owner *actor.PID) []tools.Tool {
-	remote := make([]string, len(listed))
-	for i, t := range listed {
-		remote[i] = t.Name
-	}
-	names := toolNames(server, remote)
+	names := toolNames(server, lo.Map(listed, func(t *sdk.Tool, _ int) string { return t.Name }))
 	out := make([]tools.Tool, len(listed))
 	for i, t := range listed {
 		out[i] = &tool{

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/session"
 	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/persistence/event"
@@ -118,21 +120,14 @@ func (e *Engine) CheckSettings(set event.Settings) (modelconfig.Resolved, error)
 // model over it.
 func (e *Engine) selection(set event.Settings) modelconfig.Selection {
 	sel := e.opts.Selection
-	if p := set.Provider; p != nil && *p != "" {
-		sel.Provider = *p
-	}
-	if m := set.Model; m != nil && *m != "" {
-		sel.Model = *m
-	}
+	sel.Provider = cmp.Or(lo.FromPtr(set.Provider), sel.Provider)
+	sel.Model = cmp.Or(lo.FromPtr(set.Model), sel.Model)
 	return sel
 }
 
 // thinking is the session's thinking level, else the command's.
 func (e *Engine) thinking(set event.Settings) (modelconfig.ThinkingLevel, error) {
-	level := e.opts.Thinking
-	if set.ThinkingLevel != nil {
-		level = *set.ThinkingLevel
-	}
+	level := lo.FromPtrOr(set.ThinkingLevel, e.opts.Thinking)
 	if level == "" {
 		return modelconfig.ThinkingOff, nil
 	}
