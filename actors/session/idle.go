@@ -18,12 +18,27 @@ type idleClock struct {
 	timer *time.Timer
 }
 
+// DefaultIdleTimeout is how long a session with nothing to do stays live
+// when its Config names no IdleTimeout.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// idleAfter is how long the session idles before it passivates; 0 never.
+func (c Config) idleAfter() time.Duration {
+	switch {
+	case c.IdleTimeout == 0:
+		return DefaultIdleTimeout
+	case c.IdleTimeout < 0:
+		return 0
+	}
+	return c.IdleTimeout
+}
+
 // touch records activity; the check that fires later measures from here.
 func (s *session) touch() { s.idle.last = s.cfg.Now() }
 
 // armIdle schedules the next idle check after d.
 func (s *session) armIdle(ctx actor.Context, d time.Duration) {
-	if s.cfg.IdleTimeout <= 0 || s.stopping {
+	if s.cfg.idleAfter() == 0 || s.stopping {
 		return
 	}
 	if s.idle.timer != nil {
@@ -36,13 +51,13 @@ func (s *session) armIdle(ctx actor.Context, d time.Duration) {
 // onIdleCheck passivates after IdleTimeout without activity, or re-arms
 // for the time that is left.
 func (s *session) onIdleCheck(ctx actor.Context) {
-	left := s.cfg.IdleTimeout - s.cfg.Now().Sub(s.idle.last)
+	left := s.cfg.idleAfter() - s.cfg.Now().Sub(s.idle.last)
 	if left > 0 {
 		s.armIdle(ctx, left)
 		return
 	}
 	s.requestPassivation(ctx, true)
-	s.armIdle(ctx, s.cfg.IdleTimeout)
+	s.armIdle(ctx, s.cfg.idleAfter())
 }
 
 func (s *session) stopIdle() {

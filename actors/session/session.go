@@ -25,7 +25,9 @@ type Config struct {
 	Store  *persistence.Store // read side: recovery and replay
 	Writer *actor.PID         // the store writer actor
 	// IdleTimeout passivates the session after this long without requests,
-	// subscribers or uncommitted work; 0 never passivates.
+	// subscribers or uncommitted work; 0 is DefaultIdleTimeout, and a
+	// negative value never passivates (boot.Options.IdleTimeout means the
+	// same: one meaning wherever the name stands).
 	IdleTimeout time.Duration
 	Now         func() time.Time
 	// Engine runs prompts; nil hosts the log only.
@@ -363,7 +365,7 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 		s.ensureQueue(ctx)
 	}
 	s.touch()
-	s.armIdle(ctx, s.cfg.IdleTimeout)
+	s.armIdle(ctx, s.cfg.idleAfter())
 	buffered := s.buffered
 	s.buffered = nil
 	for _, p := range buffered {

@@ -24,7 +24,8 @@ type Options struct {
 	Logger *slog.Logger
 	// LibraryLevel is the level of protoactor's own logs; default Warn.
 	LibraryLevel slog.Level
-	// IdleTimeout passivates sessions; 0 means 10 minutes, <0 never.
+	// IdleTimeout passivates sessions as session.Config.IdleTimeout does:
+	// 0 is session.DefaultIdleTimeout, <0 never.
 	IdleTimeout time.Duration
 	Store       persistence.Options
 	Writer      storewriter.Options
@@ -101,13 +102,6 @@ func Start(opts Options) (*Runtime, error) {
 	rt := &Runtime{Home: home, Store: store, System: sys, Log: log, hooks: map[Stage][]func(context.Context) error{},
 		transportMW: append([]actor.ReceiverMiddleware{logPanics}, opts.TransportMiddleware...),
 		dispatch:    dispatch.New(mailboxThroughput, mailboxWorkers)}
-	idle := opts.IdleTimeout
-	switch {
-	case idle == 0:
-		idle = 10 * time.Minute
-	case idle < 0:
-		idle = 0
-	}
 	key, err := loadProcKey(home)
 	if err != nil {
 		// Only what recovery kills after a crash depends on it: without a
@@ -115,7 +109,7 @@ func Start(opts Options) (*Runtime, error) {
 		log.Warn("tool processes are not marked; recovery will not kill what a crash leaves running", "error", err)
 	}
 	scfg := opts.Sessions
-	scfg.Session = session.Config{Store: store, IdleTimeout: idle, Engine: opts.Engine, Dispatcher: rt.dispatch,
+	scfg.Session = session.Config{Store: store, IdleTimeout: opts.IdleTimeout, Engine: opts.Engine, Dispatcher: rt.dispatch,
 		OnLive: opts.OnSessionLive, ProcKey: key}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
 	wopts := opts.Writer
