@@ -12,4 +12,9 @@
 // MaxBackoff, about a minute; back to Backoff once a run lived
 // StableAfter). Stop suppresses restarts until the next Start or Restart.
 // Nothing blocks a mailbox: delays are timers that send a message.
+//
+// Each member actor keeps its program's token, status and backoff
+// restarts; the plugins' part of config.yml is kept here too. A plugin's
+// per-process token may read the plugin lists but not manage plugins
+// (register, start, stop, delete answer 403).
 package plugins

@@ -26,4 +26,6 @@
 //	env: {KEY: value}
 //
 // It is a library: files and HTTP only, no actors.
+//
+// An install is staged, then renamed into $TROUPE_HOME/agents/<name>.
 package agentpkg

@@ -14,4 +14,7 @@
 // every event, so the many-clients rules (prompt_received, turn_complete,
 // permission_resolved, first answer wins) follow from each connection
 // knowing which prompts and decisions were its own.
+//
+// It also owns permission requests, the prompt-queue surface and what
+// happens to a slow client.
 package acp

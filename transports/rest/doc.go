@@ -9,4 +9,6 @@
 //
 // Authentication and the /v1/auth routes belong to transports/daemon, which
 // mounts this API behind its checks.
+//
+// Besides those routes: search, fork, bundles, transcript, diff.
 package rest
