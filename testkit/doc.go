@@ -22,4 +22,7 @@
 // in-process as an llm.Provider), transcript (protocol golden tests;
 // -update rewrites them), scale with cmd/troupe-scale (the scale
 // benchmark), sim (troupe sim's scenarios), subprocess, and acpclient.
+//
+// Production code must not import it: the binary links no testing
+// (cmd/troupe's TestBinaryLinksNoTesting).
 package testkit

@@ -17,4 +17,7 @@
 // restarts; the plugins' part of config.yml is kept here too. A plugin's
 // per-process token may read the plugin lists but not manage plugins
 // (register, start, stop, delete answer 403).
+//
+// It reaches its programs only through actors/process and knows nothing of
+// sessions: a program talks to the daemon over /acp like any client.
 package plugins

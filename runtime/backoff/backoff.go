@@ -12,6 +12,8 @@
 // The formula is Base·2^n capped at Max, an optional jitter after the cap,
 // and Stable to start counting again once a run lasted StableAfter; each
 // user has its own figures. It is only arithmetic: no timers.
+//
+// It imports no troupe package.
 package backoff
 
 import (

@@ -9,4 +9,7 @@
 // of troupe's, no I/O.
 //
 // Every writer and reader is fuzzed against encoding/json.
+//
+// It imports no troupe package and knows no protocol's shapes beyond what
+// its callers ask it to scan.
 package jsontext

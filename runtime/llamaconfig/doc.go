@@ -24,4 +24,7 @@
 // The command line is explicit (--port --host -c -np --jinja). The defaults
 // every config shares (the Hugging Face token, the endpoint) are in
 // $TROUPE_HOME/llama.yml.
+//
+// It does not start or watch a server (actors/servers does) and imports
+// nothing of troupe but runtime/gguf.
 package llamaconfig

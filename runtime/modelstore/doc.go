@@ -7,4 +7,7 @@
 //
 // A download is resumable (a .part file, HTTP ranges) and verified by size
 // and sha256 (X-Linked-Size, X-Linked-Etag), with monotonic progress.
+//
+// It imports nothing of troupe but runtime/gguf, and knows nothing of
+// servers or sessions.
 package modelstore

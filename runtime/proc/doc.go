@@ -22,4 +22,6 @@
 // A child starts in a new session with Pdeathsig and the death watcher, so
 // it dies with troupe; it is killed or terminated as a group; liveness is
 // asked here too.
+//
+// It imports no troupe package.
 package proc

@@ -17,4 +17,8 @@
 //
 // It also owns permission requests, the prompt-queue surface and what
 // happens to a slow client.
+//
+// Like every transport it reaches sessions only through the session facade
+// (actors/sessions), never the engine's actors or the store;
+// transports/imports_test.go keeps it so.
 package acp
