@@ -23,7 +23,7 @@
 // safe from any goroutine, stops the running phase with goja's Interrupt
 // and cancels the commands and requests under way. It knows no actors.
 //
-// It knows nothing of actors, sessions or the store: it imports only the
+// It knows nothing of sessions or the store either: it imports only the
 // agent's package (runtime/agentpkg) and runtime/proc for the processes a
 // script starts; actors/agent runs it.
 package agentjs
