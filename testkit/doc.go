@@ -11,4 +11,18 @@
 // Everything here takes a testing.TB and cleans up after itself. troupe sim
 // is part of the production binary, so nothing it imports (testkit/sim,
 // llmserver, subprocess) may import this package or package testing.
+//
+// The built binaries: the troupe binary, and BuildTroupeTags(t,
+// "troupe_faults"), a build whose transports panic on a marked input line,
+// for crash tests; testkit/cmd/troupe-mcptest (BuildMCPTestServer), the
+// plugin program testkit/cmd/troupe-plugin (BuildPlugin) and the fake
+// llama-server testkit/cmd/fake-llama-server (BuildFakeLlamaServer). Start
+// runs a program through testkit/subprocess and stops it when the test
+// ends. Its subpackages: llmserver (a scripted LLM server, over HTTP and
+// in-process as an llm.Provider), transcript (protocol golden tests;
+// -update rewrites them), scale with cmd/troupe-scale (the scale
+// benchmark), sim (troupe sim's scenarios), subprocess, and acpclient.
+//
+// Production code must not import it: the binary links no testing
+// (cmd/troupe's TestBinaryLinksNoTesting).
 package testkit

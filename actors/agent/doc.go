@@ -22,4 +22,8 @@
 // error instead of running again, and one cut by the process's death
 // (SIGKILL) is simply over; its commands die with troupe (runtime/proc).
 // Nothing an agent did is ever executed twice.
+//
+// Host.Prepare resolves what a run needs before it starts: the package, the
+// backend (a url, a llama-server config through actors/servers, or
+// $OPENAI_BASE_URL), the session id and the skills.
 package agent

@@ -12,4 +12,12 @@
 // MaxBackoff, about a minute; back to Backoff once a run lived
 // StableAfter). Stop suppresses restarts until the next Start or Restart.
 // Nothing blocks a mailbox: delays are timers that send a message.
+//
+// Each member actor keeps its program's token, status and backoff
+// restarts; the plugins' part of config.yml is kept here too. A plugin's
+// per-process token may read the plugin lists but not manage plugins
+// (register, start, stop, delete answer 403).
+//
+// It reaches its programs only through actors/process and knows nothing of
+// sessions: a program talks to the daemon over /acp like any client.
 package plugins

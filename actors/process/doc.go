@@ -34,4 +34,7 @@
 // After Exited the actor stays, holding the pipe ends it handed out, until
 // it is stopped; stopping it closes them. A restart (after a panic) runs
 // the program again, and the owner gets a new Started.
+//
+// Its users: a session's stdio MCP servers (actors/session/mcp), llama-server
+// (actors/servers) and the daemon's plugin programs (actors/plugins).
 package process

@@ -22,4 +22,8 @@
 // Every status change goes to Options.OnEvent, from the actor: it must not
 // block. The supervisor keeps each server's last Info, so List is answered
 // without asking the children.
+//
+// Each run's pid, group and port are recorded in the store's llama_servers
+// table (migration 0003) by a recorder goroutine the supervisor owns; at
+// boot, Reclaim adopts, or ends, the servers of a troupe process that died.
 package servers

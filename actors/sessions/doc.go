@@ -15,4 +15,13 @@
 // transport imports this package and persistence/event, never the engine's
 // actors (queue, turn, tool calls) or the store; transports/imports_test.go
 // keeps it so.
+//
+// The facade's operations beyond a session's requests: RunBash (a user's
+// own shell command), Kill (stop the actor: the session goes cold), Delete
+// (kill, then persistence.Store.Delete), Import (a whole log sealed by
+// session.SealImport, then persistence.Store.Import: one transaction) and
+// AwaitingInput (the protocols' awaitingInput: any attention flag or open
+// permission request, folded from the log's few kinds, live or cold,
+// whoever is attached). The supervisor also marks a session failed in the
+// store. This facade is the only way a transport reaches sessions.
 package sessions

@@ -6,4 +6,6 @@
 // ride in the same transactions: claims, releases and the heartbeat that
 // keeps this process's leases alive. It must not
 // assign seqs or interpret events: that is the session's job.
+//
+// It is the one group commit of the process.
 package storewriter

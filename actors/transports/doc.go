@@ -10,4 +10,7 @@
 // down. The supervisor never restarts a transport: a conversation cut in
 // the middle of a stream cannot be resumed by a fresh actor, so a crash
 // stops it and is reported as its Done, with the panic as the error.
+//
+// The whole contract: Done, Terminate, Finish, Writes and Escalate. At
+// shutdown the supervisor drains every transport.
 package transports

@@ -1,4 +1,8 @@
 // Command troupe hosts LLM coding-agent sessions as actors. See `troupe help`.
+//
+// It owns the command line: flags, what is printed, and exit codes; it
+// assembles the runtime from the packages below it and keeps no session
+// logic of its own.
 package main
 
 import (

@@ -3,6 +3,9 @@
 //
 // It owns the kinds, their payload shapes and the envelope. It must not know
 // how events are stored (persistence) or shown (transports).
+//
+// It also owns the events' vocabulary and event.Pending, the
+// pending-prompt fold the queue, the conversation and the transports share.
 package event
 
 import (

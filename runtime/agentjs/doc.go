@@ -22,4 +22,8 @@
 // goroutine of its own (actors/agent does, off its mailbox). Interrupt,
 // safe from any goroutine, stops the running phase with goja's Interrupt
 // and cancels the commands and requests under way. It knows no actors.
+//
+// It knows nothing of sessions or the store either: it imports only the
+// agent's package (runtime/agentpkg) and runtime/proc for the processes a
+// script starts; actors/agent runs it.
 package agentjs

@@ -26,4 +26,9 @@
 //	env: {KEY: value}
 //
 // It is a library: files and HTTP only, no actors.
+//
+// An install is staged, then renamed into $TROUPE_HOME/agents/<name>.
+//
+// It imports no troupe package: it does not run an agent (runtime/agentjs
+// and actors/agent do).
 package agentpkg

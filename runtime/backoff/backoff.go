@@ -8,6 +8,12 @@
 // caller keeps its count of failures in a row and schedules the delay
 // itself (time.AfterFunc sending to its own actor), so nothing here blocks
 // a mailbox.
+//
+// The formula is Base·2^n capped at Max, an optional jitter after the cap,
+// and Stable to start counting again once a run lasted StableAfter; each
+// user has its own figures. It is only arithmetic: no timers.
+//
+// It imports no troupe package.
 package backoff
 
 import (

@@ -5,4 +5,7 @@
 //
 // It wires actors together and must not contain their logic: sessions,
 // transports and tools live in their own packages.
+//
+// It also owns the signals the process answers, and LazyServers, the
+// llama-server supervisor a command without a daemon starts on first use.
 package boot

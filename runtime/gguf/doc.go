@@ -8,4 +8,7 @@
 // follow and are never read here. Every length read is checked against
 // limits, so a damaged or hostile file gives an error, not an allocation
 // of its claimed size.
+//
+// What it reads: architecture, context length, blocks, vocabulary,
+// parameters and the chat template; the summary is what model.show reports.
 package gguf

@@ -7,4 +7,9 @@
 // reader of one known flat shape that must stay inlined
 // (transports/projection's message.delta). It owns only that: no types
 // of troupe's, no I/O.
+//
+// Every writer and reader is fuzzed against encoding/json.
+//
+// It imports no troupe package and knows no protocol's shapes beyond what
+// its callers ask it to scan.
 package jsontext

@@ -20,4 +20,11 @@
 //	extra_args: [--flash-attn]
 //	sampling: {temperature: 0.7, top_k: 40, top_p: 0.95, min_p: 0.05, repeat_penalty: 1.0}
 //	tool_style: auto     # native, text or auto, as in models.yml
+//
+// The command line is explicit (--port --host -c -np --jinja). The defaults
+// every config shares (the Hugging Face token, the endpoint) are in
+// $TROUPE_HOME/llama.yml.
+//
+// It does not start or watch a server (actors/servers does) and imports
+// nothing of troupe but runtime/gguf.
 package llamaconfig

@@ -9,6 +9,8 @@
 //
 // A small writer of our own rather than lumberjack: lumberjack cannot tell
 // its caller that it reopened the file, which the redirect needs.
+//
+// It imports no troupe package.
 package logfile
 
 import (

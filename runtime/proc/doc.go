@@ -18,4 +18,10 @@
 //
 // It is a library: no actors. actors/process wraps a Cmd in an actor for
 // long-lived children; the bash tool uses a Cmd directly.
+//
+// A child starts in a new session with Pdeathsig and the death watcher, so
+// it dies with troupe; it is killed or terminated as a group; liveness is
+// asked here too.
+//
+// It imports no troupe package.
 package proc

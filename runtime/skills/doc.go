@@ -7,4 +7,7 @@
 // It only reads skill files. It does not install, edit or watch skills,
 // decide where TROUPE_HOME is, or run the agentic loop; the text protocol
 // around the tool lives in runtime/tooltext.
+//
+// It imports nothing of troupe but runtime/tooltext, and knows nothing of
+// actors or sessions.
 package skills

@@ -5,6 +5,9 @@
 // tools run there and its file tools are confined to them, so a file, a
 // relative path, a path that does not exist or one with a NUL byte is
 // refused before any session is made.
+//
+// The check: absolute, cleaned, an existing directory, no NUL; a bundle's
+// directory (Untrusted) is also never the root.
 package workdir
 
 import (

@@ -16,4 +16,8 @@
 //
 // testkit/cmd/troupe-scale runs it for one N per process (so each peak is
 // its own); `make bench-scale` runs that for N = 100, 1,000 and 10,000.
+//
+// It uses only the public Go API a program embedding troupe has
+// (runtime/boot, the facade, the store to verify logs), never a session's
+// actors.
 package scale

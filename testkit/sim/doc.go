@@ -56,4 +56,13 @@
 // report counts its goroutines by where they wait), is a violation, and
 // another is started so the run goes on. With --work each daemon's stderr
 // is kept there (daemon-N.stderr).
+//
+// It is played by one goroutine; a daemon restart holds a lock the other
+// actions share, and each client's socket has its own reader goroutine,
+// ended by closing the socket. The invariants are checked on the store file
+// read-only (after each SIGKILL, while nothing writes) and on what each
+// client recorded. It is linked into the production binary, so it and what
+// it imports (testkit/llmserver, testkit/subprocess) stay off package
+// testing and off testkit itself; cmd/troupe's TestBinaryLinksNoTesting
+// keeps it so.
 package sim

@@ -7,6 +7,10 @@
 // wait for its exit (both end with the process; Stop waits for them). It
 // does not import package testing, so that troupe sim, which is part of
 // the production binary, can use it; testkit.Start ties a Proc to a test.
+//
+// Its users: troupe sim's daemons, testkit/transcript's processes, and
+// (through testkit.Start, which stops it when the test ends) the binary
+// under test. It is tied to no test.
 package subprocess
 
 import (

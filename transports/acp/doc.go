@@ -14,4 +14,11 @@
 // every event, so the many-clients rules (prompt_received, turn_complete,
 // permission_resolved, first answer wins) follow from each connection
 // knowing which prompts and decisions were its own.
+//
+// It also owns permission requests, the prompt-queue surface and what
+// happens to a slow client.
+//
+// Like every transport it reaches sessions only through the session facade
+// (actors/sessions), never the engine's actors or the store;
+// transports/imports_test.go keeps it so.
 package acp

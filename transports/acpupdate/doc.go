@@ -12,4 +12,6 @@
 // response chain's decisions (transports/overrides says what they are; each
 // view applies them in its own frame), fold events (the View of
 // transports/projection does) or do I/O.
+//
+// Its table over every event kind is transports/acpupdate/acpupdatetest.
 package acpupdate

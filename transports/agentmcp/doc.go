@@ -11,4 +11,8 @@
 // daemon's run: one written down (the store's session.created, an export,
 // a log, a copy of the store) is refused by the next daemon, which mints
 // the session's entries anew each time the session starts its MCP clients.
+//
+// It answers HTTP through transports/httpjson and must not import
+// transports/rest or anything under actors/
+// (TestSmallHTTPServersLinkNoREST).
 package agentmcp

@@ -13,4 +13,8 @@
 // It owns the /v1/auth/* routes and mounts the REST API (transports/rest),
 // the ACP WebSocket handler and the MCP handler (/mcp) it is given; it
 // holds no session state.
+//
+// It also owns the limit on login attempts (rate), the wrapper every
+// authenticated route goes through (Auth.wrap), and the bound on the
+// connections open under each credential.
 package daemon

@@ -7,6 +7,14 @@
 //
 // It owns only the encoding of bodies: no routes, no status choices, no
 // troupe package.
+//
+// Its functions: WriteJSON, Error (a {"error"} body), DecodeBody (a
+// request body decoded within a bound) and Internal (a 500 whose body is a
+// generic message and the ref the error is logged under, never the
+// error's text). Its users are REST, the daemon's auth routes, the stdin
+// ring's producer routes and the agent-facing and process MCP servers. It
+// imports no troupe package, so the ring and the MCP servers need not
+// import REST.
 package httpjson
 
 import (

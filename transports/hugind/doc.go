@@ -28,4 +28,8 @@
 // Bridge.AddTools puts the same tools on any SDK server, with the events
 // sent as its caller chooses: troupe's MCP transport (transports/mcp)
 // serves them beside its session tools.
+//
+// Besides its own codec and transports/stdio it reaches only what its
+// methods manage: the llama-server supervisor (actors/servers), configs,
+// model files, agent packages and runs; it does not reach sessions.
 package hugind

@@ -13,4 +13,7 @@
 // It owns no connection, no method table and no protocol's own error
 // codes (ACP's -320xx live in transports/acp). MCP messages the official
 // Go SDK reads and writes stay the SDK's types.
+//
+// It imports nothing of troupe, so clients and tests can use it without
+// the runtime.
 package jsonrpc

@@ -15,4 +15,8 @@
 // requests: everything it shows is projected from committed events, so a
 // resumed process shows what the log holds, never what this one remembers.
 // It never writes to stdout itself and never logs there.
+//
+// It imports only the session facade, the event schema, the transports
+// supervisor's contract and its sibling transports; transports/imports_test.go
+// keeps it so.
 package jsonstream

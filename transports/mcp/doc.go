@@ -13,4 +13,9 @@
 //
 // Like every transport it reaches sessions only through the session
 // facade (actors/sessions), never the store.
+//
+// The bridge's tools are added by hugind.Bridge.AddTools. Over stdio it has
+// its own line connection (bad lines answered, calls drained at EOF); over
+// Streamable HTTP it uses the SDK's handler, with errors rewritten as
+// JSON-RPC.
 package mcp

@@ -9,4 +9,10 @@
 //
 // Authentication and the /v1/auth routes belong to transports/daemon, which
 // mounts this API behind its checks.
+//
+// Besides those routes: search, fork, bundles, transcript, diff.
+//
+// It reaches sessions only through the session facade and plugins only
+// through actors/plugins' messages, never the engine's actors or the store
+// directly; transports/imports_test.go keeps it so.
 package rest

@@ -16,6 +16,10 @@
 // anything to stdout but whole protocol lines, and never invents state:
 // everything it reports is folded from the session's events.
 //
+// It imports only the session facade, the event schema, the transports
+// supervisor's contract and its sibling transports; transports/imports_test.go
+// keeps it so.
+//
 // # Ordering
 //
 // A response that caused events is written after them: prompt, steer and

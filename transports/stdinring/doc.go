@@ -10,4 +10,7 @@
 //
 // A Ring is safe for concurrent use. Nothing here blocks but Wait, which
 // belongs to the caller's goroutine (an HTTP handler), never an actor.
+//
+// Rings are bounded, and Wait is the long poll a reader blocks on until
+// bytes arrive. The ring's REST producer routes live here too.
 package stdinring

@@ -10,4 +10,8 @@
 //
 // It knows nothing of any protocol's messages (transports/rpc,
 // transports/jsonstream do) and never writes anything but whole lines.
+//
+// Like transports/rpc and transports/jsonstream it imports only the session
+// facade, the event schema and the transports supervisor's contract;
+// transports/imports_test.go keeps it so.
 package stdio

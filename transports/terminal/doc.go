@@ -10,4 +10,9 @@
 // the protocol carries. The Renderer is deterministic given the updates it
 // is fed (durations come from the updates' recordedAt stamps, never from
 // the clock), so it is golden-tested; only the spinner reads the clock.
+//
+// It is deterministic given the updates (durations come from their
+// recordedAt; only the spinner reads the clock), and Ctrl-C is cancel or
+// detach. It imports nothing of troupe but transports/jsonrpc's wire types;
+// `troupe session attach` and `troupe prompt` run it over the daemon's /acp.
 package terminal

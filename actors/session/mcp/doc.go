@@ -34,4 +34,6 @@
 // and reports an error result once the actor is gone.
 //
 // Names the model sees are "<server>__<tool>"; see ToolName.
+//
+// A connection that fails is restarted with backoff (runtime/backoff).
 package mcp
