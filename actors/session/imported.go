@@ -61,20 +61,12 @@ func SealImport(id string, log []event.Event, now time.Time) (Sealed, error) {
 	var errs []error
 	if r := &f.run; r.runID != "" {
 		out.Run = r.runID
-		if r.stepMsgID != "" {
-			errs = append(errs,
-				add(event.MessageCompleted, event.MessageCompletedPayload{RunID: r.runID, MessageID: r.stepMsgID, Text: string(r.text), Thinking: string(r.thinking)}),
-				add(event.StepEnded, event.StepEndedPayload{RunID: r.runID, Step: r.steps, MessageID: r.stepMsgID, FinishReason: "interrupted"}))
+		drafts, _, err := r.cutDrafts(ImportedOutput, event.CrashStop)
+		if err != nil {
+			return out, fmt.Errorf("seal import %s: %w", id, err)
 		}
-		var cut []string
-		for _, o := range r.open {
-			cut = append(cut, o.id)
-			errs = append(errs, add(event.ToolCompleted, event.ToolCompletedPayload{RunID: r.runID, ToolCallID: o.id, Name: o.name,
-				Status: event.ToolInterrupted, Output: ImportedOutput}))
-		}
-		errs = append(errs,
-			add(event.RunInterrupted, event.RunInterruptedPayload{RunID: r.runID, ToolCallIDs: cut, Policy: event.CrashStop}),
-			add(event.RunEnded, event.RunEndedPayload{RunID: r.runID, StopReason: event.StopCancelled, Error: importedRunError}))
+		out.Drafts = drafts
+		errs = append(errs, add(event.RunEnded, event.RunEndedPayload{RunID: r.runID, StopReason: event.StopCancelled, Error: importedRunError}))
 	}
 	// Copied first: each cancellation folded below removes its entry.
 	for _, p := range append([]event.Prompt(nil), f.queue.Waiting.Entries()...) {

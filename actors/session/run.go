@@ -352,28 +352,23 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 	}
 	s.applyBufferedSettings(ctx)
 	runID, steps := r.runID, r.steps
-	var drafts []event.Draft
-	add := func(kind event.Kind, p any) {
-		if d, err := event.NewDraft(kind, p); err == nil {
-			drafts = append(drafts, d)
-		}
-	}
-	if r.stepMsgID != "" {
-		add(event.MessageCompleted, event.MessageCompletedPayload{RunID: runID, MessageID: r.stepMsgID, Text: string(r.text), Thinking: string(r.thinking)})
-		add(event.StepEnded, event.StepEndedPayload{RunID: runID, Step: steps, MessageID: r.stepMsgID, FinishReason: "interrupted"})
-	}
-	var cut []string
 	for _, o := range r.open {
 		s.killLeftover(runID, o) // whatever of it outlived the crash must not run on unseen
-		cut = append(cut, o.id)
-		add(event.ToolCompleted, event.ToolCompletedPayload{RunID: runID, ToolCallID: o.id, Name: o.name, Status: event.ToolInterrupted, Output: InterruptedOutput})
 	}
 	policy := cmp.Or(lo.FromPtr(s.f.st.Settings.CrashPolicy), event.CrashResume)
 	exhausted := policy != event.CrashStop && r.interrupts >= maxResumes
 	if exhausted {
 		policy = event.CrashStop
 	}
-	add(event.RunInterrupted, event.RunInterruptedPayload{RunID: runID, ToolCallIDs: cut, Policy: policy})
+	drafts, cut, err := r.cutDrafts(InterruptedOutput, policy)
+	if err != nil {
+		panic(err) // plain payloads always marshal
+	}
+	add := func(kind event.Kind, p any) {
+		if d, err := event.NewDraft(kind, p); err == nil {
+			drafts = append(drafts, d)
+		}
+	}
 	switch {
 	case exhausted:
 		add(event.RunEnded, event.RunEndedPayload{RunID: runID, StopReason: event.StopError, ErrorKind: "internal",
