@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/dispatch"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/spawner"
 	"github.com/troupehq/troupe/actors/storewriter"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/datahome"
@@ -60,6 +61,7 @@ type Runtime struct {
 	writer      *actor.PID
 	registry    *actor.PID
 	transports  *actor.PID
+	spawners    map[string]*actor.PID
 	transportMW []actor.ReceiverMiddleware
 	dispatch    *dispatch.Pool // runs the writer's, sessions' and turns' mailboxes
 
@@ -123,7 +125,7 @@ func Start(opts Options) (*Runtime, error) {
 		rt.dispatch.Close()
 		return nil, err
 	}
-	ccfg := sessions.ClientConfig{Root: sys.Root, Registry: rt.registry, Store: store}
+	ccfg := sessions.ClientConfig{Root: sys.Root, Registry: rt.registry, Store: store, Streams: rt.spawners[SpawnerStreams]}
 	if opts.Engine != nil {
 		ccfg.SpillDir = opts.Engine.SpillDir
 	}
@@ -145,8 +147,19 @@ func (rt *Runtime) spawnTree(wopts storewriter.Options, scfg sessions.Config) er
 		return fmt.Errorf("start supervision tree: %w", err)
 	}
 	tree := res.(*treeReply)
-	rt.guardian, rt.writer, rt.registry, rt.transports = g, tree.writer, tree.registry, tree.transports
+	rt.guardian, rt.writer, rt.registry, rt.transports, rt.spawners = g, tree.writer, tree.registry, tree.transports, tree.spawners
 	return nil
+}
+
+// Spawner is the guardian's spawner of that name (Spawner…), under which
+// code outside any actor starts actors (actors/spawner).
+func (rt *Runtime) Spawner(name string) *actor.PID { return rt.spawners[name] }
+
+// SpawnChild starts props as a child of the guardian itself, for a
+// supervisor a command adds to the tree (the llama-servers, the daemon's
+// plugin supervisors): it is stopped with the tree.
+func (rt *Runtime) SpawnChild(props *actor.Props, name string) (*actor.PID, error) {
+	return spawner.Spawn(rt.System.Root, rt.guardian, props, name)
 }
 
 // Writer is the store writer actor.

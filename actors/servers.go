@@ -50,15 +50,10 @@ func (rt *Runtime) StartServers(opts servers.Options) (*actor.PID, error) {
 			return nil, fmt.Errorf("llama-server logs: %w", err)
 		}
 	}
-	res, err := rt.System.Root.RequestFuture(rt.guardian, &spawnChild{props: servers.Props(opts), name: "servers"}, 5*time.Second).Result()
+	pid, err := rt.SpawnChild(servers.Props(opts), "servers")
 	if err != nil {
 		return nil, fmt.Errorf("start servers supervisor: %w", err)
 	}
-	sp := res.(*spawnedChild)
-	if sp.err != nil {
-		return nil, fmt.Errorf("start servers supervisor: %w", sp.err)
-	}
-	pid := sp.pid
 	for _, a := range adopt {
 		rt.Log.Info("adopting a llama-server left by a troupe that died", "config", a.Record.Name, "pid", a.Record.PID, "port", a.Record.Port)
 		rt.System.Root.Send(pid, &a)

@@ -22,7 +22,7 @@ func (r *runner) startMCP(ctx actor.Context) {
 			cfg.Type = mcp.TransportHTTP
 		}
 		cfg.Env = lo.MapToSlice(r.opts.Manifest.Env, func(k, v string) mcp.EnvVariable { return mcp.EnvVariable{Name: k, Value: v} })
-		pid := ctx.Spawn(mcp.Props(cfg, r.opts.Cwd))
+		pid := ctx.SpawnPrefix(mcp.Props(cfg, r.opts.Cwd), "mcp")
 		ctx.Request(pid, &mcp.GetTools{})
 		r.mcpPending++
 	}

@@ -29,6 +29,9 @@ type Host struct {
 	Home    string
 	Root    *actor.RootContext
 	Servers *actor.PID // nil: a config backend is refused
+	// Runs is the spawner (actors/spawner) runs start under: the
+	// guardian's agent-runs.
+	Runs *actor.PID
 }
 
 // Prepare resolves a run: the package (a folder, an agent.yaml or an

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
+	"github.com/troupehq/troupe/actors/spawner"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/skills"
@@ -57,17 +56,23 @@ type done struct {
 	err error
 }
 
-// Run runs one agent to its end as an actor spawned from root, emitting
+// Run runs one agent to its end as an actor under host.Runs, emitting
 // status agent.run.start first and agent.run.finish last. ctx's end
 // cancels it (ErrCancelled); the limit interrupts it with an error.
-func Run(ctx context.Context, root *actor.RootContext, opts Options) (Result, error) {
+func Run(ctx context.Context, host Host, opts Options) (Result, error) {
 	if opts.Limit <= 0 {
 		opts.Limit = DefaultLimit
 	}
 	out := newOutbox(opts.Emit)
 	out.push(Event{Kind: KindStatus, Data: Status{Message: "agent.run.start", Agent: opts.Manifest.Name}})
 	end := make(chan done, 1)
-	pid := root.Spawn(props(opts, out, end))
+	root := host.Root
+	pid, err := spawner.Spawn(root, host.Runs, props(opts, out, end), "")
+	if err != nil {
+		out.push(Event{Kind: KindStatus, Data: Status{Message: "agent.run.finish", Agent: opts.Manifest.Name}})
+		out.close()
+		return Result{}, fmt.Errorf("start agent run: %w", err)
+	}
 	var d done
 	select {
 	case d = <-end:

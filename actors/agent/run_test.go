@@ -12,13 +12,14 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/troupehq/troupe/actors/spawner"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 // These run the actor in process, under -race, against the scripted LLM
 // server over HTTP; the binary's transcripts cover the same end to end.
 
-func setupRun(t *testing.T, srv *llmserver.Server, manifest, main string) (*actor.RootContext, Options, *[]Event) {
+func setupRun(t *testing.T, srv *llmserver.Server, manifest, main string) (Host, Options, *[]Event) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "pkg")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -43,7 +44,11 @@ func setupRun(t *testing.T, srv *llmserver.Server, manifest, main string) (*acto
 	}
 	system := actor.NewActorSystem()
 	t.Cleanup(system.Shutdown)
-	return system.Root, opts, events
+	runs, err := system.Root.SpawnNamed(spawner.Props("run", nil), "agent-runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Host{Root: system.Root, Runs: runs}, opts, events
 }
 
 func kinds(events []Event) string {

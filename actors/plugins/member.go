@@ -96,7 +96,7 @@ func (m *member) launch(ctx actor.Context) {
 	spec := process.Spec{Path: m.spec.Command[0], Args: append(append([]string{}, m.spec.Command[1:]...), m.spec.Args...),
 		Env: env, StopGrace: m.opts.StopGrace}
 	m.status = StatusStarting
-	m.proc = ctx.Spawn(process.Props(spec, nil))
+	m.proc = ctx.SpawnPrefix(process.Props(spec, nil), "process")
 	m.changed(ctx)
 }
 

@@ -104,7 +104,7 @@ func (s *supervisor) register(ctx actor.Context, sp Spec) error {
 		return refuse(ErrConflict, s.opts.Kind+" "+sp.Name+" is already registered")
 	}
 	opts := s.opts
-	s.children[sp.Name] = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return &member{spec: sp, opts: opts} }))
+	s.children[sp.Name] = ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &member{spec: sp, opts: opts} }), "member")
 	// Known at once, so a Get right after the answer finds it.
 	status := StatusStarting
 	if !*sp.Enabled {

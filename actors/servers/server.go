@@ -154,7 +154,7 @@ func (s *server) launch(ctx actor.Context) {
 			spec.LogFile = filepath.Join(s.opts.LogDir, s.name+".log")
 		}
 	}
-	s.proc = ctx.Spawn(process.Props(spec, nil))
+	s.proc = ctx.SpawnPrefix(process.Props(spec, nil), "process")
 }
 
 // adopt owns a program a troupe that died left running: it is watched, not
@@ -171,8 +171,8 @@ func (s *server) adopt(ctx actor.Context, m *Adopt) {
 	s.port = m.Record.Port
 	s.set(ctx, StatusStarting, Event{})
 	rec := m.Record
-	s.proc = ctx.Spawn(process.AdoptProps(process.Adopted{PID: rec.PID, PGID: rec.PGID, Alive: rec.Running,
-		StopGrace: s.opts.StopGrace}, nil))
+	s.proc = ctx.SpawnPrefix(process.AdoptProps(process.Adopted{PID: rec.PID, PGID: rec.PGID, Alive: rec.Running,
+		StopGrace: s.opts.StopGrace}, nil), "process")
 }
 
 func (s *server) fail(ctx actor.Context, err error) {

@@ -89,9 +89,9 @@ func (s *supervisor) child(ctx actor.Context, name string) *actor.PID {
 	if child, ok := s.children[name]; ok {
 		return child
 	}
-	child := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
+	child := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor {
 		return &server{name: name, opts: s.opts}
-	}))
+	}), "server")
 	s.children[name] = child
 	return child
 }

@@ -24,6 +24,7 @@ import (
 type Client struct {
 	root     *actor.RootContext
 	registry *actor.PID
+	streams  *actor.PID
 	store    *persistence.Store
 	spillDir string
 }
@@ -32,6 +33,9 @@ type Client struct {
 type ClientConfig struct {
 	Root     *actor.RootContext
 	Registry *actor.PID
+	// Streams is the spawner (actors/spawner) a Stream's forwarder
+	// starts under, so that it sits in the tree.
+	Streams *actor.PID
 	// Store answers the reads that need no session actor.
 	Store *persistence.Store
 	// SpillDir keeps the full output of a RunBash result too long to
@@ -41,7 +45,7 @@ type ClientConfig struct {
 
 // NewClient talks to the registry and the store of cfg.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{root: cfg.Root, registry: cfg.Registry, store: cfg.Store, spillDir: cfg.SpillDir}
+	return &Client{root: cfg.Root, registry: cfg.Registry, streams: cfg.Streams, store: cfg.Store, spillDir: cfg.SpillDir}
 }
 
 // NewID makes a session id that sorts by creation time.

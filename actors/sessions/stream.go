@@ -2,11 +2,13 @@ package sessions
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
+	"github.com/troupehq/troupe/actors/spawner"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -28,7 +30,11 @@ type Stream struct {
 // Stream subscribes to session id from seq from (or live only).
 func (c *Client) Stream(ctx context.Context, id string, from int64, liveOnly bool) (*Stream, error) {
 	s := &Stream{client: c, id: id, notify: make(chan struct{}, 1)}
-	s.pid = c.root.Spawn(actor.PropsFromFunc(s.receive))
+	pid, err := spawner.Spawn(c.root, c.streams, actor.PropsFromFunc(s.receive), "")
+	if err != nil {
+		return nil, fmt.Errorf("stream session %s: %w", id, err)
+	}
+	s.pid = pid
 	sub, err := c.Subscribe(ctx, id, from, liveOnly, s.pid)
 	if err != nil {
 		c.root.Stop(s.pid)

@@ -54,7 +54,7 @@ func agentRunCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup}, fs.Arg(0), fs.Args()[1:],
+	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup, Runs: rt.Spawner(actors.SpawnerAgentRuns)}, fs.Arg(0), fs.Args()[1:],
 		agentRunFlags{json: *asJSON, cwd: *cwd, limit: *limit}, stdin, stdout, stderr)
 	if err := shutdown(rt); err != nil {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
@@ -101,7 +101,7 @@ func runAgentOnce(ctx context.Context, host agent.Host, path string, args []stri
 			return strings.TrimRight(line, "\r\n")
 		}
 	}
-	res, err := agent.Run(ctx, host.Root, opts)
+	res, err := agent.Run(ctx, host, opts)
 	mu.Lock()
 	defer mu.Unlock()
 	code := 0

@@ -18,6 +18,6 @@ func daemonMCP(rt *actors.Runtime, eng *engine.Engine, sup *actor.PID, settings 
 	return mcp.New(mcp.Config{
 		Sessions: rt.Sessions, Models: eng.Models(), Settings: settings, DefaultCwd: cwd, Transport: "http",
 		Version: currentVersion(), Log: log,
-		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log},
+		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log},
 	})
 }

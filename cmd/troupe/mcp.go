@@ -85,7 +85,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	srv := mcp.New(mcp.Config{
 		Sessions: rt.Sessions, Models: eng.Models(), Settings: settings, DefaultCwd: cwd, Transport: "stdio",
 		Version: currentVersion(), Log: log,
-		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log},
+		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log},
 	})
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()

@@ -46,7 +46,7 @@ func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	b := &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log, MaxLine: *maxLine, Trace: stderr}
+	b := &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log, MaxLine: *maxLine, Trace: stderr}
 	served := make(chan error, 1)
 	// Serve returns at EOF once every request is answered; a signal ends
 	// the command without waiting for stdin, which may never close.

@@ -73,7 +73,7 @@ func agentRun(ctx context.Context, b *Bridge, raw json.RawMessage, emit func(str
 	if p.TimeoutMS < 0 {
 		return nil, badParams("params.timeout_ms must not be negative, not %d", p.TimeoutMS)
 	}
-	host := agent.Host{Home: b.Home, Root: b.Root, Servers: b.Servers}
+	host := agent.Host{Home: b.Home, Root: b.Root, Servers: b.Servers, Runs: b.AgentRuns}
 	opts, err := host.Prepare(ctx, p.Path, p.Args, p.Cwd)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func agentRun(ctx context.Context, b *Bridge, raw json.RawMessage, emit func(str
 		}
 		emit(e.Kind, e.Data)
 	}
-	res, err := agent.Run(ctx, b.Root, opts)
+	res, err := agent.Run(ctx, host, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,10 @@ type Bridge struct {
 	Home    string             // $TROUPE_HOME: configs/, models/, llama.yml
 	Root    *actor.RootContext // asks the servers supervisor
 	Servers *actor.PID
-	Log     *slog.Logger
-	MaxLine int // 0: stdio.DefaultMaxLine
+	// AgentRuns is where agent.run's runs start (actors.SpawnerAgentRuns).
+	AgentRuns *actor.PID
+	Log       *slog.Logger
+	MaxLine   int // 0: stdio.DefaultMaxLine
 	// Trace gets agent runs' TROUPE_TRACE lines (stderr); nil: dropped.
 	Trace io.Writer
 }

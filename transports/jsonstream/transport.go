@@ -103,7 +103,7 @@ func (t *transport) log(ctx actor.Context) *slog.Logger {
 // from the store, follows it.
 func (t *transport) start(ctx actor.Context) {
 	t.lines = &stdio.Queue{}
-	t.writer = ctx.Spawn(stdio.QueueWriterProps(t.cfg.Out, t.lines))
+	t.writer = ctx.SpawnPrefix(stdio.QueueWriterProps(t.cfg.Out, t.lines), "writer")
 	transports.Writes(ctx, t.writer)
 	t.write(ctx, NewReady(t.cfg.SessionID, t.cfg.Mode))
 	t.async(ctx).Subscribe(t.cfg.SessionID, t.cfg.From, false, func(s sessions.Subscribed, err error) {

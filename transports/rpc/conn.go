@@ -112,7 +112,7 @@ func (c *conn) start(ctx actor.Context) {
 	root, self := c.root, c.self
 	c.out = &meter{w: c.cfg.Out, wake: func() { root.Send(self, &drained{}) }}
 	c.lines = &stdio.Queue{}
-	c.writer = ctx.Spawn(stdio.QueueWriterProps(c.out, c.lines))
+	c.writer = ctx.SpawnPrefix(stdio.QueueWriterProps(c.out, c.lines), "writer")
 	transports.Writes(ctx, c.writer)
 	c.cur = c.newSess(c.cfg.SessionID, c.cfg.SessionID != "")
 	if c.cur.exists {

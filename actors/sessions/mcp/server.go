@@ -125,7 +125,7 @@ func (s *server) start(ctx actor.Context) {
 	c.onToolsChanged = func() { root.Send(self, &toolsChanged{conn: c}) }
 	s.conn, s.ready, s.listGen = c, false, 0
 	if s.dial == nil && s.cfg.Validate() == nil && s.cfg.Transport() == TransportStdio {
-		c.proc = ctx.Spawn(process.Props(c.processSpec(), ctx.Self()))
+		c.proc = ctx.SpawnPrefix(process.Props(c.processSpec(), ctx.Self()), "process")
 		return
 	}
 	s.connect(ctx, c)

@@ -185,7 +185,7 @@ func (t *turn) reviewPending(ctx actor.Context, by string) {
 type SetMode struct{ Mode string }
 
 func (t *turn) spawnCall(ctx actor.Context, c call) {
-	t.running = ctx.Spawn(toolcall.Props(c.id, c.tool, t.toolCall(c), true))
+	t.running = ctx.SpawnPrefix(toolcall.Props(c.id, c.tool, t.toolCall(c), true), "call")
 	ctx.Watch(t.running)
 }
 

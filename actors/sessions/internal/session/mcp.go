@@ -50,7 +50,7 @@ func (s *session) startMCP(ctx actor.Context) {
 		if err != nil {
 			// The name is still taken (a predecessor's child on its way
 			// out): it only costs the restart on a crash.
-			pid = ctx.Spawn(props)
+			pid = ctx.SpawnPrefix(props, mcpChildPrefix)
 		}
 		s.mcp.pids = append(s.mcp.pids, pid)
 		s.mcp.waiting++

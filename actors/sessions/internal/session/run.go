@@ -257,7 +257,7 @@ func (s *session) startRun(ctx actor.Context, runID string) {
 }
 
 func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
-	s.turnPID = ctx.Spawn(run.Props(s.turnConfig(ctx, runID, startStep)))
+	s.turnPID = ctx.SpawnPrefix(run.Props(s.turnConfig(ctx, runID, startStep)), "run")
 	s.turnRun = runID
 }
 
@@ -276,7 +276,7 @@ func (s *session) compact(ctx actor.Context, sender *actor.PID, instructions str
 	cfg := s.turnConfig(ctx, s.cfg.Engine.NewID("compact"), 0)
 	cfg.CompactOnly, cfg.Instructions = true, instructions
 	s.compactTo = sender
-	s.turnPID = ctx.Spawn(run.Props(cfg))
+	s.turnPID = ctx.SpawnPrefix(run.Props(cfg), "run")
 	s.turnRun = cfg.RunID
 }
 
@@ -320,10 +320,10 @@ func (s *session) ensureQueue(ctx actor.Context) {
 	if s.cfg.Engine == nil || s.queuePID != nil || !s.f.st.Created || s.recovering {
 		return
 	}
-	s.queuePID = ctx.Spawn(queue.Props(queue.Config{
+	s.queuePID = ctx.SpawnPrefix(queue.Props(queue.Config{
 		Session: ctx.Self(), State: s.f.queue.Clone(),
 		Steering: lo.FromPtr(s.f.st.Settings.SteeringMode), FollowUp: lo.FromPtr(s.f.st.Settings.FollowUpMode),
-	}))
+	}), "queue")
 }
 
 // maxResumes bounds how often a restart resumes one run: a run whose

@@ -25,9 +25,9 @@ func (s *session) subscribe(ctx actor.Context, sender *actor.PID, m *Subscribe) 
 	}
 	// The subscription is registered in the same Receive that fixes
 	// ReplayTo, so every later commit reaches it: no gap, no duplicate.
-	sub := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
+	sub := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor {
 		return &subscription{store: s.cfg.Store, sessionID: s.cfg.ID, target: m.Target, next: from, replayTo: s.committed}
-	}))
+	}), "subscription")
 	s.subs[sub.Id] = sub
 	if m.Weak {
 		s.weak[sub.Id] = true
