@@ -19,7 +19,7 @@ var permissionOptions = []event.PermissionOption{
 	{OptionID: "reject_once", Name: "Reject", Kind: "reject_once"},
 }
 
-func (t *turn) lookup(name string) tools.Tool {
+func (t *run) lookup(name string) tools.Tool {
 	for _, tl := range t.tools {
 		if strings.EqualFold(tl.Name(), name) {
 			return tl
@@ -28,7 +28,7 @@ func (t *turn) lookup(name string) tools.Tool {
 	return nil
 }
 
-func (t *turn) toolCall(c call) tools.Call {
+func (t *run) toolCall(c call) tools.Call {
 	call := tools.Call{Cwd: t.cfg.Cwd, AllowedDirs: t.cfg.AllowedDirs, Args: []byte(c.args), SpillDir: t.cfg.SpillDir}
 	if t.cfg.Marker != nil {
 		call.Marker = t.cfg.Marker(c.id)
@@ -39,7 +39,7 @@ func (t *turn) toolCall(c call) tools.Call {
 // prepareCalls looks at every call of the step before any runs: each that
 // needs approval is announced now, so a client can decide them all, in any
 // order, while the calls still run one at a time, in order.
-func (t *turn) prepareCalls(ctx actor.Context) {
+func (t *run) prepareCalls(ctx actor.Context) {
 	for i := range t.calls {
 		c := &t.calls[i]
 		c.tool = t.lookup(c.name)
@@ -66,7 +66,7 @@ func (t *turn) prepareCalls(ctx actor.Context) {
 
 // runNextCall executes the step's calls one at a time, in order, so that a
 // steer can skip the rest at each boundary.
-func (t *turn) runNextCall(ctx actor.Context) {
+func (t *run) runNextCall(ctx actor.Context) {
 	t.phase = phaseTools
 	if t.callIdx >= len(t.calls) {
 		t.nextStep(ctx, "")
@@ -90,16 +90,16 @@ func (t *turn) runNextCall(ctx actor.Context) {
 	}
 }
 
-func (t *turn) failCall(ctx actor.Context, c *call, out string) {
+func (t *run) failCall(ctx actor.Context, c *call, out string) {
 	t.emitStarted(ctx, c, false)
 	t.completeCall(ctx, c, event.ToolError, out, tools.Result{}, 0)
 	t.afterCall(ctx)
 }
 
 // inspect asks the tool for its category and the policy whether the call
-// needs approval. Both run tool code (Category, Touches) on the turn's
-// mailbox, so a panic there fails this call instead of the turn.
-func (t *turn) inspect(ctx actor.Context, c *call) (needs bool) {
+// needs approval. Both run tool code (Category, Touches) on the run's
+// mailbox, so a panic there fails this call instead of the run.
+func (t *run) inspect(ctx actor.Context, c *call) (needs bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			t.log.Error("tool panicked", "tool", c.name, "tool_call", c.id, "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
@@ -112,7 +112,7 @@ func (t *turn) inspect(ctx actor.Context, c *call) (needs bool) {
 }
 
 // emitStarted writes tool.started once per call.
-func (t *turn) emitStarted(ctx actor.Context, c *call, awaiting bool) {
+func (t *run) emitStarted(ctx actor.Context, c *call, awaiting bool) {
 	if c.started {
 		return
 	}
@@ -124,7 +124,7 @@ func (t *turn) emitStarted(ctx actor.Context, c *call, awaiting bool) {
 }
 
 // decide applies a client's decision on any pending request of the step.
-func (t *turn) decide(ctx actor.Context, d *Decide) error {
+func (t *run) decide(ctx actor.Context, d *Decide) error {
 	for i := t.callIdx; i < len(t.calls); i++ {
 		c := &t.calls[i]
 		if c.id != d.ToolCallID || c.approval != approvalPending || t.phase == phaseEnded {
@@ -143,7 +143,7 @@ func (t *turn) decide(ctx actor.Context, d *Decide) error {
 }
 
 // record records a decision; the call runs (or fails) when its turn comes.
-func (t *turn) record(ctx actor.Context, c *call, d *Decide) {
+func (t *run) record(ctx actor.Context, c *call, d *Decide) {
 	outcome := event.PermissionAllowed
 	c.approval = approvalAllowed
 	if !d.Allow {
@@ -161,7 +161,7 @@ func (t *turn) record(ctx actor.Context, c *call, d *Decide) {
 // allowAlways adds a category to the allow-list and lets the step's other
 // pending calls of it through, unless they still need asking (a write
 // outside the session's directories).
-func (t *turn) allowAlways(ctx actor.Context, category string) {
+func (t *run) allowAlways(ctx actor.Context, category string) {
 	t.policy.Allowed[category] = true
 	ctx.Send(t.cfg.Session, &AllowCategory{Category: category})
 	t.reviewPending(ctx, "allow_list")
@@ -169,7 +169,7 @@ func (t *turn) allowAlways(ctx actor.Context, category string) {
 
 // reviewPending allows the pending calls the current policy no longer asks
 // about (after an allow-always, or a mode change).
-func (t *turn) reviewPending(ctx actor.Context, by string) {
+func (t *run) reviewPending(ctx actor.Context, by string) {
 	for i := t.callIdx; i < len(t.calls); i++ {
 		c := &t.calls[i]
 		if c.approval == approvalPending && !t.policy.needsApproval(c.tool, t.toolCall(*c)) {
@@ -181,15 +181,15 @@ func (t *turn) reviewPending(ctx actor.Context, by string) {
 	}
 }
 
-// SetMode changes the approval mode of the running turn.
+// SetMode changes the approval mode of the run in progress.
 type SetMode struct{ Mode string }
 
-func (t *turn) spawnCall(ctx actor.Context, c call) {
+func (t *run) spawnCall(ctx actor.Context, c call) {
 	t.running = ctx.SpawnPrefix(toolcall.Props(c.id, c.tool, t.toolCall(c), true), "call")
 	ctx.Watch(t.running)
 }
 
-func (t *turn) onToolDone(ctx actor.Context, d *toolcall.Done) {
+func (t *run) onToolDone(ctx actor.Context, d *toolcall.Done) {
 	if t.callIdx >= len(t.calls) || t.calls[t.callIdx].id != d.ToolCallID {
 		return
 	}
@@ -218,14 +218,14 @@ func (t *turn) onToolDone(ctx actor.Context, d *toolcall.Done) {
 }
 
 // afterCall is a tool boundary: a queued steer is delivered here.
-func (t *turn) afterCall(ctx actor.Context) {
+func (t *run) afterCall(ctx actor.Context) {
 	t.callIdx++
 	t.askQueue(ctx, true)
 }
 
 // closeCall ends a call that will not run (cancel, steer): its pending
 // request is resolved and it gets its one tool.completed.
-func (t *turn) closeCall(ctx actor.Context, c *call, status, out string) {
+func (t *run) closeCall(ctx actor.Context, c *call, status, out string) {
 	if c.answered {
 		return
 	}
@@ -240,7 +240,7 @@ func (t *turn) closeCall(ctx actor.Context, c *call, status, out string) {
 	t.completeCall(ctx, c, status, out, tools.Result{}, 0)
 }
 
-func (t *turn) completeCall(ctx actor.Context, c *call, status, out string, r tools.Result, took time.Duration) {
+func (t *run) completeCall(ctx actor.Context, c *call, status, out string, r tools.Result, took time.Duration) {
 	c.answered = true
 	meta := map[string]string{}
 	for k, v := range r.Metadata {
@@ -256,7 +256,7 @@ func (t *turn) completeCall(ctx actor.Context, c *call, status, out string, r to
 }
 
 // onTerminated: a tool-call actor that stopped without a result crashed.
-func (t *turn) onTerminated(ctx actor.Context, who *actor.PID) {
+func (t *run) onTerminated(ctx actor.Context, who *actor.PID) {
 	if t.running == nil || !t.running.Equal(who) || t.callIdx >= len(t.calls) {
 		return
 	}

@@ -27,7 +27,7 @@ type compactionDone struct {
 	err     error
 }
 
-// after says what the turn does once a compaction ends.
+// after says what the run does once a compaction ends.
 type afterCompaction int
 
 const (
@@ -38,7 +38,7 @@ const (
 
 // needsCompaction: the context so far (calibrated by the last reported
 // usage) leaves less than the reserve of the model's window.
-func (t *turn) needsCompaction() bool {
+func (t *run) needsCompaction() bool {
 	if !t.cfg.Compaction.Enabled || t.cfg.ContextWindow <= 0 {
 		return false
 	}
@@ -52,7 +52,7 @@ func (t *turn) needsCompaction() bool {
 
 // startCompaction summarises the older part of the conversation off the
 // mailbox. It reports false when there is nothing to compact.
-func (t *turn) startCompaction(ctx actor.Context, reason, instructions string, then afterCompaction) bool {
+func (t *run) startCompaction(ctx actor.Context, reason, instructions string, then afterCompaction) bool {
 	entries := t.conv.Entries()
 	previous := ""
 	if len(entries) > 0 && strings.HasPrefix(entries[0].ID, "summary-") {
@@ -88,7 +88,7 @@ func (t *turn) startCompaction(ctx actor.Context, reason, instructions string, t
 	return true
 }
 
-func (t *turn) onCompactionDone(ctx actor.Context, m *compactionDone) {
+func (t *run) onCompactionDone(ctx actor.Context, m *compactionDone) {
 	if t.phase != phaseCompacting {
 		return
 	}

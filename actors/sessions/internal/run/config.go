@@ -44,7 +44,7 @@ type Config struct {
 	ExtraTools func() []tools.Tool
 	Policy     Policy
 	// Conversation is the history so far, the run's prompt included; the
-	// turn extends its own copy.
+	// run extends its own copy.
 	Conversation *conversation.Conversation
 	MaxSteps     int // default 50
 	StartStep    int // steps already taken (a resumed run)
@@ -54,7 +54,7 @@ type Config struct {
 	// window from Resolve wins).
 	ContextWindow int
 	Compaction    compaction.Settings
-	// CompactOnly makes this turn a manual compaction: no prompt, no run
+	// CompactOnly makes this run a manual compaction: no prompt, no run
 	// events, just compaction.started/ended and a *Compacted to the session.
 	CompactOnly  bool
 	Instructions string
@@ -66,7 +66,7 @@ type Config struct {
 	// (tools.Call.Marker), from the call's id.
 	Marker func(toolCallID string) string
 	NewID  func(prefix string) string
-	// Dispatcher runs the turn's mailbox; nil is protoactor's default.
+	// Dispatcher runs the run's mailbox; nil is protoactor's default.
 	Dispatcher actor.Dispatcher
 }
 
@@ -88,7 +88,7 @@ func (c *Config) defaults() {
 	}
 }
 
-// Props builds the turn actor for one run.
+// Props builds the run actor for one run.
 func Props(cfg Config) *actor.Props {
 	cfg.defaults()
 	opts := []actor.PropsOption{actor.WithSupervisor(actor.NewOneForOneStrategy(0, time.Second, func(any) actor.Directive {
@@ -98,5 +98,5 @@ func Props(cfg Config) *actor.Props {
 	if cfg.Dispatcher != nil {
 		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &turn{cfg: cfg} }, opts...)
+	return actor.PropsFromProducer(func() actor.Actor { return &run{cfg: cfg} }, opts...)
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
-// Emit asks the session to append events, in order. Token names the turn
-// that sent it: a message from a turn that has since been stopped (still in
+// Emit asks the session to append events, in order. Token names the run
+// that sent it: a message from a run that has since been stopped (still in
 // the mailbox across a restart) must not reach the log.
 type Emit struct {
 	RunID  string

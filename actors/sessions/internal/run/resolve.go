@@ -8,7 +8,7 @@ import (
 	"github.com/troupehq/troupe/runtime/llm"
 )
 
-// Model is what a resolved model selection gives the turn.
+// Model is what a resolved model selection gives the run.
 type Model struct {
 	Provider  llm.Provider
 	ID        string
@@ -22,7 +22,7 @@ type Model struct {
 
 // Resolver picks the provider and model for a run. It may do I/O (reading
 // models.yml, asking llama-server's /props whether it supports tool calls),
-// so the turn calls it off its mailbox.
+// so the run calls it off its mailbox.
 type Resolver func(ctx context.Context) (Model, error)
 
 type resolved struct {
@@ -30,9 +30,9 @@ type resolved struct {
 	err   error
 }
 
-// resolve runs the resolver in a goroutine the turn owns (it ends on its
-// own or when the turn stops) and reports back.
-func (t *turn) resolve(ctx actor.Context) {
+// resolve runs the resolver in a goroutine the run owns (it ends on its
+// own or when the run stops) and reports back.
+func (t *run) resolve(ctx actor.Context) {
 	if t.cfg.Resolve == nil {
 		t.begin(ctx)
 		return
@@ -46,7 +46,7 @@ func (t *turn) resolve(ctx actor.Context) {
 	}()
 }
 
-func (t *turn) onResolved(ctx actor.Context, m *resolved) {
+func (t *run) onResolved(ctx actor.Context, m *resolved) {
 	t.cancelStream = nil
 	if t.cancelled {
 		t.end(ctx, event.StopCancelled, t.cancelReason)
@@ -75,7 +75,7 @@ func (t *turn) onResolved(ctx actor.Context, m *resolved) {
 }
 
 // begin starts the run proper, or the manual compaction it exists for.
-func (t *turn) begin(ctx actor.Context) {
+func (t *run) begin(ctx actor.Context) {
 	if !t.cfg.CompactOnly {
 		t.nextStep(ctx, t.pendingInstruction)
 		return
@@ -86,7 +86,7 @@ func (t *turn) begin(ctx actor.Context) {
 	}
 }
 
-// Reconfigure reaches a running turn when the session's settings change:
+// Reconfigure reaches a run in progress when the session's settings change:
 // with Resolve, the model is resolved again before the next LLM call (the
 // provider, model or thinking level changed); with AutoRetry, automatic
 // retries follow it from the next failure.
@@ -95,7 +95,7 @@ type Reconfigure struct {
 	AutoRetry *bool
 }
 
-func (t *turn) reconfigure(m *Reconfigure) {
+func (t *run) reconfigure(m *Reconfigure) {
 	if m.AutoRetry != nil {
 		t.cfg.Retry.Enabled = *m.AutoRetry
 	}
@@ -106,7 +106,7 @@ func (t *turn) reconfigure(m *Reconfigure) {
 
 // resolveAgain resolves the new model before the step nextStep was about
 // to start; onResolved comes back to it.
-func (t *turn) resolveAgain(ctx actor.Context, instruction string) {
+func (t *run) resolveAgain(ctx actor.Context, instruction string) {
 	t.modelStale = false
 	t.pendingInstruction = instruction
 	t.phase = phaseResolving

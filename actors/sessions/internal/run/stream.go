@@ -16,7 +16,7 @@ import (
 const finalAnswerRequest = tooltext.FinalAnswerRequest
 
 // request builds the LLM request for the current step.
-func (t *turn) request() llm.Request {
+func (t *run) request() llm.Request {
 	msgs := t.conv.Messages()
 	system := t.cfg.SystemPrompt
 	var defs []llm.ToolDef
@@ -42,11 +42,11 @@ func (t *turn) request() llm.Request {
 	}
 }
 
-// startStream runs the provider call in a goroutine owned by the turn
+// startStream runs the provider call in a goroutine owned by the run
 // (cancelStream ends it; it always ends by sending streamDone). Deltas go
 // straight to the session: nothing else is emitted while a stream runs, so
-// the order holds, and the turn's mailbox stays out of the hot path.
-func (t *turn) startStream(ctx actor.Context) {
+// the order holds, and the run's mailbox stays out of the hot path.
+func (t *run) startStream(ctx actor.Context) {
 	t.phase = phaseStreaming
 	sctx, cancel := context.WithCancel(context.Background())
 	t.cancelStream = cancel
@@ -117,7 +117,7 @@ func (s *streamer) send(channel, text, toolID, toolName string) {
 	s.root.Send(s.session, &Emit{RunID: s.runID, Token: s.token, Events: []event.Draft{{Kind: event.MessageDelta, Payload: b}}})
 }
 
-func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
+func (t *run) onStreamDone(ctx actor.Context, m *streamDone) {
 	if t.phase != phaseStreaming || m.attempt != t.attempt {
 		return
 	}
@@ -152,7 +152,7 @@ func (t *turn) onStreamDone(ctx actor.Context, m *streamDone) {
 
 var emptyParse tooltext.Result
 
-func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
+func (t *run) streamFailed(ctx actor.Context, m *streamDone) {
 	if llm.IsContextOverflow(m.err) && !t.overflowCompacted {
 		t.overflowCompacted = true
 		if t.startCompaction(ctx, event.CompactionOverflow, "", thenRetryStream) {
@@ -183,7 +183,7 @@ func (t *turn) streamFailed(ctx actor.Context, m *streamDone) {
 // completeMessage records the step's assistant message (partial when the
 // stream was cut) and returns the calls it asked for: native calls first,
 // then text blocks, then malformed blocks reported back as failed calls.
-func (t *turn) completeMessage(ctx actor.Context, resp *llm.Response, parsed tooltext.Result, usage *llm.Usage) []call {
+func (t *run) completeMessage(ctx actor.Context, resp *llm.Response, parsed tooltext.Result, usage *llm.Usage) []call {
 	var msg llm.Message
 	var finish llm.FinishReason
 	if resp != nil {
@@ -235,7 +235,7 @@ func joinNonEmpty(a, b string) string {
 
 // refreshTools takes the tools offered from now on: the configured ones
 // and ExtraTools as they are at this step's start.
-func (t *turn) refreshTools() {
+func (t *run) refreshTools() {
 	t.tools = t.cfg.Tools
 	if t.cfg.ExtraTools != nil {
 		t.tools = append(slices.Clip(t.cfg.Tools), t.cfg.ExtraTools()...)

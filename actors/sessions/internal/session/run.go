@@ -117,8 +117,8 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 	case *CancelRun:
 		reply := &CancelRunReply{RunID: s.turnRun, Running: s.turnRun != "", Queued: s.f.st.Queued}
 		switch {
-		case s.turnPID != nil:
-			ctx.Send(s.turnPID, &run.Cancel{Reason: m.Reason})
+		case s.runPID != nil:
+			ctx.Send(s.runPID, &run.Cancel{Reason: m.Reason})
 		case s.mcp.deferred != "":
 			s.cancelDeferred(ctx, m.Reason)
 		case s.resuming != "":
@@ -131,7 +131,7 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 		s.toTurn(ctx, sender, &m.Decide)
 	case *AbortRetry:
 		s.toTurn(ctx, sender, &run.AbortRetry{})
-		if s.turnPID != nil {
+		if s.runPID != nil {
 			s.reply(ctx, sender, &run.DecideResult{})
 		}
 	case *ChangeSettings:
@@ -159,15 +159,15 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 }
 
 func (s *session) toTurn(ctx actor.Context, sender *actor.PID, msg any) {
-	if s.turnPID == nil {
+	if s.runPID == nil {
 		s.reply(ctx, sender, &run.DecideResult{Err: ErrNoRun})
 		return
 	}
 	if _, isDecide := msg.(*run.Decide); isDecide {
-		ctx.RequestWithCustomSender(s.turnPID, msg, sender)
+		ctx.RequestWithCustomSender(s.runPID, msg, sender)
 		return
 	}
-	ctx.Send(s.turnPID, msg)
+	ctx.Send(s.runPID, msg)
 }
 
 func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event.Settings) {
@@ -177,11 +177,11 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 		return
 	}
 	s.commit(ctx, []event.Draft{d}, sender, nil)
-	if s.turnPID != nil && set.ApprovalMode != nil {
-		ctx.Send(s.turnPID, &run.SetMode{Mode: *set.ApprovalMode})
+	if s.runPID != nil && set.ApprovalMode != nil {
+		ctx.Send(s.runPID, &run.SetMode{Mode: *set.ApprovalMode})
 	}
-	if re := s.reconfigure(set); s.turnPID != nil && re != nil {
-		ctx.Send(s.turnPID, re)
+	if re := s.reconfigure(set); s.runPID != nil && re != nil {
+		ctx.Send(s.runPID, re)
 	}
 	if s.queuePID != nil && (set.SteeringMode != nil || set.FollowUpMode != nil) {
 		ctx.Send(s.queuePID, &queue.SetModes{Steering: lo.FromPtr(set.SteeringMode), FollowUp: lo.FromPtr(set.FollowUpMode)})
@@ -205,9 +205,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 			}
 		}
 	case *run.Finished:
-		if m.Token == s.turnToken && s.turnPID != nil {
-			ctx.Stop(s.turnPID)
-			s.turnPID, s.turnRun = nil, ""
+		if m.Token == s.turnToken && s.runPID != nil {
+			ctx.Stop(s.runPID)
+			s.runPID, s.turnRun = nil, ""
 			s.tellRunEnded(ctx, m.RunID)
 			s.runEndTold = ""
 			if next := s.pendingStart; next != "" {
@@ -232,8 +232,8 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	case *queue.StartRun:
 		s.startRun(ctx, m.MessageID)
 	case *queue.CancelRun:
-		if s.turnPID != nil && s.turnRun == m.RunID {
-			ctx.Send(s.turnPID, &run.Cancel{Reason: m.Reason})
+		if s.runPID != nil && s.turnRun == m.RunID {
+			ctx.Send(s.runPID, &run.Cancel{Reason: m.Reason})
 		}
 	default:
 		return false
@@ -257,7 +257,7 @@ func (s *session) startRun(ctx actor.Context, runID string) {
 }
 
 func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
-	s.turnPID = ctx.SpawnPrefix(run.Props(s.turnConfig(ctx, runID, startStep)), "run")
+	s.runPID = ctx.SpawnPrefix(run.Props(s.runConfig(ctx, runID, startStep)), "run")
 	s.turnRun = runID
 }
 
@@ -273,14 +273,14 @@ func (s *session) compact(ctx actor.Context, sender *actor.PID, instructions str
 		s.reply(ctx, sender, &CompactReply{Err: ErrBusy})
 		return
 	}
-	cfg := s.turnConfig(ctx, s.cfg.Engine.NewID("compact"), 0)
+	cfg := s.runConfig(ctx, s.cfg.Engine.NewID("compact"), 0)
 	cfg.CompactOnly, cfg.Instructions = true, instructions
 	s.compactTo = sender
-	s.turnPID = ctx.SpawnPrefix(run.Props(cfg), "run")
+	s.runPID = ctx.SpawnPrefix(run.Props(cfg), "run")
 	s.turnRun = cfg.RunID
 }
 
-func (s *session) turnConfig(ctx actor.Context, runID string, startStep int) run.Config {
+func (s *session) runConfig(ctx actor.Context, runID string, startStep int) run.Config {
 	eng := s.cfg.Engine
 	st := s.f.st
 	allowed := map[string]bool{}

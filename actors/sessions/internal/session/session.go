@@ -112,7 +112,7 @@ type session struct {
 	handled uint64
 
 	queuePID  *actor.PID
-	turnPID   *actor.PID
+	runPID   *actor.PID
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
 	stopping  bool
@@ -659,12 +659,12 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 func (s *session) fail(ctx actor.Context, reason string) {
 	s.log.Error("session failed", "reason", reason)
 	s.failed, s.failReason = true, reason
-	for _, pid := range []*actor.PID{s.turnPID, s.queuePID} {
+	for _, pid := range []*actor.PID{s.runPID, s.queuePID} {
 		if pid != nil {
 			ctx.Stop(pid)
 		}
 	}
-	s.turnPID, s.turnRun, s.queuePID, s.resuming = nil, "", nil, ""
+	s.runPID, s.turnRun, s.queuePID, s.resuming = nil, "", nil, ""
 	s.flush(ctx)
 	ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
 		SessionID: s.cfg.ID, Status: persistence.StatusFailed, Reason: reason,
@@ -750,9 +750,9 @@ func (s *session) childStopped(ctx actor.Context, who *actor.PID) {
 	case s.queuePID != nil && who.Equal(s.queuePID):
 		s.queuePID = nil
 		s.ensureQueue(ctx)
-	case s.turnPID != nil && who.Equal(s.turnPID):
+	case s.runPID != nil && who.Equal(s.runPID):
 		run := s.turnRun
-		s.turnPID, s.turnRun = nil, ""
+		s.runPID, s.turnRun = nil, ""
 		if s.f.run.runID == run {
 			// The turn died without ending its run: close it as a crash would.
 			s.closeInterrupted(ctx)

@@ -56,7 +56,7 @@ const (
 	approvalDenied
 )
 
-type turn struct {
+type run struct {
 	cfg   Config
 	tools []tools.Tool // this step's: cfg.Tools and ExtraTools as the step began
 	log   *slog.Logger
@@ -95,7 +95,7 @@ type turn struct {
 	pendingInstruction string
 }
 
-func (t *turn) Receive(ctx actor.Context) {
+func (t *run) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		t.log = actorlog.For(ctx, "session", t.cfg.SessionID, "run", t.cfg.RunID)
@@ -154,9 +154,9 @@ func (t *turn) Receive(ctx actor.Context) {
 	}
 }
 
-// emit sends one event to the session and folds it into the turn's own
-// conversation, so the turn's view is exactly what a replay would rebuild.
-func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
+// emit sends one event to the session and folds it into the run's own
+// conversation, so the run's view is exactly what a replay would rebuild.
+func (t *run) emit(ctx actor.Context, kind event.Kind, payload any) {
 	d, err := event.NewDraft(kind, payload)
 	if err != nil {
 		t.log.Error("event not emitted", "kind", kind, "error", err)
@@ -176,7 +176,7 @@ func (t *turn) emit(ctx actor.Context, kind event.Kind, payload any) {
 
 // nextStep starts one LLM call. Past MaxSteps the model is asked once,
 // without tools, for its final answer.
-func (t *turn) nextStep(ctx actor.Context, instruction string) {
+func (t *run) nextStep(ctx actor.Context, instruction string) {
 	if t.modelStale {
 		t.resolveAgain(ctx, instruction)
 		return
@@ -207,7 +207,7 @@ func (t *turn) nextStep(ctx actor.Context, instruction string) {
 	t.startStream(ctx)
 }
 
-func (t *turn) end(ctx actor.Context, stop, errMsg string) {
+func (t *run) end(ctx actor.Context, stop, errMsg string) {
 	if t.phase == phaseEnded {
 		return
 	}
@@ -234,13 +234,13 @@ const cancelledOutput = "Tool call cancelled: the run was aborted."
 
 // closeCalls answers every call of the step that has no result yet, so the
 // history never holds a tool call without its result (servers reject it).
-func (t *turn) closeCalls(ctx actor.Context) {
+func (t *run) closeCalls(ctx actor.Context) {
 	for i := range t.calls {
 		t.closeCall(ctx, &t.calls[i], event.ToolCancelled, cancelledOutput)
 	}
 }
 
-func (t *turn) cancel(ctx actor.Context, reason string) {
+func (t *run) cancel(ctx actor.Context, reason string) {
 	if t.cancelled || t.phase == phaseEnded {
 		return
 	}
@@ -267,7 +267,7 @@ func (t *turn) cancel(ctx actor.Context, reason string) {
 	}
 }
 
-func (t *turn) onMessages(ctx actor.Context, m *queue.Messages) {
+func (t *run) onMessages(ctx actor.Context, m *queue.Messages) {
 	if t.cancelled || t.phase == phaseEnded {
 		if len(m.IDs) > 0 && t.cfg.Queue != nil {
 			ctx.Send(t.cfg.Queue, &queue.Returned{Messages: *m})
@@ -290,15 +290,15 @@ func (t *turn) onMessages(ctx actor.Context, m *queue.Messages) {
 		t.callIdx = len(t.calls)
 	}
 	for i, id := range m.IDs {
-		// The turn's copy of the history has not seen this prompt queued.
+		// The run's copy of the history has not seen this prompt queued.
 		t.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{MessageID: id, Content: m.Contents[i], Delivery: m.Delivery})
 		t.emit(ctx, event.PromptDelivered, event.PromptDeliveredPayload{MessageID: id, RunID: t.cfg.RunID, Delivery: m.Delivery})
 	}
 	t.nextStep(ctx, "")
 }
 
-// fold applies an event to the turn's conversation without emitting it.
-func (t *turn) fold(ctx actor.Context, kind event.Kind, payload any) {
+// fold applies an event to the run's conversation without emitting it.
+func (t *run) fold(ctx actor.Context, kind event.Kind, payload any) {
 	b, err := json.Marshal(payload)
 	if err == nil {
 		err = t.conv.Apply(event.Event{Kind: kind, Payload: b})
@@ -308,7 +308,7 @@ func (t *turn) fold(ctx actor.Context, kind event.Kind, payload any) {
 	}
 }
 
-func (t *turn) naturalStop() string {
+func (t *run) naturalStop() string {
 	switch t.finish {
 	case llm.FinishLength:
 		return event.StopMaxTokens
@@ -318,7 +318,7 @@ func (t *turn) naturalStop() string {
 	return event.StopEndTurn
 }
 
-func (t *turn) askQueue(ctx actor.Context, steer bool) {
+func (t *run) askQueue(ctx actor.Context, steer bool) {
 	if steer {
 		t.phase = phaseSteerCheck
 	} else {
