@@ -54,3 +54,26 @@ func TestPackagesImportOnlyDownwards(t *testing.T) {
 		t.Fatalf("checked %d packages: go list found too few", checked)
 	}
 }
+
+// The session, its queue, its run and its tool calls are the facade's
+// insides: the compiler refuses an import of actors/sessions/internal/...
+// from outside actors/sessions; this says so where a reader looks, and
+// counts the ones inside, so a move that empties internal/ fails here.
+func TestOnlyTheFacadeReachesTheSessionsInsides(t *testing.T) {
+	const inside = module + "actors/sessions/internal/"
+	users := 0
+	for _, pkg := range testkit.GoList(t, module+"...") {
+		for _, imp := range pkg.Imports {
+			if !strings.HasPrefix(imp, inside) {
+				continue
+			}
+			if !strings.HasPrefix(pkg.ImportPath, module+"actors/sessions") {
+				t.Errorf("%s imports %s, behind the sessions facade", pkg.ImportPath, imp)
+			}
+			users++
+		}
+	}
+	if users == 0 {
+		t.Fatal("nothing imports actors/sessions/internal: go list found none, or the session moved")
+	}
+}
