@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,8 +34,8 @@ func TestDaemonStdinRingFileModeAndLongPoll(t *testing.T) {
 		t.Fatalf("info before open: %q", msg)
 	}
 	wantError(t, d.do(t, "POST", "/v1/sessions/nope/stdin/open", map[string]any{}), http.StatusNotFound)
-	wantError(t, d.do(t, "POST", "/v1/sessions/nope/stdin", map[string]any{"chunk": "x"}), http.StatusNotFound)
-	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": "x"}), http.StatusConflict)
+	wantError(t, d.do(t, "POST", "/v1/sessions/nope/stdin", map[string]any{"chunk": b64("x")}), http.StatusNotFound)
+	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": b64("x")}), http.StatusConflict)
 	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin/open", map[string]any{"mode": "tape"}), http.StatusBadRequest)
 	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin/open", `{"mode":`), http.StatusBadRequest)
 
@@ -68,14 +69,16 @@ func TestDaemonStdinRingFileModeAndLongPoll(t *testing.T) {
 	}()
 	in := stdinInput(300)
 	var wrote struct{ WriteCursor int64 }
-	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": string(in[:150])}, http.StatusOK, &wrote)
+	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": b64(string(in[:150]))}, http.StatusOK, &wrote)
 	testkit.Equal(t, wrote.WriteCursor, int64(150))
+	// Hydra's producer sends base64; anything else is refused, not stored.
+	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": "not base64!"}), http.StatusBadRequest)
 	if w := <-woken; w.WriteCursor < 150 || w.TimedOut {
 		t.Fatalf("woken: %+v", w)
 	}
-	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": string(in[150:]), "eof": true}, http.StatusOK, &wrote)
+	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": b64(string(in[150:])), "eof": true}, http.StatusOK, &wrote)
 	testkit.Equal(t, wrote.WriteCursor, int64(300))
-	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": "late"}), http.StatusConflict)
+	wantError(t, d.do(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": b64("late")}), http.StatusConflict)
 
 	var info stdinInfo
 	testkit.Equal(t, callSDKTool(t, s, "info", nil, &info), "")
@@ -100,3 +103,6 @@ func TestDaemonStdinRingFileModeAndLongPoll(t *testing.T) {
 		t.Fatalf("negative cursor: %q", msg)
 	}
 }
+
+// b64 is a stdin chunk as producers send it (Hydra's cat: base64).
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

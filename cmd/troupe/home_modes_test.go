@@ -80,7 +80,7 @@ func TestDaemonHomeIsPrivate(t *testing.T) {
 	sid := created.SessionID
 	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(c.Prompt(sid, "hi"))), "end_turn")
 	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin/open", map[string]any{"mode": "file"}, http.StatusOK, nil)
-	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": "some input"}, http.StatusOK, nil)
+	d.call(t, "POST", "/v1/sessions/"+sid+"/stdin", map[string]any{"chunk": b64("some input")}, http.StatusOK, nil)
 	d.registerPlugin(t, "extensions", "ext", nil)
 
 	cli(t, nil, "", "agent", "install", "--approve-permissions", "--home", home, filepath.Join("..", "..", "testkit", "agents", "script-report")).ok(t, "agent install")

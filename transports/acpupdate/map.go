@@ -100,7 +100,7 @@ func Delta(shown map[string]bool, d *event.MessageDeltaPayload) any {
 			return nil
 		}
 		shown[d.ToolCallID] = true
-		return &ToolCall{SessionUpdate: "tool_call", ToolCallID: d.ToolCallID, Title: d.ToolName, Kind: ToolKind(d.ToolName, ""), Status: "pending"}
+		return &ToolCall{SessionUpdate: "tool_call", ToolCallID: d.ToolCallID, Title: ToolTitle(d.ToolName), Kind: ToolKind(d.ToolName, ""), Status: "pending"}
 	}
 	return nil
 }

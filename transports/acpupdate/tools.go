@@ -2,6 +2,7 @@ package acpupdate
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -31,10 +32,21 @@ func ToolKind(name, category string) string {
 	return "other"
 }
 
+// ToolTitle is how a tool call is titled to clients: its name, and an MCP
+// server's tool (named "<server>__<tool>" for the model) in the form
+// Claude Code gives it, "mcp__<server>__<tool>", which Hydra's clients
+// match on (hydra cat approves "mcp__hydra-acp-stdin__*" unattended).
+func ToolTitle(name string) string {
+	if strings.Contains(name, "__") && !strings.HasPrefix(name, "mcp__") {
+		return "mcp__" + name
+	}
+	return name
+}
+
 // ToolState is a call's whole current state, without its sessionUpdate
 // (the toolCall of a permission request as it is).
 func ToolState(call *projection.ToolCall) *ToolCall {
-	u := &ToolCall{ToolCallID: call.ID, Title: call.Name, Kind: ToolKind(call.Name, call.Category), Status: ToolStatus(call)}
+	u := &ToolCall{ToolCallID: call.ID, Title: ToolTitle(call.Name), Kind: ToolKind(call.Name, call.Category), Status: ToolStatus(call)}
 	u.RawInput = RawInput(call.Arguments)
 	out := call.Output
 	if call.Result != nil {

@@ -50,7 +50,7 @@ func (a *attention) add(e event.Event) error {
 		for _, o := range v.Options {
 			options = append(options, map[string]string{"optionId": o.OptionID, "name": o.Name, "kind": o.Kind})
 		}
-		call := acpupdate.ToolCall{ToolCallID: v.ToolCallID, Title: v.Name, Kind: acpupdate.ToolKind(v.Name, v.Category), RawInput: acpupdate.RawInput(v.Arguments)}
+		call := acpupdate.ToolCall{ToolCallID: v.ToolCallID, Title: acpupdate.ToolTitle(v.Name), Kind: acpupdate.ToolKind(v.Name, v.Category), RawInput: acpupdate.RawInput(v.Arguments)}
 		a.pending[v.ToolCallID] = flag{Source: attentionSource, Reason: "permission", RaisedAt: e.RecordedAt.UnixMilli(),
 			Payload: map[string]any{"toolCall": call, "options": options}}
 		a.order = append(a.order, v.ToolCallID)

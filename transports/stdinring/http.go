@@ -2,6 +2,7 @@ package stdinring
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -69,7 +70,7 @@ func (h *Routes) open(w http.ResponseWriter, r *http.Request) {
 }
 
 type chunkBody struct {
-	Chunk *string `json:"chunk"`
+	Chunk *string `json:"chunk"` // base64 of the bytes
 	EOF   bool    `json:"eof"`
 }
 
@@ -93,7 +94,12 @@ func (h *Routes) append(w http.ResponseWriter, r *http.Request) {
 	}
 	var chunk []byte
 	if b.Chunk != nil {
-		chunk = []byte(*b.Chunk)
+		// Bytes travel base64-encoded, as Hydra's own producer (hydra
+		// cat --stream) sends them: stdin need not be UTF-8.
+		if chunk, err = base64.StdEncoding.DecodeString(*b.Chunk); err != nil {
+			httpjson.Error(w, http.StatusBadRequest, "chunk is not base64: "+err.Error())
+			return
+		}
 	}
 	end, err := ring.Write(chunk, b.EOF)
 	if err != nil {
