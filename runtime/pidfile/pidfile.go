@@ -1,5 +1,8 @@
 // Package pidfile is the daemon's pid file: the pid written under an
-// exclusive flock the process holds while it lives. The lock, not the
+// exclusive flock the process holds while it lives. Once the daemon
+// listens, the file says where too, as the JSON record Hydra's clients
+// discover a daemon by ({pid, host, port, loopbackPort, startedAt}); a
+// bare pid, as older troupes wrote, is still read. The lock, not the
 // pid, says whether the process runs: the kernel drops it when the
 // process dies however it dies, so a stale file (after kill -9) is told
 // from a live one without guessing from /proc, and a reused pid never
@@ -7,6 +10,7 @@
 package pidfile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,11 +54,38 @@ func Acquire(path string) (*Lock, error) {
 		f.Close()
 		return nil, fmt.Errorf("write pid file: %w", err)
 	}
-	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil { // Describe says more once it can
 		f.Close()
 		return nil, fmt.Errorf("write pid file: %w", err)
 	}
 	return &Lock{f: f, path: path}, nil
+}
+
+// Info is what the file says of a listening daemon, in Hydra's
+// discovery record's shape (hydra-acp's daemon.pid).
+type Info struct {
+	PID          int    `json:"pid"`
+	Host         string `json:"host"`         // the address it was asked to bind
+	Port         int    `json:"port"`         // the port it listens on
+	LoopbackPort int    `json:"loopbackPort"` // where a local client dials it over plain HTTP
+	StartedAt    string `json:"startedAt"`    // RFC 3339
+}
+
+// Describe rewrites the held file as info. It is written in place (the
+// lock is on this file, so it cannot be replaced by a rename).
+func (l *Lock) Describe(info Info) error {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("describe pid file: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := l.f.WriteAt(b, 0); err != nil {
+		return fmt.Errorf("describe pid file: %w", err)
+	}
+	if err := l.f.Truncate(int64(len(b))); err != nil {
+		return fmt.Errorf("describe pid file: %w", err)
+	}
+	return nil
 }
 
 // Release removes the file, then lets the lock go.
@@ -93,11 +124,20 @@ func Read(path string) (pid int, held bool, err error) {
 	}
 }
 
+// readPID reads a bare pid or a record's.
 func readPID(f *os.File) (int, error) {
-	b := make([]byte, 32)
+	b := make([]byte, 4096)
 	n, err := f.ReadAt(b, 0)
 	if n == 0 {
 		return 0, err
 	}
-	return strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	s := strings.TrimSpace(string(b[:n]))
+	if strings.HasPrefix(s, "{") {
+		var info Info
+		if err := json.Unmarshal([]byte(s), &info); err != nil {
+			return 0, fmt.Errorf("read pid file: %w", err)
+		}
+		return info.PID, nil
+	}
+	return strconv.Atoi(s)
 }

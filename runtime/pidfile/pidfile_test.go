@@ -1,6 +1,7 @@
 package pidfile
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -57,5 +58,34 @@ func TestStaleFile(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if string(b) != strconv.Itoa(os.Getpid())+"\n" {
 		t.Fatalf("pid file %q after takeover", b)
+	}
+}
+
+// Described, the file is Hydra's discovery record, still read for its pid;
+// a shorter record after a longer one leaves nothing behind.
+func TestDescribe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "daemon.pid")
+	l, err := Acquire(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	long := Info{PID: os.Getpid(), Host: "0000:0000:0000:0000:0000:0000:0000:0001", Port: 55514, LoopbackPort: 55514, StartedAt: "2026-11-27T21:00:00Z"}
+	short := Info{PID: os.Getpid(), Host: "::1", Port: 1, LoopbackPort: 1, StartedAt: "2026-11-27T21:00:00Z"}
+	for _, info := range []Info{long, short} {
+		if err := l.Describe(info); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Info
+		if err := json.Unmarshal(b, &got); err != nil || got != info {
+			t.Fatalf("file %q: %+v %v", b, got, err)
+		}
+		if pid, held, err := Read(path); pid != os.Getpid() || !held || err != nil {
+			t.Fatalf("described file: %d %v %v", pid, held, err)
+		}
 	}
 }
