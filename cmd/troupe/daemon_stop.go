@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,7 +180,7 @@ func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe daemon status: %s\n", describe(err, c))
 		return 1
 	}
-	st := daemonStatus{Running: true, URL: c.URL, PID: h.PID, StartedAt: h.StartedAt, Version: h.Version,
+	st := daemonStatus{Running: true, URL: c.URL, PID: h.PID, StartedAt: h.StartedAt, Version: cmp.Or(h.TroupeVersion, h.Version),
 		Uptime: time.Since(h.StartedAt).Round(time.Second).String()}
 	list, err := listSessions(ctx, c)
 	if err != nil {

@@ -44,10 +44,14 @@ func IsStatus(err error, status int) bool {
 // Health is GET /v1/health: the protocol's status and version, and
 // troupe's pid and start time.
 type Health struct {
-	Status    string    `json:"status"`
-	Version   string    `json:"version"`
-	PID       int       `json:"pid"`
-	StartedAt time.Time `json:"startedAt"`
+	Status  string `json:"status"`
+	Version string `json:"version"` // the Hydra release whose protocol it serves
+	// TroupeVersion is troupe's own; empty from another daemon.
+	TroupeVersion string    `json:"troupeVersion"`
+	Home          string    `json:"home"`
+	ConfigDigest  string    `json:"configDigest"`
+	PID           int       `json:"pid"`
+	StartedAt     time.Time `json:"startedAt"`
 }
 
 // Health asks /v1/health (no auth).

@@ -29,7 +29,12 @@ type Config struct {
 	Sessions *sessions.Client
 	// Models lists the configured models; nil lists none.
 	Models  sessions.Models
-	Version string
+	Version string // troupe's
+	// Home is the daemon's data home, and ConfigDigest the digest of its
+	// Hydra config.json (runtime/hydraconfig): /v1/health names both,
+	// since Hydra's clients talk only to a daemon whose home and digest
+	// match their own.
+	Home, ConfigDigest string
 	// DefaultCwd is a new session's directory when the request names none.
 	DefaultCwd string
 	// Settings are a new session's before the request's own (the daemon's
@@ -202,7 +207,20 @@ func sessionErrorText(log *slog.Logger, kind sessions.Kind, id string, err error
 // health is the protocol's status and version; troupe adds its pid and
 // start time, so `troupe daemon status` and `stop` know which process
 // answers (no auth: the daemon listens on loopback or behind TLS).
+// HydraVersion is the hydra-acp release whose protocol and clients troupe
+// serves. /v1/health's version says it: Hydra's TUI tells its user to
+// restart (that is, replace) a daemon whose version differs from its own.
+// troupe's own version is troupeVersion.
+const HydraVersion = "0.1.161"
+
 func (a *API) health(w http.ResponseWriter, _ *http.Request) {
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": a.cfg.Version, "pid": os.Getpid(),
-		"startedAt": a.started.UTC().Format(time.RFC3339Nano)})
+	h := map[string]any{"status": "ok", "version": HydraVersion, "troupeVersion": a.cfg.Version, "pid": os.Getpid(),
+		"startedAt": a.started.UTC().Format(time.RFC3339Nano)}
+	if a.cfg.Home != "" {
+		h["home"] = a.cfg.Home
+	}
+	if a.cfg.ConfigDigest != "" {
+		h["configDigest"] = a.cfg.ConfigDigest
+	}
+	httpjson.WriteJSON(w, http.StatusOK, h)
 }
