@@ -1,19 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/hydraconfig"
 	"github.com/troupehq/troupe/runtime/logfile"
 	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/pidfile"
@@ -45,7 +49,7 @@ type daemonFlags struct {
 func (f *daemonFlags) register(fs *flag.FlagSet) {
 	f.common.register(fs)
 	f.models.register(fs)
-	fs.StringVar(&f.listen, "listen", daemon.DefaultListen, "address to listen on; other than loopback needs TLS")
+	fs.StringVar(&f.listen, "listen", "", "address to listen on; other than loopback needs TLS (default: config.json's daemon.host:port, else "+daemon.DefaultListen+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&f.origins, "allow-origin", "", "comma-separated browser origins let in besides the daemon's own")
@@ -110,6 +114,21 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
+	}
+	// Hydra's clients pointed at this home read its config.json: listen
+	// where it says, and name its digest in /v1/health, or they refuse us.
+	hydra, err := hydraconfig.Read(home)
+	if err != nil {
+		log.Warn("hydra config ignored: Hydra's clients will refuse this daemon until it is fixed", "error", err)
+	}
+	listen := f.listen
+	if listen == "" && hydra.Present {
+		listen = hydra.Listen()
+	}
+	listen = cmp.Or(listen, daemon.DefaultListen)
+	digest := ""
+	if err == nil {
+		digest = hydra.Digest()
 	}
 	// Every connection costs a descriptor and the store needs its own:
 	// take all the hard limit allows.
@@ -177,6 +196,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		settings.Provider, settings.Model = nil, nil
 	}
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
+		Home: home, ConfigDigest: digest,
 		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
 		Chain:   func() []string { return pipeline.ResolveChain(nil) },
@@ -203,7 +223,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	srv, err := daemon.Listen(daemon.Options{
-		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
+		Listen: listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
 		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
 		Handlers: handlers,
 	})
@@ -227,6 +247,9 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	// shutdown is abandoned, and its connection is still there to hear it.
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
 	srv.Serve()
+	if err := pidLock.Describe(discovery(listen, srv.Addr())); err != nil {
+		log.Warn("Hydra's clients will not find this daemon", "error", err)
+	}
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
 	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", srv.URL())
@@ -244,4 +267,16 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		code = 1
 	}
 	return code
+}
+
+// discovery is the pid file's record of a daemon listening at addr, asked
+// to bind listen: what Hydra's clients find a daemon by.
+func discovery(listen string, addr net.Addr) pidfile.Info {
+	host, _, _ := net.SplitHostPort(listen)
+	port := 0
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		port = tcp.Port
+	}
+	return pidfile.Info{PID: os.Getpid(), Host: host, Port: port, LoopbackPort: port,
+		StartedAt: time.Now().UTC().Format(time.RFC3339Nano)}
 }

@@ -152,6 +152,9 @@ func (s *Server) routes(opts Options) http.Handler {
 // URL is where the daemon answers, e.g. http://127.0.0.1:55514.
 func (s *Server) URL() string { return s.url }
 
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
 // Serve answers requests in a goroutine until Shutdown; Done reports its end.
 func (s *Server) Serve() {
 	go func() {
