@@ -40,15 +40,13 @@ func (a *app) action(body func(pos []string) int) func(*cobra.Command, []string)
 // protocol's, so every error goes to stderr through usageError.
 func newRoot(a *app) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "troupe",
-		Short:         "troupe hosts LLM coding-agent sessions as supervised, event-sourced actors.",
-		Version:       currentVersion(),
-		Args:          nil, // unknown commands are refused with suggestions
+		Use:     "troupe",
+		Short:   "troupe hosts LLM coding-agent sessions as supervised, event-sourced actors.",
+		Version: currentVersion(),
+		// No Args: cobra then refuses an unknown command, naming the
+		// nearest.
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// Every command's flags are its own: the arguments after the
-		// command are the command's.
-		TraverseChildren: false,
 		Annotations: map[string]string{footerKey: "Common flags: --home DIR (default $TROUPE_HOME or ~/.troupe), " +
 			"--log-level LEVEL (or $TROUPE_LOG), --log-format text|json. " +
 			"Logs go to stderr; stdout carries only command output."},

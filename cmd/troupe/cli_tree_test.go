@@ -259,3 +259,31 @@ func columns(line string) int {
 	}
 	return n
 }
+
+// run, the binary's entry point, in this process: each call builds its
+// own tree, writes to the streams it is given and returns the status.
+func TestRunEntryPoint(t *testing.T) {
+	call := func(args ...string) (int, string, string) {
+		var out, errb strings.Builder
+		code := run(args, strings.NewReader(""), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := call("help", "events")
+	if code != 0 || errs != "" || !strings.Contains(out, "troupe events SESSION [flags]") {
+		t.Fatalf("help events: %d, %q, %q", code, out, errs)
+	}
+	code, out, errs = call("events", "--follow", "--help")
+	if code != 0 || out != "" || !strings.Contains(errs, "--from int") {
+		t.Fatalf("events --help: %d, %q, %q", code, out, errs)
+	}
+	code, out, errs = call("rnu")
+	if code != 2 || out != "" || !strings.Contains(errs, "\trun\n") {
+		t.Fatalf("rnu: %d, %q, %q", code, out, errs)
+	}
+	code, out, errs = call("events")
+	testkit.Equal(t, [3]any{code, out, errs}, [3]any{2, "", "troupe events: want one SESSION\n"})
+	code, out, _ = call()
+	if code != 2 || out != "" {
+		t.Fatalf("no command: %d, %q", code, out)
+	}
+}
