@@ -8,9 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-
 	"github.com/troupehq/troupe/runtime/agentpkg"
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 )
 
 // newAgentCmd is `troupe agent`: the common flags are the subtree's.
@@ -27,7 +26,7 @@ func newAgentCmd(a *app) *cobra.Command {
 
 // agentHome parses the common flags and returns the data home.
 func agentHome(common commonFlags, stderr io.Writer) (string, bool) {
-	home, err := boot.ResolveHome(common.home, nil)
+	home, err := datahome.Resolve(common.home, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent: %v\n", err)
 		return "", false

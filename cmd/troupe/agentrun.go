@@ -12,10 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/agent"
 	"github.com/troupehq/troupe/actors/servers"
-	"github.com/troupehq/troupe/runtime/boot"
 )
 
 // agentRunCmd runs one agent. Flags come before the agent; everything
@@ -50,7 +49,7 @@ func agentRunCmd(common commonFlags, f agentRunFlags, pos []string, stdin io.Rea
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
 		return 2
 	}
-	rt, err := boot.Start(boot.Options{Home: common.home, Logger: log, Command: "troupe agent run"})
+	rt, err := actors.Start(actors.Options{Home: common.home, Logger: log, Command: "troupe agent run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
 		return 1
@@ -60,7 +59,7 @@ func agentRunCmd(common commonFlags, f agentRunFlags, pos []string, stdin io.Rea
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", errors.Join(err, shutdown(rt)))
 		return 1
 	}
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup}, pos[0], pos[1:], f, stdin, stdout, stderr)
 	if err := shutdown(rt); err != nil {

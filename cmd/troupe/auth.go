@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/daemon"
+	"golang.org/x/term"
 )
 
 func newAuthCmd(a *app) *cobra.Command {
@@ -32,7 +31,7 @@ func runAuth(common commonFlags, pos []string, stdin io.Reader, stderr io.Writer
 		fmt.Fprintln(stderr, "usage: troupe auth password  (the password is read from stdin)")
 		return 2
 	}
-	home, err := boot.ResolveHome(common.home, nil)
+	home, err := datahome.Resolve(common.home, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe auth: %v\n", err)
 		return 1

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/agentmcp"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
@@ -56,7 +56,7 @@ func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer)
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -65,7 +65,7 @@ func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer)
 		return fail(1, err)
 	}
 	defer c.close()
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	// A signal ends the wait for the answer by closing the connection;
 	// the session goes on in the daemon.

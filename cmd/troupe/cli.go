@@ -9,8 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/logging"
 )
 
 // app is one invocation: its streams, and the exit status its command
@@ -247,5 +246,5 @@ func (c *commonFlags) register(fs *pflag.FlagSet) {
 
 // logger builds the command's logger from the flags.
 func (c *commonFlags) logger() (*slog.Logger, error) {
-	return boot.NewLogger(boot.LogOptions{Level: c.logLevel, Format: c.logFormat})
+	return logging.New(logging.Options{Level: c.logLevel, Format: c.logFormat})
 }

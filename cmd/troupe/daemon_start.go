@@ -14,8 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
@@ -84,7 +83,7 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	if f.foreground {
 		return runDaemonForeground(f.daemon, stderr)
 	}
-	home, err := boot.ResolveHome(f.daemon.common.home, nil)
+	home, err := datahome.Resolve(f.daemon.common.home, nil)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

@@ -15,8 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
@@ -38,7 +37,7 @@ func newDaemonStopCmd(a *app, common *commonFlags) *cobra.Command {
 }
 
 func runDaemonStop(common commonFlags, timeout time.Duration, stdout, stderr io.Writer) int {
-	home, err := boot.HomePath(common.home)
+	home, err := datahome.Path(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon stop: %v\n", err)
 		return 1
@@ -130,7 +129,7 @@ func newDaemonRestartCmd(a *app, common *commonFlags) *cobra.Command {
 }
 
 func runDaemonRestart(f *startFlags, timeout time.Duration, stdout, stderr io.Writer) int {
-	home, err := boot.HomePath(f.daemon.common.home)
+	home, err := datahome.Path(f.daemon.common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon restart: %v\n", err)
 		return 1
@@ -174,7 +173,7 @@ func newDaemonStatusCmd(a *app, common *commonFlags) *cobra.Command {
 
 func runDaemonStatus(cf clientFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ctx := context.Background()
-	home, err := boot.HomePath(cf.home)
+	home, err := datahome.Path(cf.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon status: %v\n", err)
 		return 1

@@ -14,11 +14,12 @@ import (
 	"github.com/samber/lo"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/jsonstream"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -110,11 +111,11 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 	if f.sessionID != "" && f.resume != "" {
 		return configError(errors.New("--session-id and --resume are mutually exclusive"))
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return configError(err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return configError(err)
 	}
@@ -134,7 +135,7 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
 		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
 	})
-	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
+	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
 		eng.SetLocalServers(local)
 		err = eng.Check()
@@ -142,12 +143,12 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 	if err != nil {
 		return configError(err)
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
+	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return configError(err)
 	}
 	local.Bind(rt)
-	ctx, stopSignals := boot.NotifyShutdown(context.Background(), log)
+	ctx, stopSignals := actors.NotifyShutdown(context.Background(), log)
 	defer stopSignals()
 	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)
 	if err != nil {
@@ -168,7 +169,7 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 
 // jsonStreamConfig picks or creates the session and reads where the
 // conversation starts.
-func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer) (jsonstream.Config, error) {
+func jsonStreamConfig(rt *actors.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer) (jsonstream.Config, error) {
 	bg := context.Background()
 	id, err := jsonStreamSession(bg, rt, f)
 	if err != nil {
@@ -203,7 +204,7 @@ func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdo
 
 // jsonStreamSession picks or creates the session: --session-id must be
 // new, --resume must exist (latest: the workspace's newest).
-func jsonStreamSession(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags) (string, error) {
+func jsonStreamSession(ctx context.Context, rt *actors.Runtime, f jsonStreamFlags) (string, error) {
 	switch {
 	case f.resume == "latest":
 		list, err := rt.Sessions.List(ctx, f.workspace)

@@ -2,9 +2,8 @@ package main
 
 import (
 	"github.com/spf13/pflag"
-
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 

@@ -13,8 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 )
@@ -115,7 +114,7 @@ func (s *sessionCmd) verb(name string) *cobra.Command {
 func (s *sessionCmd) run(verb *cobra.Command, body func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int) *cobra.Command {
 	a, name := s.a, verb.Name()
 	verb.RunE = a.action(func(pos []string) int {
-		home, err := boot.HomePath(s.cf.home)
+		home, err := datahome.Path(s.cf.home)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "troupe session %s: %v\n", name, err)
 			return 1
