@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
@@ -13,12 +14,23 @@ import (
 	"github.com/troupehq/troupe/transports/acp"
 )
 
-func init() {
-	register(command{
-		name: "acp", args: "[flags]",
-		summary: "be an ACP agent on stdin/stdout (newline-delimited JSON-RPC), for editors that spawn one",
-		run:     runACP,
-	})
+func newACPCmd(a *app) *cobra.Command {
+	var f acpFlags
+	c := &cobra.Command{
+		Use:   "acp",
+		Short: "an ACP agent on stdin/stdout, for editors that spawn one",
+		Long: "Be an ACP agent on stdin/stdout (newline-delimited JSON-RPC 2.0), for " +
+			"editors that spawn one. Sessions live in the home's store, so a later " +
+			"`troupe acp` can load them.",
+		Args: cobra.ArbitraryArgs, // ignored, as they always were: editors spawn it as they like
+		RunE: a.action(func([]string) int { return runACP(f, a.stdin, a.stdout, a.stderr) }),
+	}
+	fs := c.Flags()
+	f.common.register(fs)
+	f.models.register(fs)
+	enumVar(fs, &f.approval, "approval-mode", event.ApprovalDefault, approvalModes, "approval mode of new sessions; the client is asked for calls needing approval")
+	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted message in bytes (default 16 MiB)")
+	return c
 }
 
 type acpFlags struct {
@@ -28,16 +40,7 @@ type acpFlags struct {
 	maxLine  int
 }
 
-func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f acpFlags
-	fs := newFlagSet("acp", stderr)
-	f.common.register(fs)
-	f.models.register(fs)
-	enumVar(fs, &f.approval, "approval-mode", event.ApprovalDefault, approvalModes, "approval mode of new sessions; the client is asked for calls needing approval")
-	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted message in bytes (default 16 MiB)")
-	if _, err := parse(fs, args); err != nil {
-		return exitCode(err)
-	}
+func runACP(f acpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe acp: %v\n", err)
 		return code

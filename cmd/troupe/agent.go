@@ -7,40 +7,21 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/datahome"
 )
 
-func init() {
-	register(command{name: "agent", args: "install|list|remove|run ...", summary: "scripted agents (agent.yaml packages): install, list, remove, run", run: runAgent})
-}
-
-const agentUsage = `usage:
-  troupe agent install [--approve-permissions] [--overwrite] PATH|URL
-  troupe agent list [--json]
-  troupe agent remove NAME
-  troupe agent run [--json] [--cwd DIR] [--timeout D] PATH|NAME [ARGS...]`
-
-func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, agentUsage)
-		return 2
-	}
-	switch args[0] {
-	case "install":
-		return agentInstallCmd(args[1:], stdout, stderr)
-	case "list":
-		return agentListCmd(args[1:], stdout, stderr)
-	case "remove":
-		return agentRemoveCmd(args[1:], stdout, stderr)
-	case "run":
-		return agentRunCmd(args[1:], stdin, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, agentUsage)
-		return 0
-	}
-	fmt.Fprintf(stderr, "troupe agent: unknown subcommand %q\n%s\n", args[0], agentUsage)
-	return 2
+// newAgentCmd is `troupe agent`: the common flags are the subtree's.
+func newAgentCmd(a *app) *cobra.Command {
+	var common commonFlags
+	c := a.group(&cobra.Command{
+		Use:   "agent",
+		Short: "scripted agents (agent.yaml packages): install, list, remove, run",
+	})
+	common.register(c.PersistentFlags())
+	c.AddCommand(newAgentInstallCmd(a, &common), newAgentListCmd(a, &common), newAgentRemoveCmd(a, &common), newAgentRunCmd(a, &common))
+	return c
 }
 
 // agentHome parses the common flags and returns the data home.
@@ -53,25 +34,27 @@ func agentHome(common commonFlags, stderr io.Writer) (string, bool) {
 	return home, true
 }
 
-func agentInstallCmd(args []string, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("agent install", stderr)
-	common.register(fs)
-	approve := fs.Bool("approve-permissions", false, "approve the permissions the manifest asks for")
-	overwrite := fs.Bool("overwrite", false, "replace an installed agent of the same name")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+func newAgentInstallCmd(a *app, common *commonFlags) *cobra.Command {
+	var approve, overwrite bool
+	c := &cobra.Command{
+		Use:   "install PATH|URL",
+		Short: "install an agent package from a folder or a URL",
+		Args:  wantArgs(1, 1, "one PATH or URL"),
+		RunE: a.action(func(pos []string) int {
+			return agentInstallCmd(*common, pos[0], agentpkg.InstallOptions{ApprovePermissions: approve, Overwrite: overwrite}, a.stdout, a.stderr)
+		}),
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "troupe agent install: want one PATH or URL")
-		return 2
-	}
+	c.Flags().BoolVar(&approve, "approve-permissions", false, "approve the permissions the manifest asks for")
+	c.Flags().BoolVar(&overwrite, "overwrite", false, "replace an installed agent of the same name")
+	return c
+}
+
+func agentInstallCmd(common commonFlags, src string, opts agentpkg.InstallOptions, stdout, stderr io.Writer) int {
 	home, ok := agentHome(common, stderr)
 	if !ok {
 		return 2
 	}
-	info, err := agentpkg.Install(context.Background(), home, pos[0], agentpkg.InstallOptions{ApprovePermissions: *approve, Overwrite: *overwrite})
+	info, err := agentpkg.Install(context.Background(), home, src, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent install: %v\n", err)
 		return 1
@@ -80,19 +63,19 @@ func agentInstallCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func agentListCmd(args []string, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("agent list", stderr)
-	common.register(fs)
-	asJSON := fs.Bool("json", false, "print {agents: [{name, path, version, mode}]}")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+func newAgentListCmd(a *app, common *commonFlags) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "the installed agents: name, version, mode, path",
+		Args:  noArgs,
+		RunE:  a.action(func([]string) int { return agentListCmd(*common, asJSON, a.stdout, a.stderr) }),
 	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "troupe agent list: unexpected arguments %q\n", pos)
-		return 2
-	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print {agents: [{name, path, version, mode}]}")
+	return c
+}
+
+func agentListCmd(common commonFlags, asJSON bool, stdout, stderr io.Writer) int {
 	home, ok := agentHome(common, stderr)
 	if !ok {
 		return 2
@@ -102,7 +85,7 @@ func agentListCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe agent list: %v\n", err)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		_ = json.NewEncoder(stdout).Encode(map[string]any{"agents": list})
 		return 0
 	}
@@ -114,26 +97,24 @@ func agentListCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func agentRemoveCmd(args []string, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("agent remove", stderr)
-	common.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+func newAgentRemoveCmd(a *app, common *commonFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "remove an installed agent",
+		Args:  wantArgs(1, 1, "one NAME"),
+		RunE:  a.action(func(pos []string) int { return agentRemoveCmd(*common, pos[0], a.stdout, a.stderr) }),
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "troupe agent remove: want one NAME")
-		return 2
-	}
+}
+
+func agentRemoveCmd(common commonFlags, name string, stdout, stderr io.Writer) int {
 	home, ok := agentHome(common, stderr)
 	if !ok {
 		return 2
 	}
-	if err := agentpkg.Remove(home, pos[0]); err != nil {
+	if err := agentpkg.Remove(home, name); err != nil {
 		fmt.Fprintf(stderr, "troupe agent remove: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "removed %s\n", pos[0])
+	fmt.Fprintf(stdout, "removed %s\n", name)
 	return 0
 }

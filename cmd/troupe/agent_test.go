@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
 	kit "github.com/troupehq/troupe/testkit/transcript"
 )
 

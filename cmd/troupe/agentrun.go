@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/agent"
 	"github.com/troupehq/troupe/actors/servers"
@@ -23,20 +24,26 @@ import (
 // --json every event is an NDJSON line {event, data} on stdout, and the
 // last line is {ok, result} or {ok:false, error}. Exit status: 0 done, 1
 // the run failed, 2 bad flags or no such agent, 130 cancelled by a signal.
-func agentRunCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("agent run", stderr)
-	common.register(fs)
-	asJSON := fs.Bool("json", false, "print the events and the result as NDJSON")
-	cwd := fs.String("cwd", "", "the run's directory (default the current one)")
-	limit := fs.Duration("timeout", agent.DefaultLimit, "wall-clock limit of the run")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(err)
+func newAgentRunCmd(a *app, common *commonFlags) *cobra.Command {
+	var f agentRunFlags
+	c := &cobra.Command{
+		Use:   "run [flags] PATH|NAME [ARGS...]",
+		Short: "run an agent: flags before it, its own arguments after",
+		Long: "Run an agent. Flags come before the agent; everything after it is the " +
+			"agent's arguments, passed on as they are.\n\n" +
+			"Exit status: 0 done; 1 the run failed; 2 bad flags or no such agent; " +
+			"130 cancelled by a signal.",
+		Args: wantArgs(1, -1, "PATH or NAME"),
+		RunE: a.action(func(pos []string) int { return agentRunCmd(*common, f, pos, a.stdin, a.stdout, a.stderr) }),
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "troupe agent run: want PATH or NAME")
-		return 2
-	}
+	c.Flags().SetInterspersed(false)
+	c.Flags().BoolVar(&f.json, "json", false, "print the events and the result as NDJSON")
+	c.Flags().StringVar(&f.cwd, "cwd", "", "the run's directory (default the current one)")
+	c.Flags().DurationVar(&f.limit, "timeout", agent.DefaultLimit, "wall-clock limit of the run")
+	return c
+}
+
+func agentRunCmd(common commonFlags, f agentRunFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
@@ -54,8 +61,7 @@ func agentRunCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup, Runs: rt.Spawner(actors.SpawnerAgentRuns)}, fs.Arg(0), fs.Args()[1:],
-		agentRunFlags{json: *asJSON, cwd: *cwd, limit: *limit}, stdin, stdout, stderr)
+	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup, Runs: rt.Spawner(actors.SpawnerAgentRuns)}, pos[0], pos[1:], f, stdin, stdout, stderr)
 	if err := shutdown(rt); err != nil {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
 		return 1

@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -33,21 +34,31 @@ type inputLine struct {
 	err  error
 }
 
-func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("append", stderr)
-	common.register(fs)
-	title := fs.String("title", "", "title of the session if it is created")
-	cwd := fs.String("cwd", "", "working directory recorded if the session is created (default: current)")
-	maxLine := fs.Int("max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes; a longer line is refused and reading goes on")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+type appendFlags struct {
+	common     commonFlags
+	title, cwd string
+	maxLine    int
+}
+
+func newAppendCmd(a *app) *cobra.Command {
+	var f appendFlags
+	c := &cobra.Command{
+		Use:   "append SESSION < events.ndjson",
+		Short: "append canonical events read as NDJSON, acked once durable",
+		Long: "Append canonical events read as NDJSON from stdin to SESSION, creating it " +
+			"if needed, and acknowledge each line on stdout once durable.",
+		Args: wantArgs(1, 1, "one SESSION"),
+		RunE: a.action(func(pos []string) int { return runAppend(f, pos[0], a.stdin, a.stdout, a.stderr) }),
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: troupe append SESSION [--title T] [--cwd DIR] [--max-line N] < events.ndjson")
-		return 2
-	}
+	f.common.register(c.Flags())
+	c.Flags().StringVar(&f.title, "title", "", "title of the session if it is created")
+	c.Flags().StringVar(&f.cwd, "cwd", "", "working directory recorded if the session is created (default: current)")
+	c.Flags().IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes; a longer line is refused and reading goes on")
+	return c
+}
+
+func runAppend(f appendFlags, id string, stdin io.Reader, stdout, stderr io.Writer) int {
+	common, title, cwd, maxLine := f.common, &f.title, &f.cwd, &f.maxLine
 	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe append: %v\n", err)
@@ -63,7 +74,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	failed, err := appendLines(ctx, rt, pos[0], event.CreatedPayload{Title: *title, Cwd: *cwd}, stdio.NewReader(stdin, *maxLine), stdout)
+	failed, err := appendLines(ctx, rt, id, event.CreatedPayload{Title: *title, Cwd: *cwd}, stdio.NewReader(stdin, *maxLine), stdout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = errors.Join(err, rt.Shutdown(shutdownCtx))

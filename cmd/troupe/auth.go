@@ -7,27 +7,26 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/daemon"
 	"golang.org/x/term"
 )
 
-func init() {
-	register(command{
-		name: "auth", args: "password",
-		summary: "set the daemon's master password (read from stdin; stores only a bcrypt hash)",
-		run:     runAuth,
-	})
+func newAuthCmd(a *app) *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use:       "auth password",
+		Short:     "set the daemon's master password (read from stdin)",
+		Long:      "Set the daemon's master password: read from stdin, only its bcrypt hash is stored.",
+		ValidArgs: []string{"password"},
+		RunE:      a.action(func(pos []string) int { return runAuth(common, pos, a.stdin, a.stderr) }),
+	}
+	common.register(c.Flags())
+	return c
 }
 
-func runAuth(args []string, stdin io.Reader, _, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("auth", stderr)
-	common.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
+func runAuth(common commonFlags, pos []string, stdin io.Reader, stderr io.Writer) int {
 	if len(pos) != 1 || pos[0] != "password" {
 		fmt.Fprintln(stderr, "usage: troupe auth password  (the password is read from stdin)")
 		return 2

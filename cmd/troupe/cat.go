@@ -8,18 +8,31 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/agentmcp"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
-func init() {
-	register(command{
-		name: "cat", args: "[--stream] [--mode memory|file] [--capacity BYTES] [--title T] [instructions...]",
-		summary: "pipe stdin into a new non-interactive session of the running daemon and print the agent's answer",
-		run:     runCat,
-	})
+func newCatCmd(a *app) *cobra.Command {
+	var f catFlags
+	c := &cobra.Command{
+		Use:   "cat [INSTRUCTIONS...]",
+		Short: "pipe stdin into a new session of the daemon, print the answer",
+		Long: "Pipe stdin into a new non-interactive session of the daemon running on the " +
+			"home and print the agent's answer; the session id goes to stderr.\n\n" +
+			"Exit status: 0 end of turn; 1 an error or another stop reason; 130 cancelled.",
+		RunE: a.action(func(pos []string) int { return runCat(f, pos, a.stdin, a.stdout, a.stderr) }),
+	}
+	fs := c.Flags()
+	f.common.register(fs)
+	fs.BoolVar(&f.stream, "stream", false, "stream stdin into the session's stdin ring while the agent reads it through the hydra-acp-stdin MCP tools")
+	enumVar(fs, &f.mode, "mode", "memory", []string{"memory", "file"}, "with --stream: keep the ring in memory, or also mirror it to a file")
+	fs.Int64Var(&f.capacity, "capacity", 0, "with --stream: bytes the ring keeps in memory (default: the daemon's)")
+	fs.Int64Var(&f.fileCap, "file-cap", 0, "with --stream --mode file: soft cap on the mirror file (default: the daemon's)")
+	fs.StringVar(&f.title, "title", "", "the session's title")
+	return c
 }
 
 // catMaxPrompt bounds stdin without --stream: it all goes in one prompt.
@@ -34,19 +47,7 @@ type catFlags struct {
 	title    string
 }
 
-func runCat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f catFlags
-	fs := newFlagSet("cat", stderr)
-	f.common.register(fs)
-	fs.BoolVar(&f.stream, "stream", false, "stream stdin into the session's stdin ring while the agent reads it through the hydra-acp-stdin MCP tools")
-	enumVar(fs, &f.mode, "mode", "memory", []string{"memory", "file"}, "with --stream: keep the ring in memory, or also mirror it to a file")
-	fs.Int64Var(&f.capacity, "capacity", 0, "with --stream: bytes the ring keeps in memory (default: the daemon's)")
-	fs.Int64Var(&f.fileCap, "file-cap", 0, "with --stream --mode file: soft cap on the mirror file (default: the daemon's)")
-	fs.StringVar(&f.title, "title", "", "the session's title")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
+func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe cat: %v\n", err)
 		return code

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/datahome"
@@ -26,16 +27,11 @@ import (
 	"github.com/troupehq/troupe/transports/rest"
 )
 
-func init() {
-	register(command{
-		name: "daemon", args: "[start|stop|status|restart] [--listen ADDR]",
-		summary: "serve sessions over HTTP: REST at /v1, ACP over WebSocket at /acp (hydra); start: in the background",
-		run:     runDaemon,
-	})
-}
-
+// daemonFlags are the daemon's own: `troupe daemon`'s, and those `daemon
+// start` and `restart` pass on to the background daemon. The common flags
+// are the subtree's (newDaemonCmd).
 type daemonFlags struct {
-	common          commonFlags
+	common          *commonFlags
 	models          modelFlags
 	listen          string
 	tlsCert, tlsKey string
@@ -46,8 +42,7 @@ type daemonFlags struct {
 	mcpRecall       bool
 }
 
-func (f *daemonFlags) register(fs *flag.FlagSet) {
-	f.common.register(fs)
+func (f *daemonFlags) register(fs *pflag.FlagSet) {
 	f.models.register(fs)
 	fs.StringVar(&f.listen, "listen", "", "address to listen on; other than loopback needs TLS (default: config.json's daemon.host:port, else "+daemon.DefaultListen+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM)")
@@ -59,23 +54,30 @@ func (f *daemonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
 }
 
-// runDaemon is `troupe daemon`: a verb (start, stop, status, restart)
+// newDaemonCmd is `troupe daemon`: a verb (start, stop, status, restart)
 // manages a background daemon; without one the daemon runs in the
-// foreground.
-func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "start":
-			return runDaemonStart(args[1:], stdout, stderr)
-		case "stop":
-			return runDaemonStop(args[1:], stdout, stderr)
-		case "status":
-			return runDaemonStatus(args[1:], stdout, stderr)
-		case "restart":
-			return runDaemonRestart(args[1:], stdout, stderr)
-		}
+// foreground. The common flags are the whole subtree's.
+func newDaemonCmd(a *app) *cobra.Command {
+	common := &commonFlags{}
+	f := daemonFlags{common: common}
+	c := &cobra.Command{
+		Use:   "daemon",
+		Short: "serve sessions over HTTP (REST, ACP, MCP); start, stop, status",
+		Long: "Serve sessions over HTTP: the hydra REST API at /v1, ACP over WebSocket at " +
+			"/acp, MCP at /mcp. Without a command the daemon runs in the foreground; " +
+			"start, stop, status and restart manage one in the background.",
+		Args: func(c *cobra.Command, pos []string) error {
+			if len(pos) > 0 {
+				return unknownCommand(c, pos[0])
+			}
+			return nil
+		},
+		RunE: a.action(func([]string) int { return runDaemonForeground(f, a.stderr) }),
 	}
-	return runDaemonForeground(args, stderr)
+	common.register(c.PersistentFlags())
+	f.register(c.Flags())
+	c.AddCommand(newDaemonStartCmd(a, common), newDaemonStopCmd(a, common), newDaemonStatusCmd(a, common), newDaemonRestartCmd(a, common))
+	return c
 }
 
 // Rotation of --log-file.
@@ -84,20 +86,10 @@ const (
 	daemonLogKeep = 3
 )
 
-func runDaemonForeground(args []string, stderr io.Writer) int {
-	var f daemonFlags
-	fs := newFlagSet("daemon", stderr)
-	f.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
+func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		return code
-	}
-	if len(pos) > 0 {
-		return fail(2, fmt.Errorf("unexpected argument %q (verbs: start, stop, status, restart)", pos[0]))
 	}
 	if f.logFile != "" {
 		lf, err := logfile.Open(f.logFile, logfile.Options{MaxBytes: daemonLogMax, Keep: daemonLogKeep, Redirect: true})

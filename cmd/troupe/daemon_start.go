@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
@@ -30,36 +31,27 @@ type startFlags struct {
 	daemon     daemonFlags
 	foreground bool
 	wait       time.Duration
-	fs         *flag.FlagSet
+	fs         *pflag.FlagSet
 }
 
-func parseStart(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*startFlags, int) {
-	f := &startFlags{}
-	f.fs = newFlagSet(name, stderr)
+// newStartFlags registers start's flags (restart's too) on c.
+func newStartFlags(c *cobra.Command, common *commonFlags) *startFlags {
+	f := &startFlags{daemon: daemonFlags{common: common}, fs: c.Flags()}
 	f.daemon.register(f.fs)
 	f.fs.BoolVar(&f.foreground, "foreground", false, "run in the foreground, as `troupe daemon` does")
 	f.fs.DurationVar(&f.wait, "wait", 30*time.Second, "how long to wait for /v1/health to answer")
-	if extra != nil {
-		extra(f.fs)
-	}
-	if code, ok := parseNoArgs(f.fs, args, name, stderr); !ok {
-		return nil, code
-	}
-	return f, 0
+	return f
 }
 
-// parseNoArgs parses a command's flags that takes no argument: an exit
-// code and false when it cannot go on (help, a bad flag, an argument).
-func parseNoArgs(fs *flag.FlagSet, args []string, name string, stderr io.Writer) (int, bool) {
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err), false
+func newDaemonStartCmd(a *app, common *commonFlags) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "start",
+		Short: "start the daemon in the background, once it answers",
+		Args:  noArgs,
 	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "troupe %s: unexpected argument %q\n", name, pos[0])
-		return 2, false
-	}
-	return 0, true
+	f := newStartFlags(c, common)
+	c.RunE = a.action(func([]string) int { return f.start(a.stdout, a.stderr) })
+	return c
 }
 
 // childArgs are the flags given, for the background `troupe daemon`: the
@@ -68,7 +60,7 @@ func parseNoArgs(fs *flag.FlagSet, args []string, name string, stderr io.Writer)
 func (f *startFlags) childArgs(home string) []string {
 	args := []string{"daemon", "--home", home}
 	hasLog := false
-	f.fs.Visit(func(fl *flag.Flag) {
+	f.fs.Visit(func(fl *pflag.Flag) {
 		switch fl.Name {
 		case "foreground", "wait", "home", "timeout":
 			return
@@ -83,21 +75,13 @@ func (f *startFlags) childArgs(home string) []string {
 	return args
 }
 
-func runDaemonStart(args []string, stdout, stderr io.Writer) int {
-	f, code := parseStart("daemon start", args, stderr, nil)
-	if f == nil {
-		return code
-	}
-	return f.start(stdout, stderr)
-}
-
 func (f *startFlags) start(stdout, stderr io.Writer) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "troupe daemon start: "+format+"\n", a...)
 		return code
 	}
 	if f.foreground {
-		return runDaemonForeground(f.foregroundArgs(), stderr)
+		return runDaemonForeground(f.daemon, stderr)
 	}
 	home, err := datahome.Resolve(f.daemon.common.home, nil)
 	if err != nil {
@@ -165,19 +149,6 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	_ = cmd.Process.Release()
 	fmt.Fprintf(stdout, "troupe daemon: listening on %s (pid %d)\n", url, pid)
 	return 0
-}
-
-// foregroundArgs are the flags given, for runDaemonForeground.
-func (f *startFlags) foregroundArgs() []string {
-	var args []string
-	f.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "foreground", "wait", "timeout":
-			return
-		}
-		args = append(args, "--"+fl.Name+"="+fl.Value.String())
-	})
-	return args
 }
 
 var errExited = errors.New("the daemon exited before it answered")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
@@ -25,15 +25,19 @@ import (
 // before SIGKILL.
 const defaultStopTimeout = 30 * time.Second
 
-func runDaemonStop(args []string, stdout, stderr io.Writer) int {
-	var common commonFlags
+func newDaemonStopCmd(a *app, common *commonFlags) *cobra.Command {
 	var timeout time.Duration
-	fs := newFlagSet("daemon stop", stderr)
-	common.register(fs)
-	fs.DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
-	if code, ok := parseNoArgs(fs, args, "daemon stop", stderr); !ok {
-		return code
+	c := &cobra.Command{
+		Use:   "stop",
+		Short: "stop the background daemon: SIGTERM, then SIGKILL after --timeout",
+		Args:  noArgs,
+		RunE:  a.action(func([]string) int { return runDaemonStop(*common, timeout, a.stdout, a.stderr) }),
 	}
+	c.Flags().DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
+	return c
+}
+
+func runDaemonStop(common commonFlags, timeout time.Duration, stdout, stderr io.Writer) int {
 	home, err := datahome.Path(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon stop: %v\n", err)
@@ -112,14 +116,20 @@ func gone(pid int) bool {
 	return len(f) > 0 && f[0] == "Z"
 }
 
-func runDaemonRestart(args []string, stdout, stderr io.Writer) int {
+func newDaemonRestartCmd(a *app, common *commonFlags) *cobra.Command {
 	var timeout time.Duration
-	f, code := parseStart("daemon restart", args, stderr, func(fs *flag.FlagSet) {
-		fs.DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
-	})
-	if f == nil {
-		return code
+	c := &cobra.Command{
+		Use:   "restart",
+		Short: "stop the background daemon, then start it again",
+		Args:  noArgs,
 	}
+	f := newStartFlags(c, common)
+	c.Flags().DurationVar(&timeout, "timeout", defaultStopTimeout, "how long to wait for the clean stop before SIGKILL")
+	c.RunE = a.action(func([]string) int { return runDaemonRestart(f, timeout, a.stdout, a.stderr) })
+	return c
+}
+
+func runDaemonRestart(f *startFlags, timeout time.Duration, stdout, stderr io.Writer) int {
 	home, err := datahome.Path(f.daemon.common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon restart: %v\n", err)
@@ -143,15 +153,26 @@ type daemonStatus struct {
 	Cold      int       `json:"cold"`
 }
 
-func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
+func newDaemonStatusCmd(a *app, common *commonFlags) *cobra.Command {
 	var cf clientFlags
 	var asJSON bool
-	fs := newFlagSet("daemon status", stderr)
-	cf.register(fs)
-	fs.BoolVar(&asJSON, "json", false, "print JSON")
-	if code, ok := parseNoArgs(fs, args, "daemon status", stderr); !ok {
-		return code
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "whether a daemon runs on the home: address, pid, uptime, sessions",
+		Long: "Whether a daemon runs on the home: its address, pid, uptime, version and " +
+			"sessions.\n\nExit status: 0 it runs; 1 an error; 3 not running.",
+		Args: noArgs,
+		RunE: a.action(func([]string) int {
+			cf.home = common.home
+			return runDaemonStatus(cf, asJSON, a.stdout, a.stderr)
+		}),
 	}
+	cf.registerRemote(c.Flags())
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func runDaemonStatus(cf clientFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	home, err := datahome.Path(cf.home)
 	if err != nil {

@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"gopkg.in/yaml.v3"
 )
 
 // BenchmarkTransformerChain: the latency a one-transformer chain adds

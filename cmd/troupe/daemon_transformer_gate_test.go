@@ -8,11 +8,10 @@ import (
 	"syscall"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"gopkg.in/yaml.v3"
 )
 
 // gateHome is a home whose config.yml has one transformer, "tr",

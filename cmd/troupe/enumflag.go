@@ -1,10 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
@@ -27,7 +27,8 @@ func thinkingLevels() []string {
 
 // enum is a string flag that takes one of a fixed list of values, so that
 // a typo is refused at parse time with the values that would do, instead
-// of reaching the engine (or being taken for the default).
+// of reaching the engine (or being taken for the default). The shells
+// complete it with its values (completeEnums).
 type enum struct {
 	value   *string
 	allowed []string
@@ -36,7 +37,7 @@ type enum struct {
 // enumVar defines an enum flag; its usage gets the accepted values
 // appended. The default need not be one of them ("" for "not set").
 // Matching ignores case and stores the listed form.
-func enumVar(fs *flag.FlagSet, p *string, name, value string, allowed []string, usage string) {
+func enumVar(fs *pflag.FlagSet, p *string, name, value string, allowed []string, usage string) {
 	*p = value
 	fs.Var(&enum{value: p, allowed: allowed}, name, fmt.Sprintf("%s (%s)", usage, strings.Join(allowed, "|")))
 }
@@ -47,6 +48,9 @@ func (e *enum) String() string {
 	}
 	return *e.value
 }
+
+// Type names the value in help: the flag's values are in its usage.
+func (e *enum) Type() string { return "string" }
 
 func (e *enum) Set(s string) error {
 	for _, a := range e.allowed {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
@@ -22,20 +23,28 @@ import (
 // another process, so polling the store is the one channel both share.
 const followPoll = 100 * time.Millisecond
 
-func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("events", stderr)
-	common.register(fs)
-	from := fs.Int64("from", 1, "first seq to print")
-	follow := fs.Bool("follow", false, "keep printing new events until interrupted")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+type eventsFlags struct {
+	common commonFlags
+	from   int64
+	follow bool
+}
+
+func newEventsCmd(a *app) *cobra.Command {
+	var f eventsFlags
+	c := &cobra.Command{
+		Use:   "events SESSION",
+		Short: "print a session's events from the store as NDJSON",
+		Args:  wantArgs(1, 1, "one SESSION"),
+		RunE:  a.action(func(pos []string) int { return runEvents(f, pos[0], a.stdout, a.stderr) }),
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: troupe events SESSION [--from SEQ] [--follow]")
-		return 2
-	}
+	f.common.register(c.Flags())
+	c.Flags().Int64Var(&f.from, "from", 1, "first seq to print")
+	c.Flags().BoolVar(&f.follow, "follow", false, "keep printing new events until interrupted")
+	return c
+}
+
+func runEvents(f eventsFlags, id string, stdout, stderr io.Writer) int {
+	common := f.common
 	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
@@ -64,7 +73,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer store.Close()
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	if err := printEvents(ctx, store, pos[0], *from, *follow, stdout); err != nil {
+	if err := printEvents(ctx, store, id, f.from, f.follow, stdout); err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 1
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"slices"
 
 	"github.com/samber/lo"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
@@ -24,15 +25,8 @@ import (
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
-func init() {
-	register(command{
-		name: "json-stream", args: "[flags]", summary: "speak the aionrs JSON stream protocol on stdin/stdout (also --json-stream)",
-		run: runJSONStream, match: matchJSONStreamFlag("--json-stream"),
-	})
-}
-
 // matchJSONStreamFlag recognises a flag-form command anywhere in the args and
-// removes it, since hosts put it among their other flags.
+// removes it, since hosts put it among their other flags (hostForms).
 func matchJSONStreamFlag(flag string) func([]string) ([]string, bool) {
 	return func(args []string) ([]string, bool) {
 		i := slices.Index(args, flag)
@@ -52,25 +46,43 @@ type jsonStreamFlags struct {
 	autoApprove                       bool
 }
 
-func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func newJSONStreamCmd(a *app) *cobra.Command {
 	var f jsonStreamFlags
-	fs := newFlagSet("json-stream", stderr)
+	c := &cobra.Command{
+		Use:   "json-stream",
+		Short: "the aionrs JSON stream on stdin/stdout (also: --json-stream)",
+		Long: "Speak the aionrs JSON stream protocol on stdin/stdout. Hosts spawn it as " +
+			"`troupe --json-stream`, which is the same command.",
+		RunE: a.action(func([]string) int { return runJSONStream(f, a.stdin, a.stdout, a.stderr) }),
+	}
+	// A refused flag or argument is a configuration error, which the
+	// protocol says is also told on stdout.
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = a.flagError(c, err)
+		jsonStreamConfigError(a.stdout, err)
+		return err
+	})
+	c.Args = func(c *cobra.Command, pos []string) error {
+		if err := noArgs(c, pos); err != nil {
+			jsonStreamConfigError(a.stdout, err)
+			return err
+		}
+		return nil
+	}
+	fs := c.Flags()
 	f.common.register(fs)
-	for _, n := range []string{"provider", "p"} {
-		fs.StringVar(&f.provider, n, "", "provider name from models.yml, or openai")
-	}
-	for _, n := range []string{"model", "m"} {
-		fs.StringVar(&f.model, n, "", "model id")
-	}
-	for _, n := range []string{"base-url", "b"} {
-		fs.StringVar(&f.baseURL, n, "", "override the provider's base URL")
-	}
-	for _, n := range []string{"api-key", "k"} {
-		fs.StringVar(&f.apiKey, n, "", "override the provider's API key")
-	}
-	for _, n := range []string{"workspace", "project-dir"} {
-		fs.StringVar(&f.workspace, n, "", "working directory for file operations (default: current)")
-	}
+	// aionrs's short forms, and its --project-dir for --workspace.
+	fs.StringVarP(&f.provider, "provider", "p", "", "provider name from models.yml, or openai")
+	fs.StringVarP(&f.model, "model", "m", "", "model id")
+	fs.StringVarP(&f.baseURL, "base-url", "b", "", "override the provider's base URL")
+	fs.StringVarP(&f.apiKey, "api-key", "k", "", "override the provider's API key")
+	fs.StringVar(&f.workspace, "workspace", "", "working directory for file operations (default: current; also --project-dir)")
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "project-dir" {
+			name = "workspace"
+		}
+		return pflag.NormalizedName(name)
+	})
 	fs.StringVar(&f.systemPrompt, "system-prompt", "", "system prompt (default: troupe's)")
 	enumVar(fs, &f.thinking, "thinking", "", thinkingLevels(), "thinking level; default: the model's")
 	fs.StringVar(&f.sessionID, "session-id", "", "start a new session with this id (fails if it exists)")
@@ -79,23 +91,22 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	fs.IntVar(&f.maxTurns, "max-turns", 20, "LLM calls per message before asking for a final answer")
 	fs.IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes")
 	fs.BoolVar(&f.autoApprove, "auto-approve", false, "start in yolo mode: run every tool without asking")
+	return c
+}
+
+// jsonStreamConfigError is a fatal configuration error on stdout, in the
+// protocol's shape: before the writer actor exists nothing else writes
+// stdout, so it goes out directly, as the spec asks.
+func jsonStreamConfigError(stdout io.Writer, err error) {
+	_ = json.NewEncoder(stdout).Encode(jsonstream.NewError("", jsonstream.CodeConfig, err.Error(), false))
+}
+
+func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := json.NewEncoder(stdout)
-	// Before the writer actor exists nothing else writes stdout, so a
-	// fatal configuration error goes out directly, as the spec asks.
 	configError := func(err error) int {
-		_ = out.Encode(jsonstream.NewError("", jsonstream.CodeConfig, err.Error(), false))
+		jsonStreamConfigError(stdout, err)
 		fmt.Fprintf(stderr, "troupe json-stream: %v\n", err)
 		return 2
-	}
-	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		return configError(err)
-	}
-	if len(pos) > 0 {
-		return configError(fmt.Errorf("unexpected arguments %q", pos))
 	}
 	if f.sessionID != "" && f.resume != "" {
 		return configError(errors.New("--session-id and --resume are mutually exclusive"))

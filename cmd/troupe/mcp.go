@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
@@ -16,12 +17,24 @@ import (
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
-func init() {
-	register(command{
-		name: "mcp", args: "[flags]",
-		summary: "be an MCP server on stdin/stdout: session, config, model and llama-server tools",
-		run:     runMCP,
-	})
+func newMCPCmd(a *app) *cobra.Command {
+	var f mcpFlags
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "an MCP server on stdin/stdout: session, model and server tools",
+		Long: "Be an MCP server on stdin/stdout (one JSON-RPC message a line): session, " +
+			"config, model and llama-server tools. Calls needing approval are denied " +
+			"(MCP cannot ask). Closing stdin waits for the calls under way.",
+		Args: noArgs,
+		RunE: a.action(func([]string) int { return runMCP(f, a.stdin, a.stdout, a.stderr) }),
+	}
+	fs := c.Flags()
+	f.common.register(fs)
+	f.models.register(fs)
+	enumVar(fs, &f.approval, "approval-mode", event.ApprovalDefault, approvalModes, "approval mode of new sessions; calls needing approval are denied (MCP cannot ask)")
+	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
+	fs.IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted message in bytes")
+	return c
 }
 
 type mcpFlags struct {
@@ -32,24 +45,10 @@ type mcpFlags struct {
 	maxLine  int
 }
 
-func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var f mcpFlags
-	fs := newFlagSet("mcp", stderr)
-	f.common.register(fs)
-	f.models.register(fs)
-	enumVar(fs, &f.approval, "approval-mode", event.ApprovalDefault, approvalModes, "approval mode of new sessions; calls needing approval are denied (MCP cannot ask)")
-	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
-	fs.IntVar(&f.maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted message in bytes")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
+func runMCP(f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe mcp: %v\n", err)
 		return code
-	}
-	if len(pos) > 0 {
-		return fail(2, fmt.Errorf("unexpected argument %q", pos[0]))
 	}
 	log, err := f.common.logger()
 	if err != nil {

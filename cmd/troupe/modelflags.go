@@ -1,20 +1,21 @@
 package main
 
 import (
-	"flag"
-
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
-// modelFlags are the model and loop flags that `run` and `--mode rpc`
-// share (existing hosts pass them unchanged to either).
+// modelFlags are the model and loop flags that `run`, `--mode rpc`,
+// `acp`, `mcp` and `daemon` share (existing hosts pass them unchanged to
+// either): declared once here, registered by each command that embeds
+// them.
 type modelFlags struct {
 	provider, model, baseURL, apiKey, thinking string
 	maxTokens, maxTurns                        int
 	noRetry                                    bool
 }
 
-func (m *modelFlags) register(fs *flag.FlagSet) {
+func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&m.provider, "provider", "", "provider name from models.yml, or openai")
 	fs.StringVar(&m.model, "model", "", "model id (or provider/model)")
 	fs.StringVar(&m.baseURL, "base-url", "", "override the provider's base URL")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
@@ -13,14 +14,6 @@ import (
 	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/rpc"
 )
-
-func init() {
-	register(command{
-		name: "rpc", args: "[flags] [--partials full|skeleton]",
-		summary: "the indusagi RPC protocol on stdin/stdout (also: --mode rpc)",
-		run:     runRPC, match: matchModeRPC,
-	})
-}
 
 // matchModeRPC recognises `--mode rpc` or `--mode=rpc` anywhere in the
 // args, as indusagi hosts start the agent, and removes it.
@@ -49,9 +42,22 @@ type rpcFlags struct {
 	ignored             [5]bool
 }
 
-func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func newRPCCmd(a *app) *cobra.Command {
 	var f rpcFlags
-	fs := newFlagSet("rpc", stderr)
+	partials := "full"
+	c := &cobra.Command{
+		Use:   "rpc",
+		Short: "the indusagi RPC protocol on stdin/stdout (also: --mode rpc)",
+		Long: "Speak the indusagi RPC protocol on stdin/stdout: one JSON command a line, " +
+			"responses and events on stdout. Hosts spawn it as `troupe --mode rpc`, " +
+			"which is the same command.",
+		Args: cobra.ArbitraryArgs, // ignored, as they always were: hosts spawn it as pi
+		RunE: a.action(func([]string) int {
+			f.partials, _ = rpc.ParsePartials(partials) // enumVar admits only its values
+			return runRPC(f, a.stdin, a.stdout, a.stderr)
+		}),
+	}
+	fs := c.Flags()
 	f.common.register(fs)
 	f.models.register(fs)
 	fs.StringVar(&f.sessionDir, "session-dir", "", "keep sessions in DIR/troupe.db instead of the home's store")
@@ -60,17 +66,16 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of new sessions (default: current)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
-	partials := "full"
 	enumVar(fs, &partials, "partials", partials, []string{"full", "skeleton"}, "message_update's partial message: with the text so far, or without text for clients that read only the deltas")
 	// pi's switches for features troupe does not have; accepted so that
 	// existing launch lines work.
 	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
 		fs.BoolVar(&f.ignored[i], name, false, "accepted for compatibility; no effect")
 	}
-	if _, err := parse(fs, args); err != nil {
-		return exitCode(err)
-	}
-	f.partials, _ = rpc.ParsePartials(partials) // enumVar admits only its values
+	return c
+}
+
+func runRPC(f rpcFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
 		return code

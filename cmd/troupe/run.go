@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
@@ -23,9 +24,15 @@ type runFlags struct {
 	yolo, json              bool
 }
 
-func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func newRunCmd(a *app) *cobra.Command {
 	var f runFlags
-	fs := newFlagSet("run", stderr)
+	c := &cobra.Command{
+		Use:   "run [flags] PROMPT...",
+		Short: "run one prompt to the end and print the transcript",
+		Long:  runLong,
+	}
+	fs := c.Flags()
+	c.RunE = a.action(func(pos []string) int { return runRun(f, explicitFlags(fs), pos, a.stdout, a.stderr) })
 	f.common.register(fs)
 	f.models.register(fs)
 	fs.StringVar(&f.sessionID, "session", "", "continue this session (created if it does not exist)")
@@ -35,12 +42,10 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	enumVar(fs, &f.crashPolicy, "crash-policy", event.CrashResume, crashPolicies, "after a crash: resume the interrupted run, or stop it")
 	fs.BoolVar(&f.yolo, "yolo", false, "run every tool call without approval (same as --mode yolo)")
 	fs.BoolVar(&f.json, "json", false, "print canonical events as NDJSON instead of a transcript")
-	fs.Usage = func() { runUsage(fs) }
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
-	set := explicitFlags(fs)
+	return c
+}
+
+func runRun(f runFlags, set map[string]bool, pos []string, stdout, stderr io.Writer) int {
 	if f.yolo {
 		f.mode = event.ApprovalYolo
 	}

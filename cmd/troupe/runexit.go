@@ -1,11 +1,6 @@
 package main
 
-import (
-	"flag"
-	"fmt"
-
-	"github.com/troupehq/troupe/persistence/event"
-)
+import "github.com/troupehq/troupe/persistence/event"
 
 // Exit statuses of `troupe run`.
 const (
@@ -34,11 +29,10 @@ func exitFor(stop string, unasked int) int {
 	return exitError
 }
 
-// runUsage is `troupe run -h`.
-func runUsage(fs *flag.FlagSet) {
-	w := fs.Output()
-	fmt.Fprintln(w, `Usage: troupe run [flags] PROMPT
-       troupe run --session ID        continue the run a crash interrupted
+// runLong is `troupe run`'s help.
+const runLong = `Run one prompt to the end and print the transcript (with --json, the
+canonical events as NDJSON). Without a prompt, ` + "`troupe run --session ID`" + `
+continues the run a crash interrupted.
 
 A session keeps its settings (approval mode, provider, model, thinking level,
 crash policy, auto-retry) in its log; on a later run of the same session only
@@ -47,8 +41,4 @@ the flags given change them.
 Exit status: 0 the model answered; 1 an error; 2 bad flags or configuration,
 or nothing to run; 3 the model answered but tool calls were denied because no
 one could approve them (allow them with --yolo or --mode auto_edit);
-130 cancelled.
-
-Flags:`)
-	fs.PrintDefaults()
-}
+130 cancelled.`

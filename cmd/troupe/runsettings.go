@@ -1,8 +1,7 @@
 package main
 
 import (
-	"flag"
-
+	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -16,9 +15,9 @@ import (
 // --max-tokens and --max-turns stay with the invocation.
 
 // explicitFlags names the flags given on the command line.
-func explicitFlags(fs *flag.FlagSet) map[string]bool {
+func explicitFlags(fs *pflag.FlagSet) map[string]bool {
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 	return set
 }
 

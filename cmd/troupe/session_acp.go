@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 )
@@ -56,77 +57,75 @@ func attachSession(ctx context.Context, c *daemonclient.Client, verb, id, policy
 	return a, info, nil
 }
 
-func runSessionCancel(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("cancel", stderr)
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	a, info, err := attachSession(ctx, c, "cancel", pos[0], "none", false)
-	if err != nil {
-		return failed(stderr, "cancel", c, err)
-	}
-	defer a.Close()
-	if !info.Meta.Hydra.Busy {
-		fmt.Fprintf(stdout, "%s has no turn running; nothing to cancel\n", pos[0])
+func newSessionCancelCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("cancel")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		a, info, err := attachSession(ctx, c, "cancel", pos[0], "none", false)
+		if err != nil {
+			return failed(stderr, "cancel", c, err)
+		}
+		defer a.Close()
+		if !info.Meta.Hydra.Busy {
+			fmt.Fprintf(stdout, "%s has no turn running; nothing to cancel\n", pos[0])
+			return 0
+		}
+		if _, err := a.Call(ctx, "session/cancel", map[string]any{"sessionId": pos[0]}, nil); err != nil {
+			return failed(stderr, "cancel", c, err)
+		}
+		fmt.Fprintf(stdout, "%s: the running turn is cancelled\n", pos[0])
 		return 0
-	}
-	if _, err := a.Call(ctx, "session/cancel", map[string]any{"sessionId": pos[0]}, nil); err != nil {
-		return failed(stderr, "cancel", c, err)
-	}
-	fmt.Fprintf(stdout, "%s: the running turn is cancelled\n", pos[0])
-	return 0
+	})
 }
 
-func runSessionQueue(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("queue", stderr)
-	cancel := v.fs.String("cancel", "", "cancel the queued prompt with this message id")
-	edit := v.fs.String("edit", "", "replace the text of the queued prompt with this message id")
-	asJSON := v.fs.Bool("json", false, "print the pending prompts as JSON")
-	pos, code, ok := v.parse(args, 1, -1, "a session id (and with --edit, the new text)")
-	if !ok {
-		return code
-	}
-	id := pos[0]
-	switch {
-	case *cancel != "" && *edit != "":
-		fmt.Fprintln(stderr, "troupe session queue: --cancel and --edit go one at a time")
-		return 2
-	case *edit != "" && len(pos) < 2:
-		fmt.Fprintln(stderr, "troupe session queue: --edit MSG needs the new text after the session id")
-		return 2
-	case *edit == "" && len(pos) > 1:
-		fmt.Fprintf(stderr, "troupe session queue: unexpected argument %q\n", pos[1])
-		return 2
-	}
-	mutate := *cancel != "" || *edit != ""
-	a, info, err := attachSession(ctx, c, "queue", id, "pending_only", !mutate)
-	if err != nil {
-		return failed(stderr, "queue", c, err)
-	}
-	defer a.Close()
-	if mutate {
-		return queueChange(ctx, c, a, id, *cancel, *edit, strings.Join(pos[1:], " "), stdout, stderr)
-	}
-	q := info.Meta.Hydra.Queue
-	if *asJSON {
-		if q == nil {
-			q = q[:0]
+func newSessionQueueCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("queue")
+	cancel := verb.Flags().String("cancel", "", "cancel the queued prompt with this message id")
+	edit := verb.Flags().String("edit", "", "replace the text of the queued prompt with this message id")
+	asJSON := verb.Flags().Bool("json", false, "print the pending prompts as JSON")
+	verb.Args = wantArgs(1, -1, "a session id (and with --edit, the new text)")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		id := pos[0]
+		switch {
+		case *cancel != "" && *edit != "":
+			fmt.Fprintln(stderr, "troupe session queue: --cancel and --edit go one at a time")
+			return 2
+		case *edit != "" && len(pos) < 2:
+			fmt.Fprintln(stderr, "troupe session queue: --edit MSG needs the new text after the session id")
+			return 2
+		case *edit == "" && len(pos) > 1:
+			fmt.Fprintf(stderr, "troupe session queue: unexpected argument %q\n", pos[1])
+			return 2
 		}
-		_ = json.NewEncoder(stdout).Encode(q)
+		mutate := *cancel != "" || *edit != ""
+		a, info, err := attachSession(ctx, c, "queue", id, "pending_only", !mutate)
+		if err != nil {
+			return failed(stderr, "queue", c, err)
+		}
+		defer a.Close()
+		if mutate {
+			return queueChange(ctx, c, a, id, *cancel, *edit, strings.Join(pos[1:], " "), stdout, stderr)
+		}
+		q := info.Meta.Hydra.Queue
+		if *asJSON {
+			if q == nil {
+				q = q[:0]
+			}
+			_ = json.NewEncoder(stdout).Encode(q)
+			return 0
+		}
+		if len(q) == 0 {
+			fmt.Fprintf(stdout, "%s has no pending prompt\n", id)
+			return 0
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "MESSAGE\tPROMPT")
+		for _, p := range q {
+			fmt.Fprintf(tw, "%s\t%s\n", p.MessageID, clip(promptText(p.Prompt), 80))
+		}
+		_ = tw.Flush()
 		return 0
-	}
-	if len(q) == 0 {
-		fmt.Fprintf(stdout, "%s has no pending prompt\n", id)
-		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MESSAGE\tPROMPT")
-	for _, p := range q {
-		fmt.Fprintf(tw, "%s\t%s\n", p.MessageID, clip(promptText(p.Prompt), 80))
-	}
-	_ = tw.Flush()
-	return 0
+	})
 }
 
 // queueChange cancels or edits one queued prompt through the hydra

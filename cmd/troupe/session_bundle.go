@@ -10,41 +10,41 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
-func runSessionExport(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("export", stderr)
-	out := v.fs.String("o", "", "write the bundle to FILE (default: stdout)")
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	w := stdout
-	var tmp *os.File
-	if *out != "" {
-		// Written beside FILE and renamed once whole: a failed export
-		// leaves no half bundle.
-		f, err := os.CreateTemp(dirOf(*out), ".troupe-export-*")
-		if err != nil {
+func newSessionExportCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("export")
+	out := verb.Flags().StringP("output", "o", "", "write the bundle to `FILE` (default: stdout)")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		w := stdout
+		var tmp *os.File
+		if *out != "" {
+			// Written beside FILE and renamed once whole: a failed export
+			// leaves no half bundle.
+			f, err := os.CreateTemp(dirOf(*out), ".troupe-export-*")
+			if err != nil {
+				return failed(stderr, "export", c, err)
+			}
+			defer os.Remove(f.Name())
+			defer f.Close()
+			w, tmp = f, f
+		}
+		if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/export", w); err != nil {
 			return failed(stderr, "export", c, err)
 		}
-		defer os.Remove(f.Name())
-		defer f.Close()
-		w, tmp = f, f
-	}
-	if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/export", w); err != nil {
-		return failed(stderr, "export", c, err)
-	}
-	if tmp != nil {
-		if err := tmp.Close(); err != nil {
-			return failed(stderr, "export", c, err)
+		if tmp != nil {
+			if err := tmp.Close(); err != nil {
+				return failed(stderr, "export", c, err)
+			}
+			if err := os.Rename(tmp.Name(), *out); err != nil {
+				return failed(stderr, "export", c, err)
+			}
 		}
-		if err := os.Rename(tmp.Name(), *out); err != nil {
-			return failed(stderr, "export", c, err)
-		}
-	}
-	return 0
+		return 0
+	})
 }
 
 func dirOf(path string) string {
@@ -54,56 +54,55 @@ func dirOf(path string) string {
 	return "."
 }
 
-func runSessionImport(ctx context.Context, c *daemonclient.Client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("import", stderr)
+func newSessionImportCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("import")
 	// A string, not a switch: the session replaced is the importer's to
 	// name, never the bundle's lineage to pick.
-	replace := v.fs.String("replace", "", "replace session `ID` (of the bundle's lineage), keeping its id")
-	cwd := v.fs.String("cwd", "", "the imported session's directory (default: the bundle's, if it is a directory here)")
-	pos, code, ok := v.parse(args, 1, 1, "a bundle file (or - for stdin)")
-	if !ok {
-		return code
-	}
-	var b []byte
-	var err error
-	if pos[0] == "-" {
-		b, err = io.ReadAll(stdin)
-	} else {
-		b, err = os.ReadFile(pos[0])
-	}
-	if err != nil {
-		return failed(stderr, "import", c, fmt.Errorf("read the bundle: %w", err))
-	}
-	if !json.Valid(b) {
-		return failed(stderr, "import", c, fmt.Errorf("%s is not a JSON bundle", pos[0]))
-	}
-	body := map[string]any{"bundle": json.RawMessage(b)}
-	if *replace != "" {
-		body["replace"], body["replaceSessionId"] = true, *replace
-	}
-	if *cwd != "" {
-		dir, err := absDir(*cwd)
+	replace := verb.Flags().String("replace", "", "replace session `ID` (of the bundle's lineage), keeping its id")
+	cwd := verb.Flags().String("cwd", "", "the imported session's directory (default: the bundle's, if it is a directory here)")
+	verb.Args = wantArgs(1, 1, "a bundle file (or - for stdin)")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		var b []byte
+		var err error
+		if pos[0] == "-" {
+			b, err = io.ReadAll(stdin)
+		} else {
+			b, err = os.ReadFile(pos[0])
+		}
 		if err != nil {
+			return failed(stderr, "import", c, fmt.Errorf("read the bundle: %w", err))
+		}
+		if !json.Valid(b) {
+			return failed(stderr, "import", c, fmt.Errorf("%s is not a JSON bundle", pos[0]))
+		}
+		body := map[string]any{"bundle": json.RawMessage(b)}
+		if *replace != "" {
+			body["replace"], body["replaceSessionId"] = true, *replace
+		}
+		if *cwd != "" {
+			dir, err := absDir(*cwd)
+			if err != nil {
+				return failed(stderr, "import", c, err)
+			}
+			body["cwd"] = dir
+		}
+		var out importAnswer
+		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/import", body, &out); err != nil {
+			var he *daemonclient.Error
+			if asError(err, &he) && he.Status == http.StatusConflict {
+				var clash struct {
+					Existing string `json:"existingSessionId"`
+				}
+				if json.Unmarshal(he.Body, &clash) == nil && clash.Existing != "" {
+					return failed(stderr, "import", c, fmt.Errorf("already imported as %s: pass --replace %s to overwrite it", clash.Existing, clash.Existing))
+				}
+			}
 			return failed(stderr, "import", c, err)
 		}
-		body["cwd"] = dir
-	}
-	var out importAnswer
-	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/import", body, &out); err != nil {
-		var he *daemonclient.Error
-		if asError(err, &he) && he.Status == http.StatusConflict {
-			var clash struct {
-				Existing string `json:"existingSessionId"`
-			}
-			if json.Unmarshal(he.Body, &clash) == nil && clash.Existing != "" {
-				return failed(stderr, "import", c, fmt.Errorf("already imported as %s: pass --replace %s to overwrite it", clash.Existing, clash.Existing))
-			}
-		}
-		return failed(stderr, "import", c, err)
-	}
-	out.tell(stderr)
-	fmt.Fprintln(stdout, out.SessionID)
-	return 0
+		out.tell(stderr)
+		fmt.Fprintln(stdout, out.SessionID)
+		return 0
+	})
 }
 
 // importAnswer is what POST /v1/sessions/import answers.

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 )
@@ -44,61 +45,60 @@ func promptExit(reason string) int {
 // With stdin a terminal a permission request is answered by key, else it
 // is left open for `troupe session attach`. Ctrl-C cancels the turn and
 // waits for its end; a second one leaves at once.
-func runSessionPrompt(ctx context.Context, c *daemonclient.Client, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("prompt", stderr)
-	queue := v.fs.Bool("queue", false, "enqueue the prompt and return without waiting for its answer")
-	pos, code, ok := v.parse(args, 2, -1, "a session id and the prompt (- reads it from stdin)")
-	if !ok {
-		return code
-	}
-	id, text := pos[0], strings.Join(pos[1:], " ")
-	fromStdin := text == "-"
-	if fromStdin {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return failed(stderr, "prompt", c, fmt.Errorf("read the prompt from stdin: %w", err))
+func newSessionPromptCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("prompt")
+	queue := verb.Flags().Bool("queue", false, "enqueue the prompt and return without waiting for its answer")
+	verb.Args = wantArgs(2, -1, "a session id and the prompt (- reads it from stdin)")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		id, text := pos[0], strings.Join(pos[1:], " ")
+		fromStdin := text == "-"
+		if fromStdin {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return failed(stderr, "prompt", c, fmt.Errorf("read the prompt from stdin: %w", err))
+			}
+			text = string(b)
 		}
-		text = string(b)
-	}
-	if strings.TrimSpace(text) == "" {
-		fmt.Fprintln(stderr, "troupe session prompt: the prompt is empty")
-		return 2
-	}
-	if *queue {
-		return queuePrompt(c, id, text, stdout, stderr)
-	}
-	view, err := openSessionView(ctx, c, viewOptions{name: "troupe session prompt", side: stderr,
-		keys: !fromStdin && isTerminal(stdin)}, stdin, stdout, stderr)
-	if err != nil {
-		return failed(stderr, "prompt", c, err)
-	}
-	defer view.close()
-	view.cfg.AskElsewhere = "a tool call waits for permission: answer it with `troupe session attach " + id + "`"
-	ints := make(chan os.Signal, 1)
-	if view.cfg.Keys != nil {
-		// Ctrl-C comes as a key; a SIGINT from elsewhere is caught too, so
-		// troupe leaves through the view, which gives the terminal back.
-		signal.Notify(ints, os.Interrupt)
-		defer signal.Stop(ints)
-	} else {
-		// The dispatcher's first SIGINT cancels the turn; it lets the
-		// second end troupe at once.
-		defer context.AfterFunc(ctx, func() { ints <- os.Interrupt })()
-	}
-	view.cfg.Interrupts = ints
+		if strings.TrimSpace(text) == "" {
+			fmt.Fprintln(stderr, "troupe session prompt: the prompt is empty")
+			return 2
+		}
+		if *queue {
+			return queuePrompt(c, id, text, stdout, stderr)
+		}
+		view, err := openSessionView(ctx, c, viewOptions{name: "troupe session prompt", side: stderr,
+			keys: !fromStdin && isTerminal(stdin)}, stdin, stdout, stderr)
+		if err != nil {
+			return failed(stderr, "prompt", c, err)
+		}
+		defer view.close()
+		view.cfg.AskElsewhere = "a tool call waits for permission: answer it with `troupe session attach " + id + "`"
+		ints := make(chan os.Signal, 1)
+		if view.cfg.Keys != nil {
+			// Ctrl-C comes as a key; a SIGINT from elsewhere is caught too, so
+			// troupe leaves through the view, which gives the terminal back.
+			signal.Notify(ints, os.Interrupt)
+			defer signal.Stop(ints)
+		} else {
+			// The dispatcher's first SIGINT cancels the turn; it lets the
+			// second end troupe at once.
+			defer context.AfterFunc(ctx, func() { ints <- os.Interrupt })()
+		}
+		view.cfg.Interrupts = ints
 
-	stop, err := terminal.PromptTurn(view.ctx, view.cfg, id, text)
-	if errors.Is(err, terminal.ErrClosed) {
-		// The prompt is in the session's durable queue: it is not lost.
-		fmt.Fprintf(stderr, "troupe session prompt: %v; the turn goes on when the daemon runs again: see `troupe session transcript %s`\n", err, id)
-		return promptError
-	}
-	if err != nil {
-		return failed(stderr, "prompt", c, err)
-	}
-	// The view has already said how the turn ended ("── cancelled"); the
-	// exit status says it to scripts.
-	return promptExit(stop)
+		stop, err := terminal.PromptTurn(view.ctx, view.cfg, id, text)
+		if errors.Is(err, terminal.ErrClosed) {
+			// The prompt is in the session's durable queue: it is not lost.
+			fmt.Fprintf(stderr, "troupe session prompt: %v; the turn goes on when the daemon runs again: see `troupe session transcript %s`\n", err, id)
+			return promptError
+		}
+		if err != nil {
+			return failed(stderr, "prompt", c, err)
+		}
+		// The view has already said how the turn ended ("── cancelled"); the
+		// exit status says it to scripts.
+		return promptExit(stop)
+	})
 }
 
 // queuePrompt is prompt --queue: it sends the prompt and returns once the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
@@ -26,16 +27,15 @@ func copyBody(ctx context.Context, c *daemonclient.Client, path string, w io.Wri
 	return nil
 }
 
-func runSessionTranscript(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("transcript", stderr)
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript", stdout); err != nil {
-		return failed(stderr, "transcript", c, err)
-	}
-	return 0
+func newSessionTranscriptCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("transcript")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript", stdout); err != nil {
+			return failed(stderr, "transcript", c, err)
+		}
+		return 0
+	})
 }
 
 // fileDiff is one entry of GET /diff.
@@ -48,49 +48,48 @@ type fileDiff struct {
 	} `json:"hunks"`
 }
 
-func runSessionDiff(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("diff", stderr)
-	fold := v.fs.Bool("fold", false, "collapse hunks that rewrite the same region")
-	paths := v.fs.String("paths", "", "only these files (comma-separated)")
-	asJSON := v.fs.Bool("json", false, "print the REST answer")
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	q := url.Values{}
-	if *fold {
-		q.Set("fold", "true")
-	}
-	if *paths != "" {
-		q.Set("paths", *paths)
-	}
-	path := "/v1/sessions/" + url.PathEscape(pos[0]) + "/diff"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	if *asJSON {
-		if err := copyBody(ctx, c, path, stdout); err != nil {
+func newSessionDiffCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("diff")
+	fold := verb.Flags().Bool("fold", false, "collapse hunks that rewrite the same region")
+	paths := verb.Flags().String("paths", "", "only these files (comma-separated)")
+	asJSON := verb.Flags().Bool("json", false, "print the REST answer")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		q := url.Values{}
+		if *fold {
+			q.Set("fold", "true")
+		}
+		if *paths != "" {
+			q.Set("paths", *paths)
+		}
+		path := "/v1/sessions/" + url.PathEscape(pos[0]) + "/diff"
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		if *asJSON {
+			if err := copyBody(ctx, c, path, stdout); err != nil {
+				return failed(stderr, "diff", c, err)
+			}
+			return 0
+		}
+		var files []fileDiff
+		if err := c.Do(ctx, http.MethodGet, path, nil, &files); err != nil {
 			return failed(stderr, "diff", c, err)
 		}
+		for _, f := range files {
+			note := ""
+			if f.Created {
+				note = " (created)"
+			}
+			fmt.Fprintf(stdout, "=== %s%s\n", f.Path, note)
+			for _, h := range f.Hunks {
+				fmt.Fprintln(stdout, "@@")
+				writePrefixed(stdout, "-", h.OldText)
+				writePrefixed(stdout, "+", h.NewText)
+			}
+		}
 		return 0
-	}
-	var files []fileDiff
-	if err := c.Do(ctx, http.MethodGet, path, nil, &files); err != nil {
-		return failed(stderr, "diff", c, err)
-	}
-	for _, f := range files {
-		note := ""
-		if f.Created {
-			note = " (created)"
-		}
-		fmt.Fprintf(stdout, "=== %s%s\n", f.Path, note)
-		for _, h := range f.Hunks {
-			fmt.Fprintln(stdout, "@@")
-			writePrefixed(stdout, "-", h.OldText)
-			writePrefixed(stdout, "+", h.NewText)
-		}
-	}
-	return 0
+	})
 }
 
 func writePrefixed(w io.Writer, prefix, text string) {
@@ -102,31 +101,30 @@ func writePrefixed(w io.Writer, prefix, text string) {
 	}
 }
 
-func runSessionSearch(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("search", stderr)
-	asJSON := v.fs.Bool("json", false, "print the REST answer")
-	pos, code, ok := v.parse(args, 1, -1, "the text to search for")
-	if !ok {
-		return code
-	}
-	var out struct {
-		Matches []struct {
-			SessionID string `json:"sessionId"`
-			MessageID string `json:"messageId"`
-			Snippet   string `json:"snippet"`
-		} `json:"matches"`
-	}
-	if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": strings.Join(pos, " ")}, &out); err != nil {
-		return failed(stderr, "search", c, err)
-	}
-	if *asJSON {
-		_ = json.NewEncoder(stdout).Encode(out)
+func newSessionSearchCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("search")
+	asJSON := verb.Flags().Bool("json", false, "print the REST answer")
+	verb.Args = wantArgs(1, -1, "the text to search for")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		var out struct {
+			Matches []struct {
+				SessionID string `json:"sessionId"`
+				MessageID string `json:"messageId"`
+				Snippet   string `json:"snippet"`
+			} `json:"matches"`
+		}
+		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": strings.Join(pos, " ")}, &out); err != nil {
+			return failed(stderr, "search", c, err)
+		}
+		if *asJSON {
+			_ = json.NewEncoder(stdout).Encode(out)
+			return 0
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		for _, m := range out.Matches {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", m.SessionID, m.MessageID, clip(m.Snippet, 100))
+		}
+		_ = tw.Flush()
 		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, m := range out.Matches {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.SessionID, m.MessageID, clip(m.Snippet, 100))
-	}
-	_ = tw.Flush()
-	return 0
+	})
 }

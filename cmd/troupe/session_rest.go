@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
@@ -37,48 +38,48 @@ func listSessions(ctx context.Context, c *daemonclient.Client) ([]sessionInfo, e
 	return out.Sessions, err
 }
 
-func runSessionList(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("list", stderr)
-	cwd := v.fs.String("cwd", "", "only the sessions of this directory")
-	asJSON := v.fs.Bool("json", false, "print the REST entries as JSON")
-	if _, code, ok := v.parse(args, 0, 0, "no argument"); !ok {
-		return code
-	}
-	path := "/v1/sessions"
-	if *cwd != "" {
-		dir, err := absDir(*cwd)
-		if err != nil {
+func newSessionListCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("list")
+	cwd := verb.Flags().String("cwd", "", "only the sessions of this directory")
+	asJSON := verb.Flags().Bool("json", false, "print the REST entries as JSON")
+	verb.Args = noArgs
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		path := "/v1/sessions"
+		if *cwd != "" {
+			dir, err := absDir(*cwd)
+			if err != nil {
+				return failed(stderr, "list", c, err)
+			}
+			path += "?cwd=" + url.QueryEscape(dir)
+		}
+		var out struct {
+			Sessions []json.RawMessage `json:"sessions"`
+		}
+		if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
 			return failed(stderr, "list", c, err)
 		}
-		path += "?cwd=" + url.QueryEscape(dir)
-	}
-	var out struct {
-		Sessions []json.RawMessage `json:"sessions"`
-	}
-	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return failed(stderr, "list", c, err)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if out.Sessions == nil {
-			out.Sessions = []json.RawMessage{}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if out.Sessions == nil {
+				out.Sessions = []json.RawMessage{}
+			}
+			_ = enc.Encode(out.Sessions)
+			return 0
 		}
-		_ = enc.Encode(out.Sessions)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTITLE\tSTATUS\tBUSY\tINPUT\tCLIENTS\tMODEL\tUPDATED")
+		for _, raw := range out.Sessions {
+			var e sessionInfo
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return failed(stderr, "list", c, fmt.Errorf("decode a session: %w", err))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.SessionID, dash(clip(e.Title, 40)), e.Status,
+				yes(e.Busy), yes(e.AwaitingInput), e.AttachedClients, dash(e.CurrentModel), e.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		}
+		_ = tw.Flush()
 		return 0
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tSTATUS\tBUSY\tINPUT\tCLIENTS\tMODEL\tUPDATED")
-	for _, raw := range out.Sessions {
-		var e sessionInfo
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return failed(stderr, "list", c, fmt.Errorf("decode a session: %w", err))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.SessionID, dash(clip(e.Title, 40)), e.Status,
-			yes(e.Busy), yes(e.AwaitingInput), e.AttachedClients, dash(e.CurrentModel), e.UpdatedAt.Local().Format("2006-01-02 15:04"))
-	}
-	_ = tw.Flush()
-	return 0
+	})
 }
 
 func dash(s string) string {
@@ -104,53 +105,52 @@ func clip(s string, n int) string {
 	return s
 }
 
-func runSessionNew(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("new", stderr)
-	cwd := v.fs.String("cwd", "", "the session's directory (default: the current one)")
-	model := v.fs.String("model", "", "the model, as provider/model (default: the daemon's)")
-	title := v.fs.String("title", "", "the session's title")
-	if _, code, ok := v.parse(args, 0, 0, "no argument"); !ok {
-		return code
-	}
-	dir, err := absDir(*cwd)
-	if err != nil {
-		return failed(stderr, "new", c, err)
-	}
-	body := map[string]any{"cwd": dir}
-	if *model != "" {
-		body["model"] = *model
-	}
-	if *title != "" {
-		body["title"] = *title
-	}
-	var out struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := c.Do(ctx, http.MethodPost, "/v1/sessions", body, &out); err != nil {
-		return failed(stderr, "new", c, err)
-	}
-	fmt.Fprintln(stdout, out.SessionID)
-	return 0
+func newSessionNewCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("new")
+	cwd := verb.Flags().String("cwd", "", "the session's directory (default: the current one)")
+	model := verb.Flags().String("model", "", "the model, as provider/model (default: the daemon's)")
+	title := verb.Flags().String("title", "", "the session's title")
+	verb.Args = noArgs
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		dir, err := absDir(*cwd)
+		if err != nil {
+			return failed(stderr, "new", c, err)
+		}
+		body := map[string]any{"cwd": dir}
+		if *model != "" {
+			body["model"] = *model
+		}
+		if *title != "" {
+			body["title"] = *title
+		}
+		var out struct {
+			SessionID string `json:"sessionId"`
+		}
+		if err := c.Do(ctx, http.MethodPost, "/v1/sessions", body, &out); err != nil {
+			return failed(stderr, "new", c, err)
+		}
+		fmt.Fprintln(stdout, out.SessionID)
+		return 0
+	})
 }
 
-func runSessionFork(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("fork", stderr)
-	at := v.fs.String("at", "", "the turn to fork at: its prompt's message id (default: the last finished turn)")
-	cwd := v.fs.String("cwd", "", "the fork's directory (default: the source's)")
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	body := map[string]any{}
-	if *at != "" {
-		body["forkAt"] = *at
-	}
-	id, err := postForID(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/fork", body, *cwd)
-	if err != nil {
-		return failed(stderr, "fork", c, err)
-	}
-	fmt.Fprintln(stdout, id)
-	return 0
+func newSessionForkCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("fork")
+	at := verb.Flags().String("at", "", "the turn to fork at: its prompt's message id (default: the last finished turn)")
+	cwd := verb.Flags().String("cwd", "", "the fork's directory (default: the source's)")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		body := map[string]any{}
+		if *at != "" {
+			body["forkAt"] = *at
+		}
+		id, err := postForID(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/fork", body, *cwd)
+		if err != nil {
+			return failed(stderr, "fork", c, err)
+		}
+		fmt.Fprintln(stdout, id)
+		return 0
+	})
 }
 
 // postForID posts body, with cwd made absolute when given, and returns
@@ -170,47 +170,44 @@ func postForID(ctx context.Context, c *daemonclient.Client, path string, body ma
 	return out.SessionID, err
 }
 
-func runSessionKill(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("kill", stderr)
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	res, err := c.Send(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(pos[0])+"/kill", nil)
-	if err != nil {
-		return failed(stderr, "kill", c, err)
-	}
-	res.Body.Close()
-	if res.StatusCode == http.StatusNoContent {
-		fmt.Fprintf(stdout, "%s was not live; nothing to stop\n", pos[0])
+func newSessionKillCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("kill")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		res, err := c.Send(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(pos[0])+"/kill", nil)
+		if err != nil {
+			return failed(stderr, "kill", c, err)
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusNoContent {
+			fmt.Fprintf(stdout, "%s was not live; nothing to stop\n", pos[0])
+			return 0
+		}
+		fmt.Fprintf(stdout, "%s stopped (cold)\n", pos[0])
 		return 0
-	}
-	fmt.Fprintf(stdout, "%s stopped (cold)\n", pos[0])
-	return 0
+	})
 }
 
-func runSessionRm(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("rm", stderr)
-	pos, code, ok := v.parse(args, 1, 1, "a session id")
-	if !ok {
-		return code
-	}
-	if err := c.Do(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(pos[0]), nil, nil); err != nil {
-		return failed(stderr, "rm", c, err)
-	}
-	fmt.Fprintf(stdout, "%s removed\n", pos[0])
-	return 0
+func newSessionRmCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("rm")
+	verb.Args = wantArgs(1, 1, "a session id")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		if err := c.Do(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(pos[0]), nil, nil); err != nil {
+			return failed(stderr, "rm", c, err)
+		}
+		fmt.Fprintf(stdout, "%s removed\n", pos[0])
+		return 0
+	})
 }
 
-func runSessionTitle(ctx context.Context, c *daemonclient.Client, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	v := newVerbFlags("title", stderr)
-	pos, code, ok := v.parse(args, 2, -1, "a session id and the title")
-	if !ok {
-		return code
-	}
-	title := strings.Join(pos[1:], " ")
-	if err := c.Do(ctx, http.MethodPatch, "/v1/sessions/"+url.PathEscape(pos[0]), map[string]any{"title": title}, nil); err != nil {
-		return failed(stderr, "title", c, err)
-	}
-	return 0
+func newSessionTitleCmd(s *sessionCmd) *cobra.Command {
+	verb := s.verb("title")
+	verb.Args = wantArgs(2, -1, "a session id and the title")
+	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		title := strings.Join(pos[1:], " ")
+		if err := c.Do(ctx, http.MethodPatch, "/v1/sessions/"+url.PathEscape(pos[0]), map[string]any{"title": title}, nil); err != nil {
+			return failed(stderr, "title", c, err)
+		}
+		return 0
+	})
 }

@@ -10,16 +10,33 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/testkit/sim"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
-func init() {
-	register(command{
-		name: "sim", args: "SCENARIO.yml [--seed S] [--embedded | --daemon URL --token T [--home DIR]]",
-		summary: "run a scenario of many sessions with faults against the daemon, check its invariants and report",
-		run:     runSim,
-	})
+func newSimCmd(a *app) *cobra.Command {
+	var f simFlags
+	c := &cobra.Command{
+		Use:   "sim SCENARIO.yml",
+		Short: "run a fault scenario against a daemon, check its invariants",
+		Long: "Run a scenario of many sessions with scripted models, prompts, reattaching " +
+			"clients and faults against a daemon (its own by default, started from this " +
+			"binary on a fresh home), check its invariants and print the report.\n\n" +
+			"Exit status: 0 no invariant broke; 1 one did, or the run could not be made; " +
+			"2 bad flags or a bad scenario.",
+		Args: wantArgs(1, 1, "one scenario file"),
+		RunE: a.action(func(pos []string) int { return runSim(f, pos[0], a.stdout, a.stderr) }),
+	}
+	fs := c.Flags()
+	f.common.register(fs)
+	fs.StringVar(&f.seed, "seed", "", "seed of the fault schedule (default: the scenario's)")
+	fs.BoolVar(&f.embedded, "embedded", false, "run a daemon of the simulator's own, from this binary, on a fresh home (the default)")
+	fs.StringVar(&f.daemonURL, "daemon", "", "run against this daemon instead (no kill_daemon faults); start it with OPENAI_BASE_URL at --llm-listen/v1")
+	fs.StringVar(&f.token, "token", "", "the --daemon's service token (default $TROUPE_TOKEN, else the --home's auth-token)")
+	fs.StringVar(&f.llmListen, "llm-listen", "127.0.0.1:0", "address the scripted models listen on")
+	fs.StringVar(&f.work, "work", "", "directory kept for the run's home and session directories (default: a temporary one, removed)")
+	return c
 }
 
 type simFlags struct {
@@ -34,31 +51,15 @@ type simFlags struct {
 
 // runSim exits 0 when no invariant broke, 1 when one did or the run could
 // not be made, 2 on bad flags or a bad scenario.
-func runSim(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var f simFlags
-	fs := newFlagSet("sim", stderr)
-	f.common.register(fs)
-	fs.StringVar(&f.seed, "seed", "", "seed of the fault schedule (default: the scenario's)")
-	fs.BoolVar(&f.embedded, "embedded", false, "run a daemon of the simulator's own, from this binary, on a fresh home (the default)")
-	fs.StringVar(&f.daemonURL, "daemon", "", "run against this daemon instead (no kill_daemon faults); start it with OPENAI_BASE_URL at --llm-listen/v1")
-	fs.StringVar(&f.token, "token", "", "the --daemon's service token (default $TROUPE_TOKEN, else the --home's auth-token)")
-	fs.StringVar(&f.llmListen, "llm-listen", "127.0.0.1:0", "address the scripted models listen on")
-	fs.StringVar(&f.work, "work", "", "directory kept for the run's home and session directories (default: a temporary one, removed)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
+func runSim(f simFlags, scenario string, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe sim: %v\n", err)
 		return code
 	}
-	if len(pos) != 1 {
-		return fail(2, errors.New("want one scenario file"))
-	}
 	if f.embedded && f.daemonURL != "" {
 		return fail(2, errors.New("--embedded and --daemon exclude each other"))
 	}
-	scn, err := sim.Load(pos[0])
+	scn, err := sim.Load(scenario)
 	if err != nil {
 		return fail(2, err)
 	}

@@ -6,29 +6,28 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/transports/hugind"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
-func init() {
-	register(command{name: "stdio", args: "[--max-line N]", summary: "the hugind stdio bridge: configs, models and llama-servers over NDJSON", run: runStdio})
+func newStdioCmd(a *app) *cobra.Command {
+	var common commonFlags
+	var maxLine int
+	c := &cobra.Command{
+		Use:   "stdio",
+		Short: "the hugind bridge: configs, models and llama-servers over NDJSON",
+		Args:  noArgs,
+		RunE:  a.action(func([]string) int { return runStdio(common, maxLine, a.stdin, a.stdout, a.stderr) }),
+	}
+	common.register(c.Flags())
+	c.Flags().IntVar(&maxLine, "max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes")
+	return c
 }
 
-func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var common commonFlags
-	fs := newFlagSet("stdio", stderr)
-	common.register(fs)
-	maxLine := fs.Int("max-line", stdio.DefaultMaxLine, "largest accepted input line in bytes")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "troupe stdio: unexpected arguments %q\n", pos)
-		return 2
-	}
+func runStdio(common commonFlags, maxLine int, stdin io.Reader, stdout, stderr io.Writer) int {
 	log, err := common.logger()
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", err)
@@ -46,7 +45,7 @@ func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
-	b := &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log, MaxLine: *maxLine, Trace: stderr}
+	b := &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log, MaxLine: maxLine, Trace: stderr}
 	served := make(chan error, 1)
 	// Serve returns at EOF once every request is answered; a signal ends
 	// the command without waiting for stdin, which may never close.

@@ -1,12 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"io"
-	"runtime/debug"
-
-	"github.com/troupehq/troupe/persistence"
-)
+import "runtime/debug"
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
 // the module version from the build info is used.
@@ -20,9 +14,4 @@ func currentVersion() string {
 		return bi.Main.Version
 	}
 	return "dev"
-}
-
-func runVersion(_ []string, _ io.Reader, stdout, _ io.Writer) int {
-	fmt.Fprintf(stdout, "troupe %s (store schema %d)\n", currentVersion(), persistence.SchemaVersion())
-	return 0
 }
