@@ -1,6 +1,9 @@
 package event
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Payload shapes of the canonical kinds. Field names are snake_case and
 // stable: stored logs outlive the code that wrote them, so fields are only
@@ -224,6 +227,16 @@ type ToolCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 }
+
+// TextToolCallID is the id of the i-th call a run parsed from a message's
+// text blocks (Raw): such calls carry no id of their own, so the log names
+// them by their message, and every projection that reparses Raw names
+// them the same.
+func TextToolCallID(messageID string, i int) string { return messageID + "-t" + strconv.Itoa(i) }
+
+// MalformedToolCallID is the id of the i-th text block that held no call:
+// it is answered as a failed call.
+func MalformedToolCallID(messageID string, i int) string { return messageID + "-e" + strconv.Itoa(i) }
 
 // MessageCompletedPayload is the full assistant message of one step.
 type MessageCompletedPayload struct {

@@ -1,6 +1,11 @@
 package projection
 
-import "github.com/troupehq/troupe/persistence/event"
+import (
+	"slices"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/tooltext"
+)
 
 // Run is one run under way: everything done for one prompt.
 type Run struct {
@@ -73,12 +78,35 @@ func (s *Step) MessageCall(id string) (event.ToolCall, bool) {
 	if s == nil || s.Message == nil {
 		return event.ToolCall{}, false
 	}
-	for _, c := range s.Message.ToolCalls {
+	for _, c := range MessageCalls(s.Message) {
 		if c.ID == id {
 			return c, true
 		}
 	}
 	return event.ToolCall{}, false
+}
+
+// MessageCalls is every call a completed message asks for, as the run
+// runs them: its native calls, then those written as text blocks (tool
+// style text: parsed again from Raw, which gives what the run's streaming
+// parse gave), then the text blocks that held no call, each an empty call
+// the run answers as failed. Clients see them all alike.
+func MessageCalls(p *event.MessageCompletedPayload) []event.ToolCall {
+	if p.Raw == "" {
+		return p.ToolCalls
+	}
+	parsed := tooltext.Parse(p.Raw)
+	if len(parsed.Calls) == 0 && len(parsed.Errors) == 0 {
+		return p.ToolCalls
+	}
+	calls := slices.Clip(p.ToolCalls)
+	for i, c := range parsed.Calls {
+		calls = append(calls, event.ToolCall{ID: event.TextToolCallID(p.MessageID, i), Name: c.Name, Arguments: c.Arguments})
+	}
+	for i, e := range parsed.Errors {
+		calls = append(calls, event.ToolCall{ID: event.MalformedToolCallID(p.MessageID, i), Name: e.Name, Arguments: "{}"})
+	}
+	return calls
 }
 
 // extend appends a delta to the open block, or opens a block when the
@@ -123,7 +151,7 @@ func (v *View) foldRun(ch *Change, kind event.Kind, p any) {
 			st.Message, st.open = p, false
 			ch.Step = st
 		}
-		for _, c := range p.ToolCalls {
+		for _, c := range MessageCalls(p) {
 			if tc := ch.Run.call(c.ID); !tc.Started {
 				tc.Name, tc.Arguments = c.Name, c.Arguments
 			}

@@ -68,6 +68,7 @@ type assistantMessage struct {
 	Timestamp    int64     `json:"timestamp"`
 	entryID      string
 	text         string
+	calls        int // tool calls in Content
 }
 
 type toolResultMessage struct {

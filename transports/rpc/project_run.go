@@ -117,12 +117,21 @@ func (f *fold) endTurn() {
 
 func (f *fold) completed(p *event.MessageCompletedPayload, ts int64) {
 	provider, model := f.models.current(f.Settings)
+	calls := projection.MessageCalls(p)
 	if f.asst != nil {
+		f.asst.closeBlock(f)
+		// Calls the model wrote as text blocks never streamed as calls:
+		// show each now as a native one streams, so a pi client sees the
+		// same toolcall_start, _delta and _end either way.
+		for _, c := range calls[len(p.ToolCalls):] {
+			src := &projection.Block{Channel: event.ChannelToolCallArgs, ToolCallID: c.ID, ToolName: c.Name, Text: []byte(c.Arguments)}
+			f.asst.delta(f, src, true, c.Arguments)
+		}
 		f.asst.closeBlock(f)
 		ts = f.asst.ts
 	}
 	f.held = &assistantMessage{Role: "assistant", API: api, Provider: provider, Model: model, Timestamp: ts, entryID: p.MessageID, text: p.Text,
-		Content: assistantContent(p.Thinking, p.Text, p.ToolCalls)}
+		Content: assistantContent(p.Thinking, p.Text, calls), calls: len(calls)}
 }
 
 // assistantContent is an assistant message's blocks: thinking, text, then
@@ -146,7 +155,11 @@ func (f *fold) stepEnded(p *event.StepEndedPayload) {
 		return
 	}
 	f.held.Usage = f.usageJSON(p.Usage)
-	if stop := finishStop(p.FinishReason); stop != "" {
+	stop := finishStop(p.FinishReason)
+	if stop == "stop" && f.held.calls > 0 {
+		stop = "toolUse" // calls written as text end a step the server calls stopped
+	}
+	if stop != "" {
 		f.held.StopReason = stop
 		f.settle("")
 	}

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -199,10 +198,10 @@ func (t *run) completeMessage(ctx actor.Context, resp *llm.Response, parsed tool
 		calls = append(calls, call{id: tc.ID, name: tc.Name, args: tc.Arguments, origin: "native"})
 	}
 	for i, tc := range parsed.Calls {
-		calls = append(calls, call{id: fmt.Sprintf("%s-t%d", t.msgID, i), name: tc.Name, args: tc.Arguments, origin: "text"})
+		calls = append(calls, call{id: event.TextToolCallID(t.msgID, i), name: tc.Name, args: tc.Arguments, origin: "text"})
 	}
 	for i, be := range parsed.Errors {
-		calls = append(calls, call{id: fmt.Sprintf("%s-e%d", t.msgID, i), name: be.Name, args: "{}", origin: "text", parseErr: be.Error()})
+		calls = append(calls, call{id: event.MalformedToolCallID(t.msgID, i), name: be.Name, args: "{}", origin: "text", parseErr: be.Error()})
 	}
 	if done.Text != "" || done.Raw != "" || done.Thinking != "" || len(done.ToolCalls) > 0 || resp != nil {
 		t.emit(ctx, event.MessageCompleted, done)
