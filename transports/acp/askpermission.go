@@ -14,11 +14,6 @@ import (
 // answer is the transformer's result; the others are told
 // permission_resolved.
 
-func init() {
-	methods["hydra-acp/session/request_permission"] = (*conn).transformerPermission
-	transformerOnly["hydra-acp/session/request_permission"] = true
-}
-
 type (
 	// askClients asks a connection's clients attached to session.
 	askClients struct {

@@ -22,17 +22,6 @@ import (
 // maxAwait caps hydra-acp/child_session/await's timeoutMs.
 const maxAwait = 30 * time.Minute
 
-func init() {
-	for m, h := range map[string]handler{
-		"hydra-acp/child_session/spawn": (*conn).childSpawn,
-		"hydra-acp/child_session/await": (*conn).childAwait,
-		"hydra-acp/child_session/close": (*conn).childClose,
-	} {
-		methods[m] = h
-		transformerOnly[m] = true
-	}
-}
-
 type spawnParams struct {
 	AgentID         string     `json:"agentId"`
 	Cwd             string     `json:"cwd"`

@@ -38,11 +38,6 @@ type pendingCommand struct {
 	reason                   string     // why it is being cancelled, when known first (an amend)
 }
 
-func init() {
-	methods["hydra-acp/commands/register"] = (*conn).commandsRegister
-	processOnly["hydra-acp/commands/register"] = true
-}
-
 func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 	var p struct {
 		Commands []commandSpec `json:"commands"`

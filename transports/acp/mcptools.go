@@ -38,10 +38,6 @@ type mcpRegisterParams struct {
 	Tools        []mcpToolSpec `json:"tools"`
 }
 
-func init() {
-	methods["hydra-acp/mcp_tools/register"] = (*conn).mcpToolsRegister
-}
-
 // mcpToolsRegister records (or replaces) the calling process's tools; only
 // extensions and transformers may call it.
 func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {

@@ -10,27 +10,6 @@ import (
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
-// transformerOnly are the methods served to a transformer's connection
-// alone; anyone else is answered MethodNotFound.
-var transformerOnly = map[string]bool{
-	"hydra-acp/transformer/initialize": true,
-	"hydra-acp/transformer/attach":     true,
-	"hydra-acp/message/emit":           true,
-	"hydra-acp/connection/keep_alive":  true,
-}
-
-// processOnly are the methods served to extensions and transformers alone.
-var processOnly = map[string]bool{
-	"hydra-acp/mcp_tools/register": true,
-}
-
-func init() {
-	methods["hydra-acp/transformer/initialize"] = (*conn).transformerInitialize
-	methods["hydra-acp/transformer/attach"] = (*conn).transformerAttach
-	methods["hydra-acp/message/emit"] = (*conn).messageEmit
-	methods["hydra-acp/connection/keep_alive"] = (*conn).keepAlive
-}
-
 // callPeer sends this connection's transformer a request for a chain run;
 // the answer goes back to the run.
 func (c *conn) callPeer(ctx actor.Context, m *peerCall) {
@@ -220,10 +199,6 @@ func (c *conn) keepAlive(ctx actor.Context, id, params json.RawMessage) {
 	ctx.Send(run, &keepAlive{token: p.Token})
 	c.reply(ctx, id, map[string]any{"ok": true})
 }
-
-// chainable are the requests a session's chain sees at dispatch (prompt
-// and cancel have their own, ordered, paths).
-var chainable = map[string]bool{"session/set_mode": true, "session/load": true}
 
 // throughChain runs m through its session's chain when a transformer
 // intercepts it, then serves it (continue, maybe rewritten) or answers the
