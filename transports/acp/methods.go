@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -28,13 +29,13 @@ const (
 	transformers = roleTransformer
 )
 
-// role is the peer's: no kind is a client; any kind but transformer is
-// served as an extension.
-func (p Peer) role() role {
+// roleOf is a peer's role: no kind is a client; any kind but transformer
+// is served as an extension.
+func roleOf(p pipeline.Peer) role {
 	switch p.Kind {
 	case "":
 		return roleClient
-	case KindTransformer:
+	case pipeline.KindTransformer:
 		return roleTransformer
 	default:
 		return roleExtension
@@ -97,15 +98,15 @@ var methods = map[string]method{
 	"hydra-acp/child_session/await":        {serve: (*conn).childAwait, callers: transformers},
 	"hydra-acp/child_session/close":        {serve: (*conn).childClose, callers: transformers},
 
-	// Any process's: tools offered to agents (mcptools.go), slash commands
-	// (commands.go).
+	// Any process's: tools offered to agents, slash commands
+	// (register.go).
 	"hydra-acp/mcp_tools/register": {serve: (*conn).mcpToolsRegister, callers: processes},
 	"hydra-acp/commands/register":  {serve: (*conn).commandsRegister, callers: processes},
 }
 
 func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
 	meth, ok := methods[m.Method]
-	if !ok || meth.callers&c.peer.role() == 0 {
+	if !ok || meth.callers&roleOf(c.peer) == 0 {
 		if m.IsRequest() {
 			c.fail(ctx, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method))
 		}

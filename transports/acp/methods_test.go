@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -106,10 +107,10 @@ func TestTranscriptMethodsAreServed(t *testing.T) {
 // for it (as an unknown one is); one it may call gets as far as the
 // initialize check; a mutating one is refused on a read-only attachment.
 func TestDispatchFollowsTheTable(t *testing.T) {
-	peers := map[role]Peer{
+	peers := map[role]pipeline.Peer{
 		roleClient:      {},
-		roleExtension:   {Kind: KindExtension, Name: "ext"},
-		roleTransformer: {Kind: KindTransformer, Name: "tr"},
+		roleExtension:   {Kind: pipeline.KindExtension, Name: "ext"},
+		roleTransformer: {Kind: pipeline.KindTransformer, Name: "tr"},
 	}
 	names := append(slices.Sorted(maps.Keys(methods)), "no/such_method")
 	for _, name := range names {

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/projection"
@@ -44,7 +45,7 @@ func (a *attachment) askPermission(c *conn, ctx actor.Context, call *projection.
 	if _, ok := a.asked[call.ID]; ok {
 		return
 	}
-	if c.cfg.Pipeline.held(a.id, call.ID) {
+	if c.cfg.Pipeline.Held(a.id, call.ID) {
 		return // the session's chain decides first (link.permission)
 	}
 	tc := toolState(call)
@@ -99,7 +100,7 @@ type permissionAnswer struct {
 // denies.
 func (o outgoing) answered(c *conn, ctx actor.Context, m jsonrpc.Message) {
 	if o.reply != nil {
-		ctx.Send(o.reply, &peerAnswer{step: o.step, m: m})
+		ctx.Send(o.reply, &pipeline.Answer{Step: o.step, M: m})
 		return
 	}
 	a := c.att[o.session]

@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bytes"
+	"encoding/json"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -148,6 +150,24 @@ func (a *attachment) toolUpdate(call *projection.ToolCall, emit func(any)) {
 	}
 }
 
+// decision is the response chain's verdict on one event's agent update
+// (transports/acp/pipeline's gate decides it live; update.transformed
+// records it).
+type decision = overrides.Decision
+
+// shown is the value an attachment emits for a rewritten update: a chunk
+// when it reads as exactly one (so replay joins it with its neighbours),
+// else the object as given.
+func shown(d decision) any {
+	var c chunk
+	dec := json.NewDecoder(bytes.NewReader(d.Update))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) == nil && (c.SessionUpdate == "agent_message_chunk" || c.SessionUpdate == "agent_thought_chunk") && c.Content.Type == "text" {
+		return &c
+	}
+	return d.Update
+}
+
 // decision is the response chain's verdict on e's agent update: from the
 // log (update.transformed) or from the session's gate.
 func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
@@ -157,7 +177,7 @@ func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
 	if d, ok := a.overrides[e.Seq]; ok {
 		return d, true
 	}
-	return c.cfg.Pipeline.gateDecision(a.id, e.Seq)
+	return c.cfg.Pipeline.Decision(a.id, e.Seq)
 }
 
 func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, emit func(any)) {
@@ -177,7 +197,7 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
 	if live {
 		// A command whose run ended before it asked (cancelled at once).
-		c.cfg.Pipeline.queueLeft(a.id, p.RunID)
+		c.cfg.Pipeline.QueueLeft(a.id, p.RunID)
 	}
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)

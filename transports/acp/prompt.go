@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -86,7 +87,7 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rerr)
 		return
 	}
-	names := c.cfg.Pipeline.chain(a.id, "request:session/prompt")
+	names := c.cfg.Pipeline.Chain(a.id, "request:session/prompt")
 	if names == nil {
 		c.queuePrompt(ctx, id, a, p)
 		return
@@ -99,8 +100,8 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 
 // chainPrompt runs a prompt through the chain, then the next one waiting.
 func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment, params json.RawMessage, names []string) {
-	c.runChain(ctx, chainSpec{session: a.id, method: "session/prompt", direction: "client→agent", envelope: params, names: names},
-		func(d chainDone) {
+	c.runChain(ctx, pipeline.Spec{Session: a.id, Method: "session/prompt", Direction: "client→agent", Envelope: params, Names: names},
+		func(d pipeline.Done) {
 			defer func() {
 				a.chained = a.chained[1:]
 				if len(a.chained) > 0 && c.att[a.id] == a {
@@ -110,13 +111,13 @@ func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 			switch {
 			case c.att[a.id] != a:
 				// Detached meanwhile: nobody is there to answer.
-			case d.err != nil:
-				c.fail(ctx, id, d.err)
-			case d.action == "stop":
-				c.stopPrompt(ctx, id, d.envelope)
+			case d.Err != nil:
+				c.fail(ctx, id, d.Err)
+			case d.Action == "stop":
+				c.stopPrompt(ctx, id, d.Envelope)
 			default:
 				var np promptParams
-				if err := json.Unmarshal(d.envelope, &np); err != nil {
+				if err := json.Unmarshal(d.Envelope, &np); err != nil {
 					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: a transformer's rewrite: "+err.Error()))
 					return
 				}
@@ -147,8 +148,8 @@ func (c *conn) queuePrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 		return
 	}
 	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
-	if text, ok := isCommand(p.Prompt); ok {
-		c.cfg.Pipeline.queuedCommand(a.id, req.MessageID, text)
+	if text, ok := pipeline.CommandText(p.Prompt); ok {
+		c.cfg.Pipeline.QueuedCommand(a.id, req.MessageID, text)
 	}
 	if q := p.Meta.Hydra.QueuePosition; q != nil {
 		req.Position, req.After = q.Place, q.After
@@ -188,14 +189,14 @@ func (c *conn) sessionCancel(ctx actor.Context, id, params json.RawMessage) {
 		}
 		return
 	}
-	names := c.cfg.Pipeline.chain(a.id, "request:session/cancel")
+	names := c.cfg.Pipeline.Chain(a.id, "request:session/cancel")
 	if names == nil {
 		c.cancelRun(ctx, id, a)
 		return
 	}
-	c.runChain(ctx, chainSpec{session: a.id, method: "session/cancel", direction: "client→agent", envelope: params, names: names},
-		func(d chainDone) {
-			if d.err == nil && d.action == "continue" {
+	c.runChain(ctx, pipeline.Spec{Session: a.id, Method: "session/cancel", Direction: "client→agent", Envelope: params, Names: names},
+		func(d pipeline.Done) {
+			if d.Err == nil && d.Action == "continue" {
 				c.cancelRun(ctx, id, a)
 				return
 			}
@@ -254,7 +255,7 @@ func (c *conn) promptCancel(ctx actor.Context, id, params json.RawMessage) {
 		}
 		if r.OK {
 			// Also done on the event; this conn may be gone before it.
-			c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
+			c.cfg.Pipeline.QueueLeft(a.id, p.MessageID)
 		}
 		c.reply(ctx, id, map[string]any{"cancelled": r.OK, "reason": r.Reason})
 	})
@@ -276,7 +277,7 @@ func (c *conn) promptUpdate(ctx actor.Context, id, params json.RawMessage) {
 			return
 		}
 		if r.OK {
-			c.cfg.Pipeline.queueEdited(a.id, p.MessageID, p.Prompt, false)
+			c.cfg.Pipeline.QueueEdited(a.id, p.MessageID, p.Prompt, false)
 		}
 		c.reply(ctx, id, map[string]any{"updated": r.OK, "reason": r.Reason})
 	})
@@ -299,7 +300,7 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	// A slash command the amend cancels is told why.
-	c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "amended")
+	c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "amended")
 	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
 		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
 	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
@@ -310,11 +311,11 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		switch {
 		case r.OK && r.MessageID == p.TargetMessageID:
 			// The target was still queued: edited in place.
-			c.cfg.Pipeline.queueEdited(a.id, p.TargetMessageID, p.Prompt, false)
+			c.cfg.Pipeline.QueueEdited(a.id, p.TargetMessageID, p.Prompt, false)
 		case r.OK:
-			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
+			c.cfg.Pipeline.CancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
 		default:
-			c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "")
+			c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "")
 		}
 		res := map[string]any{"amended": r.OK, "reason": r.Reason}
 		if r.MessageID != "" {
@@ -381,10 +382,10 @@ func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p 
 	switch e.Kind {
 	case event.PromptUpdated:
 		blocks := acpBlocks(p.Content)
-		c.cfg.Pipeline.queueEdited(a.id, p.MessageID, blocks, true)
+		c.cfg.Pipeline.QueueEdited(a.id, p.MessageID, blocks, true)
 		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: blocks})
 	case event.PromptCancelled:
-		c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
+		c.cfg.Pipeline.QueueLeft(a.id, p.MessageID)
 		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "cancelled"})
 		if req, mine := a.prompts[p.MessageID]; mine {
 			delete(a.prompts, p.MessageID)

@@ -69,7 +69,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
-	servers = withMCP(servers, c.cfg.Pipeline.mcpDescriptors(sid))
+	servers = c.cfg.Pipeline.MCPServersFor(sid, servers)
 	if len(servers) > 0 && !jsonrpc.IsNull(servers) && string(servers) != "[]" {
 		created.MCPServers = servers
 	}
@@ -91,7 +91,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 				// knows the session, so its first prompt's updates are gated.
 				if len(created.Transformers) > 0 {
 					c.cfg.Pipeline.RestoreChain(sid, created.Transformers)
-					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid, 1)
+					c.cfg.Pipeline.EnsureLink(ctx.ActorSystem(), c.cfg.Sessions, sid, 1)
 				}
 				c.reply(ctx, id, res)
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")

@@ -1,14 +1,15 @@
-package acp
+package pipeline
 
 import (
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/transports/jsonrpc"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
 // Slash commands: a `/hydra <name> <verb> args` prompt is queued like any
@@ -19,10 +20,13 @@ import (
 
 const commandPrefix = "/hydra "
 
-type commandSpec struct {
-	Verb        string `json:"verb"`
-	ArgsHint    string `json:"argsHint,omitempty"`
-	Description string `json:"description,omitempty"`
+// commands are the slash-command verbs each process registered
+// (hydra-acp/commands/register), by process name, and the commands queued
+// and running: one lock, since running one moves it from one to the other.
+type commands struct {
+	mu      sync.Mutex
+	byName  map[string]*commandProcess
+	pending []*pendingCommand // slash commands queued, not yet finished
 }
 
 type commandProcess struct {
@@ -38,72 +42,60 @@ type pendingCommand struct {
 	reason                   string     // why it is being cancelled, when known first (an amend)
 }
 
-func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
-	var p struct {
-		Commands []commandSpec `json:"commands"`
-	}
-	if !c.decodeParams(ctx, id, params, &p) {
-		return
-	}
-	verbs := map[string]bool{}
-	for i, cmd := range p.Commands {
-		if cmd.Verb == "" {
-			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: commands["+itoa(i)+"].verb is required"))
-			return
-		}
-		verbs[cmd.Verb] = true
-	}
-	c.cfg.Pipeline.mu.Lock()
-	c.cfg.Pipeline.commands[c.peer.Name] = &commandProcess{conn: ctx.Self(), verbs: verbs}
-	c.cfg.Pipeline.mu.Unlock()
-	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(verbs)})
+// RegisterCommands records (or replaces) process name's verbs, served by
+// its connection conn.
+func (p *Pipeline) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	p.commands.byName[name] = &commandProcess{conn: conn, verbs: verbs}
 }
 
-// dropCommands forgets conn's verbs when it closes.
-func (p *Pipeline) dropCommands(name string, conn *actor.PID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.commands[name]; s != nil && s.conn.Equal(conn) {
-		delete(p.commands, name)
+// drop forgets conn's verbs when it closes.
+func (c *commands) drop(name string, conn *actor.PID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.byName[name]; s != nil && s.conn.Equal(conn) {
+		delete(c.byName, name)
 	}
 }
 
-func isCommand(blocks []contentBlock) (string, bool) {
+// CommandText is a prompt's slash command, when its first block is one.
+func CommandText(blocks []acpupdate.ContentBlock) (string, bool) {
 	if len(blocks) == 0 || blocks[0].Type != "text" || !strings.HasPrefix(blocks[0].Text, commandPrefix) {
 		return "", false
 	}
 	return blocks[0].Text, true
 }
 
-// queuedCommand notes a slash command queued as messageID.
-func (p *Pipeline) queuedCommand(session, messageID, text string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+// QueuedCommand notes a slash command queued as messageID.
+func (p *Pipeline) QueuedCommand(session, messageID, text string) {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	p.commands.pending = append(p.commands.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 }
 
-// queueLeft forgets messageID's queued command when the queue lets go of
+// QueueLeft forgets messageID's queued command when the queue lets go of
 // it without running it (cancelled, amended out, its run ended before it
 // asked): nothing will take it, and a later command of the same text must
 // not. An invoked command is RunCommand's to forget.
-func (p *Pipeline) queueLeft(session, messageID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+func (p *Pipeline) QueueLeft(session, messageID string) {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	p.commands.pending = slices.DeleteFunc(p.commands.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.messageID == messageID && pc.conn == nil
 	})
 }
 
-// queueEdited follows an update (or an amend) of messageID while it
+// QueueEdited follows an update (or an amend) of messageID while it
 // waits: its command is now text, or none when text is not one. A prompt
 // edited into a command is added only from the event (add), which comes
 // before its run's end in the same stream: an answer handled late must
 // not add one its run already took and forgot.
-func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock, add bool) {
-	text, isCmd := isCommand(blocks)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, pc := range p.pending {
+func (p *Pipeline) QueueEdited(session, messageID string, blocks []acpupdate.ContentBlock, add bool) {
+	text, isCmd := CommandText(blocks)
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	for i, pc := range p.commands.pending {
 		if pc.session != session || pc.messageID != messageID {
 			continue
 		}
@@ -111,7 +103,7 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock,
 			return // it ran meanwhile; the edit came too late for it
 		}
 		if !isCmd {
-			p.pending = slices.Delete(p.pending, i, i+1)
+			p.commands.pending = slices.Delete(p.commands.pending, i, i+1)
 			return
 		}
 		// An amend's mark is spent: the entry it edited stays queued.
@@ -119,19 +111,15 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock,
 		return
 	}
 	if isCmd && add {
-		p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+		p.commands.pending = append(p.commands.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 	}
 }
 
-// SessionGone forgets what the pipeline holds of a deleted session: its
-// queued commands and its chain (a bundle imported onto the same id, with
-// replace, starts with none; its link ended with the session).
-func (p *Pipeline) SessionGone(session string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.chains, session)
-	delete(p.relive, session)
-	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+// sessionGone forgets a deleted session's queued commands.
+func (c *commands) sessionGone(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = slices.DeleteFunc(c.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.conn == nil
 	})
 }
@@ -141,9 +129,9 @@ func (p *Pipeline) SessionGone(session string) {
 // "abandoned". Queued ones are not marked: they run when the session is
 // back, and are cancelled as any prompt then.
 func (p *Pipeline) SessionClosing(session string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	for _, pc := range p.commands.pending {
 		if pc.session == session && pc.conn != nil && !pc.cancelled {
 			pc.reason = "abandoned"
 		}
@@ -154,27 +142,27 @@ func (p *Pipeline) SessionClosing(session string) {
 // (the daemon is shutting down), while their connections still stand;
 // the cancels that follow as the sessions stop are not sent again.
 func (p *Pipeline) Abandon(root *actor.RootContext) {
-	p.mu.Lock()
+	p.commands.mu.Lock()
 	var cut []*pendingCommand
-	for _, pc := range p.pending {
+	for _, pc := range p.commands.pending {
 		if pc.conn != nil && !pc.cancelled && pc.messageID != "" {
 			pc.cancelled = true
 			cut = append(cut, pc)
 		}
 	}
-	p.mu.Unlock()
+	p.commands.mu.Unlock()
 	for _, pc := range cut {
-		root.Send(pc.conn, &peerNotify{method: "hydra-acp/commands/cancel",
-			params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
+		root.Send(pc.conn, &Notify{Method: "hydra-acp/commands/cancel",
+			Params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
 	}
 }
 
 // takeCommand finds the queued command a run asks for: the oldest of
 // session with this text.
 func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	for _, pc := range p.commands.pending {
 		if pc.session == session && pc.text == text && pc.conn == nil {
 			return pc
 		}
@@ -183,22 +171,22 @@ func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
 }
 
 func (p *Pipeline) forgetCommand(pc *pendingCommand) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, x := range p.pending {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	for i, x := range p.commands.pending {
 		if x == pc {
-			p.pending = append(p.pending[:i], p.pending[i+1:]...)
+			p.commands.pending = append(p.commands.pending[:i], p.commands.pending[i+1:]...)
 			return
 		}
 	}
 }
 
-// cancelCommand tells the extension running messageID's command that it is
+// CancelCommand tells the extension running messageID's command that it is
 // cancelled, once per message id; the daemon does not wait for it.
-func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, reason string) {
-	p.mu.Lock()
+func (p *Pipeline) CancelCommand(root *actor.RootContext, session, messageID, reason string) {
+	p.commands.mu.Lock()
 	var target *pendingCommand
-	for _, pc := range p.pending {
+	for _, pc := range p.commands.pending {
 		if pc.session == session && (pc.messageID == messageID || messageID == "") && pc.conn != nil && !pc.cancelled {
 			target = pc
 			break
@@ -210,19 +198,19 @@ func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, re
 			reason = target.reason
 		}
 	}
-	p.mu.Unlock()
+	p.commands.mu.Unlock()
 	if target != nil && target.messageID != "" {
-		root.Send(target.conn, &peerNotify{method: "hydra-acp/commands/cancel",
-			params: map[string]any{"sessionId": session, "messageId": target.messageID, "reason": reason}})
+		root.Send(target.conn, &Notify{Method: "hydra-acp/commands/cancel",
+			Params: map[string]any{"sessionId": session, "messageId": target.messageID, "reason": reason}})
 	}
 }
 
-// markCommand gives messageID's command the reason its coming cancel will
+// MarkCommand gives messageID's command the reason its coming cancel will
 // carry ("" takes it back): an amend cancels the run before it answers.
-func (p *Pipeline) markCommand(session, messageID, reason string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+func (p *Pipeline) MarkCommand(session, messageID, reason string) {
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	for _, pc := range p.commands.pending {
 		if pc.session == session && pc.messageID == messageID && !pc.cancelled {
 			pc.reason = reason
 		}
@@ -237,7 +225,7 @@ const commandTimeout = 30 * time.Minute
 
 // RunCommand invokes a slash command's extension for session and returns
 // the text to show; a cancelled ctx tells the extension and returns at
-// once (with ctx's error). acp.IsCommand texts only.
+// once (with ctx's error). IsCommand texts only.
 func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
 	fields := strings.Fields(strings.TrimPrefix(text, commandPrefix))
 	if len(fields) < 2 {
@@ -245,9 +233,9 @@ func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	}
 	name, verb := fields[0], fields[1]
 	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), name)), verb))
-	p.mu.Lock()
-	proc := p.commands[name]
-	p.mu.Unlock()
+	p.commands.mu.Lock()
+	proc := p.commands.byName[name]
+	p.commands.mu.Unlock()
 	if proc == nil {
 		return "no extension " + name + " serves /hydra commands", nil
 	}
@@ -256,9 +244,9 @@ func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	}
 	pc := p.takeCommand(session, text)
 	defer p.forgetCommand(pc)
-	p.mu.Lock()
+	p.commands.mu.Lock()
 	pc.conn = proc.conn
-	p.mu.Unlock()
+	p.commands.mu.Unlock()
 	params := map[string]any{"sessionId": session, "verb": verb, "args": args}
 	if pc.messageID != "" {
 		params["messageId"] = pc.messageID
@@ -266,7 +254,7 @@ func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	m, err := callProcess(ctx, system, proc.conn, commandTimeout, "hydra-acp/commands/invoke", params)
 	if ctx.Err() != nil {
 		// An amend already said "amended"; anything else is a cancel.
-		p.cancelCommand(system.Root, session, pc.messageID, "cancelled")
+		p.CancelCommand(system.Root, session, pc.messageID, "cancelled")
 		return "", ctx.Err()
 	}
 	if err != nil {
