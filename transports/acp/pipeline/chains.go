@@ -28,29 +28,29 @@ func (c *chains) forget(session string) {
 // RestoreChain sets session's chain as its log records it, connected or
 // not: a transformer not yet back after a restart intercepts again once
 // it reconnects.
-func (p *Pipeline) RestoreChain(session string, chain []string) {
+func (c *chains) RestoreChain(session string, chain []string) {
 	if len(chain) == 0 {
 		return
 	}
-	p.chains.mu.Lock()
-	defer p.chains.mu.Unlock()
-	p.chains.names[session] = slices.Clone(chain)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.names[session] = slices.Clone(chain)
 }
 
 // Join adds name to a live session's chain (idempotent).
-func (p *Pipeline) Join(session, name string) {
-	p.chains.mu.Lock()
-	defer p.chains.mu.Unlock()
-	if !slices.Contains(p.chains.names[session], name) {
-		p.chains.names[session] = append(p.chains.names[session], name)
+func (c *chains) Join(session, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.names[session], name) {
+		c.names[session] = append(c.names[session], name)
 	}
 }
 
 // InChain reports whether name is in session's chain.
-func (p *Pipeline) InChain(session, name string) bool {
-	p.chains.mu.Lock()
-	defer p.chains.mu.Unlock()
-	return slices.Contains(p.chains.names[session], name)
+func (c *chains) InChain(session, name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.names[session], name)
 }
 
 // Chain is session's chain when one of its transformers intercepts what
@@ -71,8 +71,8 @@ func (p *Pipeline) interceptsLocked(session, what string) bool {
 }
 
 // ChainOf is session's chain.
-func (p *Pipeline) ChainOf(session string) []string {
-	p.chains.mu.Lock()
-	defer p.chains.mu.Unlock()
-	return slices.Clone(p.chains.names[session])
+func (c *chains) ChainOf(session string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.names[session])
 }

@@ -28,9 +28,9 @@ func (c *claims) unpark(token string) {
 
 // Claim is the chain run holding token, to send it Discharge or
 // KeepAlive.
-func (p *Pipeline) Claim(token string) (*actor.PID, bool) {
-	p.claims.mu.Lock()
-	defer p.claims.mu.Unlock()
-	pid, ok := p.claims.byToken[token]
+func (c *claims) Claim(token string) (*actor.PID, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pid, ok := c.byToken[token]
 	return pid, ok
 }

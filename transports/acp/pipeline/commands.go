@@ -44,10 +44,10 @@ type pendingCommand struct {
 
 // RegisterCommands records (or replaces) process name's verbs, served by
 // its connection conn.
-func (p *Pipeline) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	p.commands.byName[name] = &commandProcess{conn: conn, verbs: verbs}
+func (c *commands) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byName[name] = &commandProcess{conn: conn, verbs: verbs}
 }
 
 // drop forgets conn's verbs when it closes.
@@ -68,20 +68,20 @@ func CommandText(blocks []acpupdate.ContentBlock) (string, bool) {
 }
 
 // QueuedCommand notes a slash command queued as messageID.
-func (p *Pipeline) QueuedCommand(session, messageID, text string) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	p.commands.pending = append(p.commands.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+func (c *commands) QueuedCommand(session, messageID, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = append(c.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 }
 
 // QueueLeft forgets messageID's queued command when the queue lets go of
 // it without running it (cancelled, amended out, its run ended before it
 // asked): nothing will take it, and a later command of the same text must
 // not. An invoked command is RunCommand's to forget.
-func (p *Pipeline) QueueLeft(session, messageID string) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	p.commands.pending = slices.DeleteFunc(p.commands.pending, func(pc *pendingCommand) bool {
+func (c *commands) QueueLeft(session, messageID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = slices.DeleteFunc(c.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.messageID == messageID && pc.conn == nil
 	})
 }
@@ -91,11 +91,11 @@ func (p *Pipeline) QueueLeft(session, messageID string) {
 // edited into a command is added only from the event (add), which comes
 // before its run's end in the same stream: an answer handled late must
 // not add one its run already took and forgot.
-func (p *Pipeline) QueueEdited(session, messageID string, blocks []acpupdate.ContentBlock, add bool) {
+func (c *commands) QueueEdited(session, messageID string, blocks []acpupdate.ContentBlock, add bool) {
 	text, isCmd := CommandText(blocks)
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	for i, pc := range p.commands.pending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, pc := range c.pending {
 		if pc.session != session || pc.messageID != messageID {
 			continue
 		}
@@ -103,7 +103,7 @@ func (p *Pipeline) QueueEdited(session, messageID string, blocks []acpupdate.Con
 			return // it ran meanwhile; the edit came too late for it
 		}
 		if !isCmd {
-			p.commands.pending = slices.Delete(p.commands.pending, i, i+1)
+			c.pending = slices.Delete(c.pending, i, i+1)
 			return
 		}
 		// An amend's mark is spent: the entry it edited stays queued.
@@ -111,7 +111,7 @@ func (p *Pipeline) QueueEdited(session, messageID string, blocks []acpupdate.Con
 		return
 	}
 	if isCmd && add {
-		p.commands.pending = append(p.commands.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+		c.pending = append(c.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 	}
 }
 
@@ -128,10 +128,10 @@ func (c *commands) sessionGone(session string) {
 // close (a kill, a delete, session/close) is about to cause them is
 // "abandoned". Queued ones are not marked: they run when the session is
 // back, and are cancelled as any prompt then.
-func (p *Pipeline) SessionClosing(session string) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	for _, pc := range p.commands.pending {
+func (c *commands) SessionClosing(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.conn != nil && !pc.cancelled {
 			pc.reason = "abandoned"
 		}
@@ -141,16 +141,16 @@ func (p *Pipeline) SessionClosing(session string) {
 // Abandon tells every extension running a command that it is abandoned
 // (the daemon is shutting down), while their connections still stand;
 // the cancels that follow as the sessions stop are not sent again.
-func (p *Pipeline) Abandon(root *actor.RootContext) {
-	p.commands.mu.Lock()
+func (c *commands) Abandon(root *actor.RootContext) {
+	c.mu.Lock()
 	var cut []*pendingCommand
-	for _, pc := range p.commands.pending {
+	for _, pc := range c.pending {
 		if pc.conn != nil && !pc.cancelled && pc.messageID != "" {
 			pc.cancelled = true
 			cut = append(cut, pc)
 		}
 	}
-	p.commands.mu.Unlock()
+	c.mu.Unlock()
 	for _, pc := range cut {
 		root.Send(pc.conn, &Notify{Method: "hydra-acp/commands/cancel",
 			Params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
@@ -159,10 +159,10 @@ func (p *Pipeline) Abandon(root *actor.RootContext) {
 
 // takeCommand finds the queued command a run asks for: the oldest of
 // session with this text.
-func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	for _, pc := range p.commands.pending {
+func (c *commands) takeCommand(session, text string) *pendingCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.text == text && pc.conn == nil {
 			return pc
 		}
@@ -170,12 +170,12 @@ func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
 	return &pendingCommand{session: session, text: text}
 }
 
-func (p *Pipeline) forgetCommand(pc *pendingCommand) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	for i, x := range p.commands.pending {
+func (c *commands) forgetCommand(pc *pendingCommand) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.pending {
 		if x == pc {
-			p.commands.pending = append(p.commands.pending[:i], p.commands.pending[i+1:]...)
+			c.pending = append(c.pending[:i], c.pending[i+1:]...)
 			return
 		}
 	}
@@ -183,10 +183,10 @@ func (p *Pipeline) forgetCommand(pc *pendingCommand) {
 
 // CancelCommand tells the extension running messageID's command that it is
 // cancelled, once per message id; the daemon does not wait for it.
-func (p *Pipeline) CancelCommand(root *actor.RootContext, session, messageID, reason string) {
-	p.commands.mu.Lock()
+func (c *commands) CancelCommand(root *actor.RootContext, session, messageID, reason string) {
+	c.mu.Lock()
 	var target *pendingCommand
-	for _, pc := range p.commands.pending {
+	for _, pc := range c.pending {
 		if pc.session == session && (pc.messageID == messageID || messageID == "") && pc.conn != nil && !pc.cancelled {
 			target = pc
 			break
@@ -198,7 +198,7 @@ func (p *Pipeline) CancelCommand(root *actor.RootContext, session, messageID, re
 			reason = target.reason
 		}
 	}
-	p.commands.mu.Unlock()
+	c.mu.Unlock()
 	if target != nil && target.messageID != "" {
 		root.Send(target.conn, &Notify{Method: "hydra-acp/commands/cancel",
 			Params: map[string]any{"sessionId": session, "messageId": target.messageID, "reason": reason}})
@@ -207,10 +207,10 @@ func (p *Pipeline) CancelCommand(root *actor.RootContext, session, messageID, re
 
 // MarkCommand gives messageID's command the reason its coming cancel will
 // carry ("" takes it back): an amend cancels the run before it answers.
-func (p *Pipeline) MarkCommand(session, messageID, reason string) {
-	p.commands.mu.Lock()
-	defer p.commands.mu.Unlock()
-	for _, pc := range p.commands.pending {
+func (c *commands) MarkCommand(session, messageID, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.messageID == messageID && !pc.cancelled {
 			pc.reason = reason
 		}
@@ -226,27 +226,27 @@ const commandTimeout = 30 * time.Minute
 // RunCommand invokes a slash command's extension for session and returns
 // the text to show; a cancelled ctx tells the extension and returns at
 // once (with ctx's error). IsCommand texts only.
-func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
+func (c *commands) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
 	fields := strings.Fields(strings.TrimPrefix(text, commandPrefix))
 	if len(fields) < 2 {
 		return "usage: /hydra <extension> <verb> [args]", nil
 	}
 	name, verb := fields[0], fields[1]
 	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), name)), verb))
-	p.commands.mu.Lock()
-	proc := p.commands.byName[name]
-	p.commands.mu.Unlock()
+	c.mu.Lock()
+	proc := c.byName[name]
+	c.mu.Unlock()
 	if proc == nil {
 		return "no extension " + name + " serves /hydra commands", nil
 	}
 	if !proc.verbs[verb] {
 		return name + " has no command " + verb, nil
 	}
-	pc := p.takeCommand(session, text)
-	defer p.forgetCommand(pc)
-	p.commands.mu.Lock()
+	pc := c.takeCommand(session, text)
+	defer c.forgetCommand(pc)
+	c.mu.Lock()
 	pc.conn = proc.conn
-	p.commands.mu.Unlock()
+	c.mu.Unlock()
 	params := map[string]any{"sessionId": session, "verb": verb, "args": args}
 	if pc.messageID != "" {
 		params["messageId"] = pc.messageID
@@ -254,7 +254,7 @@ func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	m, err := callProcess(ctx, system, proc.conn, commandTimeout, "hydra-acp/commands/invoke", params)
 	if ctx.Err() != nil {
 		// An amend already said "amended"; anything else is a cancel.
-		p.CancelCommand(system.Root, session, pc.messageID, "cancelled")
+		c.CancelCommand(system.Root, session, pc.messageID, "cancelled")
 		return "", ctx.Err()
 	}
 	if err != nil {

@@ -17,8 +17,11 @@
 // AskNow).
 //
 // Its state is split by concern, each part a small type behind its own
-// lock, held for a map operation only: transformers, chains (with the
-// links' hand-over), gates, claims, watchers, released, tools, commands.
+// lock, held for a map operation only, with the methods that concern it
+// alone: transformers, chains (with the links' hand-over), gates, claims,
+// watchers, released, tools, commands. Pipeline embeds the parts; its
+// own methods are the ones that join them (a link's start and hand-over,
+// a transformer's arrival, a chain's lookup of who intercepts what).
 // ARCHITECTURE.md's "Locks beside the actors" gives their order.
 //
 // Like every transport it reaches sessions only through the session

@@ -68,33 +68,33 @@ func (p *Pipeline) openGateLocked(session string) bool {
 
 // closeGateLocked drops session's gate (what it held goes out as
 // recorded), reporting whether there was one; under chains.mu.
-func (p *Pipeline) closeGateLocked(session string) bool {
-	if _, ok := p.gates.m.LoadAndDelete(session); !ok {
+func (gs *gates) closeGateLocked(session string) bool {
+	if _, ok := gs.m.LoadAndDelete(session); !ok {
 		return false
 	}
-	p.gates.n.Add(-1)
+	gs.n.Add(-1)
 	return true
 }
 
 // gateOf is session's gate, nil for none: lock-free, so that while some
 // sessions are gated the others' connections never wait on each other.
-func (p *Pipeline) gateOf(session string) *gate {
-	if p.gates.n.Load() == 0 {
+func (gs *gates) gateOf(session string) *gate {
+	if gs.n.Load() == 0 {
 		return nil
 	}
-	g, _ := p.gates.m.Load(session)
+	g, _ := gs.m.Load(session)
 	gt, _ := g.(*gate)
 	return gt
 }
 
 // gated reports whether session has a gate.
-func (p *Pipeline) gated(session string) bool { return p.gateOf(session) != nil }
+func (gs *gates) gated(session string) bool { return gs.gateOf(session) != nil }
 
 // Released is how far session's clients may be shown its events
 // (math.MaxInt64 ungated): the connections and the REST history's follow
 // wait for it.
-func (p *Pipeline) Released(session string) int64 {
-	g := p.gateOf(session)
+func (gs *gates) Released(session string) int64 {
+	g := gs.gateOf(session)
 	if g == nil {
 		return math.MaxInt64
 	}
@@ -107,8 +107,8 @@ func (p *Pipeline) Released(session string) int64 {
 // is not a watching connection (the REST history's follow): its decision,
 // if any; known is false when the gate may have forgotten it (pruned, or
 // no gate any more), and the log must be read instead.
-func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, known bool) {
-	g := p.gateOf(session)
+func (gs *gates) Decided(session string, seq int64) (d decision, decided, known bool) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return decision{}, false, false
 	}
@@ -123,8 +123,8 @@ func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, know
 
 // Decision is the link's decision on session's event at seq, if any, for
 // a watching connection.
-func (p *Pipeline) Decision(session string, seq int64) (decision, bool) {
-	g := p.gateOf(session)
+func (gs *gates) Decision(session string, seq int64) (decision, bool) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return decision{}, false
 	}
@@ -136,8 +136,8 @@ func (p *Pipeline) Decision(session string, seq int64) (decision, bool) {
 
 // gateMove moves session's gate to seq (never back), reporting whether it
 // moved.
-func (p *Pipeline) gateMove(session string, seq int64) bool {
-	g := p.gateOf(session)
+func (gs *gates) gateMove(session string, seq int64) bool {
+	g := gs.gateOf(session)
 	if g == nil {
 		return false
 	}
@@ -185,8 +185,8 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 }
 
 // Projected records how far conn has projected session, when gated.
-func (p *Pipeline) Projected(session, conn string, seq int64) {
-	g := p.gateOf(session)
+func (gs *gates) Projected(session, conn string, seq int64) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return
 	}

@@ -45,10 +45,10 @@ type MCPTool struct {
 
 // RegisterTools records (or replaces) process name's tools, served by its
 // connection conn.
-func (p *Pipeline) RegisterTools(name string, conn *actor.PID, instructions string, tools []MCPTool) {
-	p.tools.mu.Lock()
-	defer p.tools.mu.Unlock()
-	p.tools.byName[name] = &mcpServer{conn: conn, instructions: instructions, tools: tools}
+func (t *tools) RegisterTools(name string, conn *actor.PID, instructions string, tools []MCPTool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byName[name] = &mcpServer{conn: conn, instructions: instructions, tools: tools}
 }
 
 // drop forgets conn's registration when it closes.

@@ -52,14 +52,17 @@ type Pipeline struct {
 	// when the key does (the daemon's service token; New's is random).
 	Tokens agentmcp.Tokens
 
-	transformers transformers
-	chains       chains
-	gates        gates
-	claims       claims
-	watchers     watchers
-	released     released
-	tools        tools
-	commands     commands
+	// The parts, embedded: a method that concerns one part alone is that
+	// part's (and promoted); the Pipeline's own are the ones that join
+	// parts (a link's start: chains, transformers, gates).
+	transformers
+	chains
+	gates
+	claims
+	watchers
+	released
+	tools
+	commands
 }
 
 // New returns an empty pipeline.

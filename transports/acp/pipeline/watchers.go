@@ -15,15 +15,15 @@ type watchers struct {
 }
 
 // Watch records conn attached to session.
-func (p *Pipeline) Watch(session string, conn *actor.PID) {
-	p.watchers.mu.Lock()
-	defer p.watchers.mu.Unlock()
-	w := p.watchers.bySession[session]
-	if w == nil {
-		w = map[string]*actor.PID{}
-		p.watchers.bySession[session] = w
+func (w *watchers) Watch(session string, conn *actor.PID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	conns := w.bySession[session]
+	if conns == nil {
+		conns = map[string]*actor.PID{}
+		w.bySession[session] = conns
 	}
-	w[conn.String()] = conn
+	conns[conn.String()] = conn
 }
 
 // Unwatch records conn leaving session.
@@ -44,22 +44,22 @@ func (p *Pipeline) Unwatch(session string, conn *actor.PID) {
 }
 
 // watchingKeys names the connections attached to session.
-func (p *Pipeline) watchingKeys(session string) []string {
-	p.watchers.mu.Lock()
-	defer p.watchers.mu.Unlock()
-	out := make([]string, 0, len(p.watchers.bySession[session]))
-	for k := range p.watchers.bySession[session] {
+func (w *watchers) watchingKeys(session string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.bySession[session]))
+	for k := range w.bySession[session] {
 		out = append(out, k)
 	}
 	return out
 }
 
 // Watching is the connections attached to session, copied out.
-func (p *Pipeline) Watching(session string) []*actor.PID {
-	p.watchers.mu.Lock()
-	defer p.watchers.mu.Unlock()
-	out := make([]*actor.PID, 0, len(p.watchers.bySession[session]))
-	for _, c := range p.watchers.bySession[session] {
+func (w *watchers) Watching(session string) []*actor.PID {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]*actor.PID, 0, len(w.bySession[session]))
+	for _, c := range w.bySession[session] {
 		out = append(out, c)
 	}
 	return out
