@@ -8,6 +8,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -118,7 +119,7 @@ func (r *emitRun) onEvents(ctx actor.Context, evs []event.Event) {
 		case event.RunEnded:
 			var p event.RunEndedPayload
 			if e.Decode(&p) == nil && p.RunID == r.msgID {
-				res, _ := json.Marshal(promptResult{StopReason: stopReason(p.StopReason)})
+				res, _ := json.Marshal(promptResult{StopReason: acpupdate.StopReason(p.StopReason)})
 				r.finish(ctx, pipeline.Done{Action: "continue", Envelope: r.envelope, Response: res})
 				return
 			}

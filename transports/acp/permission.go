@@ -31,9 +31,9 @@ type permissionOption struct {
 }
 
 type permissionParams struct {
-	SessionID string             `json:"sessionId"`
-	ToolCall  *toolCallUpdate    `json:"toolCall"`
-	Options   []permissionOption `json:"options"`
+	SessionID string              `json:"sessionId"`
+	ToolCall  *acpupdate.ToolCall `json:"toolCall"`
+	Options   []permissionOption  `json:"options"`
 }
 
 // askPermission sends this client session/request_permission for call;
@@ -48,7 +48,7 @@ func (a *attachment) askPermission(c *conn, ctx actor.Context, call *projection.
 	if c.cfg.Pipeline.Held(a.id, call.ID) {
 		return // the session's chain decides first (link.permission)
 	}
-	tc := toolState(call)
+	tc := acpupdate.ToolState(call)
 	tc.SessionUpdate = ""
 	opts := make([]permissionOption, len(call.Permission.Options))
 	for i, o := range call.Permission.Options {

@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -41,8 +42,8 @@ func (q *queuePosition) UnmarshalJSON(b []byte) error {
 }
 
 type promptParams struct {
-	SessionID string         `json:"sessionId"`
-	Prompt    []contentBlock `json:"prompt"`
+	SessionID string                   `json:"sessionId"`
+	Prompt    []acpupdate.ContentBlock `json:"prompt"`
 	Meta      struct {
 		Hydra struct {
 			QueuePosition *queuePosition `json:"queuePosition"`
@@ -52,7 +53,7 @@ type promptParams struct {
 
 // blocks turns an ACP prompt into the log's blocks; resources are kept
 // by their text or their uri.
-func blocks(p []contentBlock) ([]event.Block, *jsonrpc.Error) {
+func blocks(p []acpupdate.ContentBlock) ([]event.Block, *jsonrpc.Error) {
 	if len(p) == 0 {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: prompt must have at least one content block")
 	}
@@ -218,12 +219,12 @@ func (c *conn) cancelRun(ctx actor.Context, id json.RawMessage, a *attachment) {
 }
 
 type queueEditParams struct {
-	SessionID         string         `json:"sessionId"`
-	MessageID         string         `json:"messageId"`
-	TargetMessageID   string         `json:"targetMessageId"`
-	Prompt            []contentBlock `json:"prompt"`
-	ReplaceQueue      bool           `json:"replaceQueue"`
-	OnTargetCompleted string         `json:"onTargetCompleted"`
+	SessionID         string                   `json:"sessionId"`
+	MessageID         string                   `json:"messageId"`
+	TargetMessageID   string                   `json:"targetMessageId"`
+	Prompt            []acpupdate.ContentBlock `json:"prompt"`
+	ReplaceQueue      bool                     `json:"replaceQueue"`
+	OnTargetCompleted string                   `json:"onTargetCompleted"`
 }
 
 func (c *conn) queueEdit(ctx actor.Context, id, params json.RawMessage, target func(queueEditParams) string) (*attachment, queueEditParams, bool) {
@@ -332,19 +333,19 @@ type originator struct {
 }
 
 type queueAdded struct {
-	SessionID  string         `json:"sessionId"`
-	MessageID  string         `json:"messageId"`
-	Originator originator     `json:"originator"`
-	Prompt     []contentBlock `json:"prompt"`
-	Position   int            `json:"position"`
-	QueueDepth int            `json:"queueDepth"`
-	EnqueuedAt int64          `json:"enqueuedAt"`
+	SessionID  string                   `json:"sessionId"`
+	MessageID  string                   `json:"messageId"`
+	Originator originator               `json:"originator"`
+	Prompt     []acpupdate.ContentBlock `json:"prompt"`
+	Position   int                      `json:"position"`
+	QueueDepth int                      `json:"queueDepth"`
+	EnqueuedAt int64                    `json:"enqueuedAt"`
 }
 
 type queueUpdated struct {
-	SessionID string         `json:"sessionId"`
-	MessageID string         `json:"messageId"`
-	Prompt    []contentBlock `json:"prompt"`
+	SessionID string                   `json:"sessionId"`
+	MessageID string                   `json:"messageId"`
+	Prompt    []acpupdate.ContentBlock `json:"prompt"`
 }
 
 type queueRemoved struct {
@@ -354,12 +355,12 @@ type queueRemoved struct {
 }
 
 type promptAmended struct {
-	SessionID          string         `json:"sessionId"`
-	CancelledMessageID string         `json:"cancelledMessageId"`
-	NewMessageID       string         `json:"newMessageId"`
-	Prompt             []contentBlock `json:"prompt"`
-	Originator         originator     `json:"originator"`
-	AmendedAt          int64          `json:"amendedAt"`
+	SessionID          string                   `json:"sessionId"`
+	CancelledMessageID string                   `json:"cancelledMessageId"`
+	NewMessageID       string                   `json:"newMessageId"`
+	Prompt             []acpupdate.ContentBlock `json:"prompt"`
+	Originator         originator               `json:"originator"`
+	AmendedAt          int64                    `json:"amendedAt"`
 }
 
 func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPayload, e event.Event) {
@@ -374,14 +375,14 @@ func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPay
 		pos++ // behind the run in flight
 	}
 	c.notify(ctx, "hydra-acp/prompt_queue/added", queueAdded{SessionID: a.id, MessageID: p.MessageID,
-		Originator: originator{ClientID: p.Client}, Prompt: acpBlocks(p.Content), Position: pos,
+		Originator: originator{ClientID: p.Client}, Prompt: acpupdate.Blocks(p.Content), Position: pos,
 		QueueDepth: a.view.Pending.Len(), EnqueuedAt: e.RecordedAt.UnixMilli()})
 }
 
 func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p *event.PromptChangedPayload) {
 	switch e.Kind {
 	case event.PromptUpdated:
-		blocks := acpBlocks(p.Content)
+		blocks := acpupdate.Blocks(p.Content)
 		c.cfg.Pipeline.QueueEdited(a.id, p.MessageID, blocks, true)
 		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: blocks})
 	case event.PromptCancelled:
@@ -393,7 +394,7 @@ func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p 
 		}
 	case event.PromptAmended:
 		c.notify(ctx, "hydra-acp/prompt/amended", promptAmended{SessionID: a.id, CancelledMessageID: p.MessageID,
-			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpBlocks(p.Content),
+			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpupdate.Blocks(p.Content),
 			Originator: originator{ClientID: p.Client}, AmendedAt: e.RecordedAt.UnixMilli()})
 	}
 }
