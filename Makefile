@@ -25,9 +25,9 @@ test: lint
 # one-transformer chain adds to session/prompt and session/update.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
-	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/session/
-	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/session/
-	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/session/
+	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
+	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/sessions/internal/session/
+	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
@@ -40,7 +40,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./actors/servers/
 	$(GO) test -run '^$$' -bench RingWriteRead -benchtime 2s ./transports/stdinring/
 	$(GO) test -run '^$$' -bench CatStream -benchtime 3x ./cmd/troupe/
-	$(GO) test -run '^$$' -bench MCPCall -benchtime 2s ./actors/session/mcp/
+	$(GO) test -run '^$$' -bench MCPCall -benchtime 2s ./actors/sessions/mcp/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./runtime/agentjs/
 
 # N concurrent scripted sessions in one process, each N in its own process so

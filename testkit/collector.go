@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -34,11 +34,11 @@ func (c *Collector) PID() *actor.PID { return c.pid }
 
 func (c *Collector) receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *session.Events:
+	case *sessions.Events:
 		c.mu.Lock()
 		c.events = append(c.events, m.Events...)
 		c.mu.Unlock()
-	case *session.Closed:
+	case *sessions.Closed:
 		c.mu.Lock()
 		c.closed = m.Reason
 		c.mu.Unlock()

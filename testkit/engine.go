@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/session/turn"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/tools"
 )
@@ -20,22 +18,22 @@ import (
 // testkit/llmserver Provider), with the built-in tools, yolo approvals,
 // fast retries and predictable ids (msg-1, msg-2, ...). Adjust the fields
 // before booting to test other modes.
-func Engine(p llm.Provider, toolStyle string) *session.Engine {
+func Engine(p llm.Provider, toolStyle string) *sessions.Engine {
 	var n atomic.Int64
-	return &session.Engine{
-		Resolve: func(context.Context, session.State) (turn.Model, error) {
-			return turn.Model{Provider: p, ID: "scripted", ToolStyle: toolStyle}, nil
+	return &sessions.Engine{
+		Resolve: func(context.Context, sessions.State) (sessions.RunModel, error) {
+			return sessions.RunModel{Provider: p, ID: "scripted", ToolStyle: toolStyle}, nil
 		},
-		Tools:       func(session.State) []tools.Tool { return tools.Builtins() },
+		Tools:       func(sessions.State) []tools.Tool { return tools.Builtins() },
 		DefaultMode: event.ApprovalYolo,
-		Retry:       turn.Retry{Enabled: true, BaseDelay: time.Millisecond},
+		Retry:       sessions.Retry{Enabled: true, BaseDelay: time.Millisecond},
 		NewID:       func(prefix string) string { return fmt.Sprintf("%s-%d", prefix, n.Add(1)) },
 	}
 }
 
 // Prompt queues text in session id and returns its message id once the
 // prompt is durable.
-func Prompt(t testing.TB, rt *boot.Runtime, id, text string) string {
+func Prompt(t testing.TB, rt *actors.Runtime, id, text string) string {
 	t.Helper()
 	res, err := rt.Sessions.Prompt(context.Background(), id, sessions.PromptRequest{Content: []event.Block{{Type: "text", Text: text}}})
 	NoError(t, err)

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/runtime/logging"
 )
 
 // Boot starts a runtime on a fresh temporary home (unless opts.Home is set)
 // and shuts it down when the test ends. Logs go to stderr only with -v or
 // TROUPE_LOG set, so passing tests stay quiet.
-func Boot(t testing.TB, opts boot.Options) *boot.Runtime {
+func Boot(t testing.TB, opts actors.Options) *actors.Runtime {
 	t.Helper()
 	if opts.Home == "" {
 		opts.Home = t.TempDir()
@@ -22,7 +23,7 @@ func Boot(t testing.TB, opts boot.Options) *boot.Runtime {
 	if opts.Logger == nil {
 		opts.Logger = TestLogger(t)
 	}
-	rt, err := boot.Start(opts)
+	rt, err := actors.Start(opts)
 	if err != nil {
 		t.Fatalf("boot runtime: %v", err)
 	}
@@ -43,7 +44,7 @@ func TestLogger(t testing.TB) *slog.Logger {
 	if testing.Verbose() || os.Getenv("TROUPE_LOG") != "" {
 		w = os.Stderr
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Writer: w})
+	log, err := logging.New(logging.Options{Writer: w})
 	if err != nil {
 		t.Fatalf("logger: %v", err)
 	}

@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/actorlog"
-	"github.com/troupehq/troupe/actors/session/mcp"
+	"github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/runtime/agentjs"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llm"

@@ -8,7 +8,7 @@
 // execute run in the VM, "Tool results" sent back, until the model stops
 // calling tools or max turns is reached; mode script runs the entry point
 // once and returns what it printed. The manifest's MCP servers are child
-// actors (actors/session/mcp, as a session's): their tools join the
+// actors (actors/sessions/mcp, as a session's): their tools join the
 // script's as <server>__<tool>, called on the worker.
 //
 // What a run says goes out as Events (status agent.run.start/finish, log

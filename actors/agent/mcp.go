@@ -8,8 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/samber/lo"
-
-	"github.com/troupehq/troupe/actors/session/mcp"
+	"github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 

@@ -35,6 +35,6 @@
 // it is stopped; stopping it closes them. A restart (after a panic) runs
 // the program again, and the owner gets a new Started.
 //
-// Its users: a session's stdio MCP servers (actors/session/mcp), llama-server
+// Its users: a session's stdio MCP servers (actors/sessions/mcp), llama-server
 // (actors/servers) and the daemon's plugin programs (actors/plugins).
 package process

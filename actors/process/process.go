@@ -1,11 +1,11 @@
 package process
 
 import (
-	"github.com/troupehq/troupe/actors/actorlog"
 	"io"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/actorlog"
 )
 
 type process struct {

@@ -2,8 +2,8 @@ package sessions
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/session/queue"
+	"github.com/troupehq/troupe/actors/sessions/internal/queue"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
 )
 

@@ -3,7 +3,7 @@ package sessions
 import (
 	"context"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -30,7 +30,7 @@ func attentionCall(m AttentionChange) call[AttentionResult] {
 // SetAttention applies a change to session id's attention flags (a cold
 // session is brought back for it) and returns the set once durable.
 func (c *Client) SetAttention(ctx context.Context, id string, m AttentionChange) (AttentionResult, error) {
-	return run(ctx, c, id, attentionCall(m))
+	return ask(ctx, c, id, attentionCall(m))
 }
 
 // SetAttention is Client.SetAttention.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 )
 
 // call is one typed request: the message a session serves, and how its
@@ -16,7 +16,7 @@ type call[R any] struct {
 }
 
 // run sends k to session id and waits for its answer.
-func run[R any](ctx context.Context, c *Client, id string, k call[R]) (R, error) {
+func ask[R any](ctx context.Context, c *Client, id string, k call[R]) (R, error) {
 	res, err := c.request(ctx, id, k.msg)
 	if err != nil {
 		var zero R

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -76,7 +76,7 @@ func (c *Client) request(ctx context.Context, id string, msg session.Request) (a
 
 // Create writes a new session's first event; ErrExists when it has one.
 func (c *Client) Create(ctx context.Context, id string, created event.CreatedPayload) error {
-	_, err := run(ctx, c, id, appended(&session.Create{Created: created}, "create"))
+	_, err := ask(ctx, c, id, appended(&session.Create{Created: created}, "create"))
 	return err
 }
 
@@ -95,20 +95,20 @@ func (c *Client) Append(ctx context.Context, id string, drafts ...event.Draft) (
 
 // State returns the folded state of session id.
 func (c *Client) State(ctx context.Context, id string) (State, error) {
-	return run(ctx, c, id, stateCall())
+	return ask(ctx, c, id, stateCall())
 }
 
 // Subscribe delivers events from seq from (then live) to the actor target
 // as *Events, in order, with no gap and no duplicate; liveOnly skips the
 // history. The subscription ends with *Closed.
 func (c *Client) Subscribe(ctx context.Context, id string, from int64, liveOnly bool, target *actor.PID) (Subscribed, error) {
-	return run(ctx, c, id, subscribeCall(from, liveOnly, target))
+	return ask(ctx, c, id, subscribeCall(from, liveOnly, target))
 }
 
 // Follow is Subscribe without keeping the session live (from 0: live
 // only): the subscription ends with the session's passivation.
 func (c *Client) Follow(ctx context.Context, id string, from int64, target *actor.PID) (Subscribed, error) {
-	return run(ctx, c, id, subscribeMsg(&session.Subscribe{From: from, LiveOnly: from <= 0, Weak: true, Target: target}))
+	return ask(ctx, c, id, subscribeMsg(&session.Subscribe{From: from, LiveOnly: from <= 0, Weak: true, Target: target}))
 }
 
 // Unsubscribe ends a subscription; it does not wait for the target's Closed.

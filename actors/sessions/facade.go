@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/session/queue"
-	"github.com/troupehq/troupe/actors/session/turn"
+	"github.com/troupehq/troupe/actors/sessions/internal/queue"
+	"github.com/troupehq/troupe/actors/sessions/internal/run"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -84,24 +84,24 @@ type Subscribed struct {
 // Prompt queues a message; it runs when its turn comes, or joins the
 // running run (steer, follow-up).
 func (c *Client) Prompt(ctx context.Context, id string, req PromptRequest) (PromptResult, error) {
-	return run(ctx, c, id, promptCall(req))
+	return ask(ctx, c, id, promptCall(req))
 }
 
 // Cancel aborts the running run, keeping its partial output; queued
 // prompts still run.
 func (c *Client) Cancel(ctx context.Context, id, reason string) (CancelResult, error) {
-	return run(ctx, c, id, cancelCall(reason))
+	return ask(ctx, c, id, cancelCall(reason))
 }
 
 // Decide answers a permission request of the running run.
 func (c *Client) Decide(ctx context.Context, id string, d Decision) error {
-	_, err := run(ctx, c, id, decideCall(d))
+	_, err := ask(ctx, c, id, decideCall(d))
 	return err
 }
 
 // AbortRetry stops a pending automatic retry; the run ends with the error.
 func (c *Client) AbortRetry(ctx context.Context, id string) error {
-	_, err := run(ctx, c, id, abortRetryCall())
+	_, err := ask(ctx, c, id, abortRetryCall())
 	return err
 }
 
@@ -109,7 +109,7 @@ func (c *Client) AbortRetry(ctx context.Context, id string) error {
 // returns its seq. The running run hears of it: the approval mode at once,
 // the model from its next step.
 func (c *Client) SetSettings(ctx context.Context, id string, set event.Settings) (int64, error) {
-	return run(ctx, c, id, settingsCall(set))
+	return ask(ctx, c, id, settingsCall(set))
 }
 
 // SetMode changes the approval mode (event.ApprovalDefault, …).
@@ -120,34 +120,34 @@ func (c *Client) SetMode(ctx context.Context, id, mode string) (int64, error) {
 // Compact summarises the older conversation now; ErrBusy while a run is
 // in progress.
 func (c *Client) Compact(ctx context.Context, id, instructions string) (CompactResult, error) {
-	return run(ctx, c, id, compactCall(instructions))
+	return ask(ctx, c, id, compactCall(instructions))
 }
 
 // QueueCancel removes a queued (not running) prompt.
 func (c *Client) QueueCancel(ctx context.Context, id, messageID string) (QueueResult, error) {
-	return run(ctx, c, id, queueCall(&queue.CancelPrompt{MessageID: messageID}))
+	return ask(ctx, c, id, queueCall(&queue.CancelPrompt{MessageID: messageID}))
 }
 
 // QueueUpdate edits a queued prompt's content.
 func (c *Client) QueueUpdate(ctx context.Context, id, messageID string, content []event.Block) (QueueResult, error) {
-	return run(ctx, c, id, queueCall(&queue.UpdatePrompt{MessageID: messageID, Content: content}))
+	return ask(ctx, c, id, queueCall(&queue.UpdatePrompt{MessageID: messageID, Content: content}))
 }
 
 // QueueAmend replaces a queued or running prompt.
 func (c *Client) QueueAmend(ctx context.Context, id string, req AmendRequest) (QueueResult, error) {
-	return run(ctx, c, id, amendCall(req))
+	return ask(ctx, c, id, amendCall(req))
 }
 
 // ImportHistory adds messages a host brings (history.imported) to the
 // conversation and returns the event's seq.
 func (c *Client) ImportHistory(ctx context.Context, id string, h event.HistoryImportedPayload) (int64, error) {
-	return run(ctx, c, id, importCall(h))
+	return ask(ctx, c, id, importCall(h))
 }
 
 // RecordBash records a user's own shell command (bash.executed) for the
 // model's next prompt and returns the event's seq.
 func (c *Client) RecordBash(ctx context.Context, id string, b event.BashExecutedPayload) (int64, error) {
-	return run(ctx, c, id, bashCall(b))
+	return ask(ctx, c, id, bashCall(b))
 }
 
 // ForkRequest starts a session whose conversation is its parent's up to
@@ -195,7 +195,7 @@ func cancelCall(reason string) call[CancelResult] {
 }
 
 func decideCall(d Decision) call[struct{}] {
-	msg := &session.Decide{Decide: turn.Decide{ToolCallID: d.ToolCallID, Allow: d.Allow, Always: d.Always,
+	msg := &session.Decide{Decide: run.Decide{ToolCallID: d.ToolCallID, Allow: d.Allow, Always: d.Always,
 		OptionID: d.OptionID, Reason: d.Reason, By: d.By}}
 	return call[struct{}]{msg: msg, read: decided("decide")}
 }
@@ -206,7 +206,7 @@ func abortRetryCall() call[struct{}] {
 
 func decided(what string) func(any) (struct{}, error) {
 	return func(res any) (struct{}, error) {
-		r, err := replyAs[*turn.DecideResult](res, what)
+		r, err := replyAs[*run.DecideResult](res, what)
 		if err != nil {
 			return struct{}{}, err
 		}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
@@ -18,7 +18,7 @@ import (
 const wait = 20 * time.Second
 
 type rig struct {
-	rt  *boot.Runtime
+	rt  *actors.Runtime
 	c   *testkit.Collector
 	id  string
 	cwd string
@@ -30,7 +30,7 @@ func newRig(t *testing.T, script llmserver.Script) *rig {
 	t.Helper()
 	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
+	rt := testkit.Boot(t, actors.Options{Engine: testkit.Engine(p, event.ToolStyleNative)})
 	r := &rig{rt: rt, id: "f", cwd: t.TempDir()}
 	testkit.NoError(t, rt.Sessions.Create(context.Background(), r.id, event.CreatedPayload{Cwd: r.cwd}))
 	r.c = testkit.NewCollector(t, rt.System)
@@ -113,7 +113,7 @@ func TestFacadeDecide(t *testing.T) {
 	testkit.NoError(t, err)
 	eng := testkit.Engine(p, event.ToolStyleNative)
 	eng.DefaultMode = event.ApprovalDefault
-	rt := testkit.Boot(t, boot.Options{Engine: eng})
+	rt := testkit.Boot(t, actors.Options{Engine: eng})
 	ctx, cwd := context.Background(), t.TempDir()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "d", event.CreatedPayload{Cwd: cwd}))
 	c := testkit.NewCollector(t, rt.System)
@@ -195,7 +195,7 @@ func TestFacadeBash(t *testing.T) {
 }
 
 func TestFacadeWithoutEngine(t *testing.T) {
-	rt := testkit.Boot(t, boot.Options{})
+	rt := testkit.Boot(t, actors.Options{})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "logs", event.CreatedPayload{}))
 	_, err := rt.Sessions.Prompt(ctx, "logs", sessions.PromptRequest{Content: text("hi")})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
 )

@@ -4,7 +4,7 @@ import "github.com/troupehq/troupe/persistence/event"
 
 // Models answers what clients ask about the models sessions run on: which
 // there are, what each is, its thinking levels and its prices. It answers
-// as the engine resolves models (runtime/boot/engine implements it from the
+// as the engine resolves models (actors/sessions/engine implements it from the
 // models.yml and flags it runs on), so no client reads models.yml itself.
 type Models interface {
 	// Default is the provider and model of a session that sets none; both

@@ -7,7 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/actors/storewriter"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/backoff"

@@ -2,11 +2,11 @@ package sessions
 
 import (
 	"context"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
 )
 

@@ -1,7 +1,7 @@
 package sessions
 
 import (
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence"
 )
 

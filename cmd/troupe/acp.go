@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/acp"
 )
 
@@ -40,11 +42,11 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe acp: %v\n", err)
 		return code
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -52,7 +54,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
 	})
-	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
+	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
 		eng.SetLocalServers(local)
 		err = eng.Check()
@@ -64,12 +66,12 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe acp", TransportMiddleware: transportFaults()})
+	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe acp", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return fail(1, err)
 	}
 	local.Bind(rt)
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	cfg := acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}
 	d, err := serveTransport(ctx, rt, acp.Props(cfg, acp.StdioFraming(stdin, stdout, f.maxLine)), "acp")

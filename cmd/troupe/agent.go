@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/troupehq/troupe/runtime/agentpkg"
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 )
 
 func init() {
@@ -45,7 +45,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // agentHome parses the common flags and returns the data home.
 func agentHome(common commonFlags, stderr io.Writer) (string, bool) {
-	home, err := boot.ResolveHome(common.home, nil)
+	home, err := datahome.Resolve(common.home, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent: %v\n", err)
 		return "", false

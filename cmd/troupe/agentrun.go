@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/agent"
 	"github.com/troupehq/troupe/actors/servers"
-	"github.com/troupehq/troupe/runtime/boot"
 )
 
 // agentRunCmd runs one agent. Flags come before the agent; everything
@@ -42,7 +42,7 @@ func agentRunCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
 		return 2
 	}
-	rt, err := boot.Start(boot.Options{Home: common.home, Logger: log, Command: "troupe agent run"})
+	rt, err := actors.Start(actors.Options{Home: common.home, Logger: log, Command: "troupe agent run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", err)
 		return 1
@@ -52,7 +52,7 @@ func agentRunCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe agent run: %v\n", errors.Join(err, shutdown(rt)))
 		return 1
 	}
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code := runAgentOnce(ctx, agent.Host{Home: rt.Home, Root: rt.System.Root, Servers: sup}, fs.Arg(0), fs.Args()[1:],
 		agentRunFlags{json: *asJSON, cwd: *cwd, limit: *limit}, stdin, stdout, stderr)

@@ -10,9 +10,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
@@ -56,12 +56,12 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *cwd == "" {
 		*cwd, _ = os.Getwd()
 	}
-	rt, err := boot.Start(boot.Options{Home: common.home, Logger: log, Command: "troupe append"})
+	rt, err := actors.Start(actors.Options{Home: common.home, Logger: log, Command: "troupe append"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe append: %v\n", err)
 		return 1
 	}
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	failed, err := appendLines(ctx, rt, pos[0], event.CreatedPayload{Title: *title, Cwd: *cwd}, stdio.NewReader(stdin, *maxLine), stdout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -80,7 +80,7 @@ func runAppend(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // appendLines appends each stdin line as an event, in batches of whatever
 // has arrived, and acknowledges each line after its batch committed. It
 // returns whether any line was refused.
-func appendLines(ctx context.Context, rt *boot.Runtime, id string, created event.CreatedPayload, stdin *stdio.Reader, stdout io.Writer) (bool, error) {
+func appendLines(ctx context.Context, rt *actors.Runtime, id string, created event.CreatedPayload, stdin *stdio.Reader, stdout io.Writer) (bool, error) {
 	if err := ensureSession(ctx, rt, id, created); err != nil {
 		return false, err
 	}
@@ -111,7 +111,7 @@ func appendLines(ctx context.Context, rt *boot.Runtime, id string, created event
 
 // ensureSession wakes the session before any line is read, which takes
 // its lease: a second process on the session fails here, at once.
-func ensureSession(ctx context.Context, rt *boot.Runtime, id string, created event.CreatedPayload) error {
+func ensureSession(ctx context.Context, rt *actors.Runtime, id string, created event.CreatedPayload) error {
 	_, err := rt.Sessions.State(ctx, id)
 	if !errors.Is(err, sessions.ErrNotFound) {
 		return err
@@ -173,7 +173,7 @@ func nextBatch(ctx context.Context, lines <-chan inputLine) ([]inputLine, bool) 
 // in order. Each line is judged alone before the append, since the session
 // refuses a whole append for one bad draft: a bad line gets its own error
 // and its neighbours still commit.
-func appendBatch(ctx context.Context, rt *boot.Runtime, id string, batch []inputLine, enc *json.Encoder) (failed bool) {
+func appendBatch(ctx context.Context, rt *actors.Runtime, id string, batch []inputLine, enc *json.Encoder) (failed bool) {
 	var drafts []event.Draft
 	var lineOf []int
 	acks := make([]ack, len(batch))

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/daemon"
 	"golang.org/x/term"
 )
@@ -32,7 +32,7 @@ func runAuth(args []string, stdin io.Reader, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: troupe auth password  (the password is read from stdin)")
 		return 2
 	}
-	home, err := boot.ResolveHome(common.home, nil)
+	home, err := datahome.Resolve(common.home, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe auth: %v\n", err)
 		return 1

@@ -8,7 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/agentmcp"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
@@ -54,7 +55,7 @@ func runCat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -63,7 +64,7 @@ func runCat(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	defer c.close()
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	// A signal ends the wait for the answer by closing the connection;
 	// the session goes on in the daemon.

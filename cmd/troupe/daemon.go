@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/logfile"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
@@ -103,11 +104,11 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		defer lf.Close()
 		stderr = lf
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -149,13 +150,13 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	agentMCP := newAgentMCP(home, f.mcpRecall)
 	pipe := pipeline.New()
 	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
-	var rt *boot.Runtime
+	var rt *actors.Runtime
 	sessionEngine := withCommands(eng.Session(), pipe, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = boot.Start(boot.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	rt, err = actors.Start(actors.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -200,7 +201,7 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	// Signals are ours before daemon.addr exists: a client that reads the
 	// address may stop the daemon at once, and a SIGTERM that came before
 	// the handler would kill it without the ordered shutdown.
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	srv, err := daemon.Listen(daemon.Options{
 		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
@@ -214,18 +215,18 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 	// /mcp/* takes a session's capability token, checked from the
 	// headers before the route is known.
 	srv.Auth.Capability = func(tok string) bool { _, ok := agentMCP.tokens.Check(tok); return ok }
-	rt.OnShutdown(boot.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
 	agentMCP.setBase(srv.URL())
-	rt.OnShutdown(boot.StageInput, srv.Shutdown)
-	rt.OnShutdown(boot.StageInput, agentMCP.close)
+	rt.OnShutdown(actors.StageInput, srv.Shutdown)
+	rt.OnShutdown(actors.StageInput, agentMCP.close)
 	if err := plug.start(rt, srv, log); err != nil {
 		_ = shutdown(rt)
 		return fail(1, err)
 	}
-	rt.OnShutdown(boot.StageInput, api.Close)
+	rt.OnShutdown(actors.StageInput, api.Close)
 	// Before the connections stop: an extension's command cut by the
 	// shutdown is abandoned, and its connection is still there to hear it.
-	rt.OnShutdown(boot.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
 	srv.Serve()
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	sessionmcp "github.com/troupehq/troupe/actors/session/mcp"
 	"github.com/troupehq/troupe/actors/sessions"
+	sessionmcp "github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/agentmcp"

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	sessionmcp "github.com/troupehq/troupe/actors/session/mcp"
+	sessionmcp "github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/transports/agentmcp"
 )

@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/plugins"
-	"github.com/troupehq/troupe/actors/session"
-	"github.com/troupehq/troupe/actors/session/turn"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/daemon"
@@ -31,7 +29,7 @@ type daemonPlugins struct {
 
 // newDaemonPlugins reads config.yml; the supervisors start with start,
 // once the daemon's URL is known.
-func newDaemonPlugins(rt *boot.Runtime, home string, pipe *pipeline.Pipeline) (*daemonPlugins, error) {
+func newDaemonPlugins(rt *actors.Runtime, home string, pipe *pipeline.Pipeline) (*daemonPlugins, error) {
 	cfg, err := plugins.LoadConfig(home)
 	if err != nil {
 		return nil, err
@@ -82,7 +80,7 @@ func (p *daemonPlugins) peer(r *http.Request) (pipeline.Peer, bool) {
 
 // start lets the tokens in and spawns the supervisors, which start the
 // configured programs; they are stopped with the other processes.
-func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Logger) error {
+func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.Logger) error {
 	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
 	p.tokens.OnRevoked = srv.Auth.Revoked
 	p.pipeline.MCPBaseURL = srv.URL()
@@ -97,7 +95,7 @@ func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Lo
 			return err
 		}
 		k.c.Bind(pid)
-		rt.OnShutdown(boot.StageProcesses, func(context.Context) error {
+		rt.OnShutdown(actors.StageProcesses, func(context.Context) error {
 			return rt.System.Root.StopFuture(pid).Wait()
 		})
 	}
@@ -107,12 +105,12 @@ func (p *daemonPlugins) start(rt *boot.Runtime, srv *daemon.Server, log *slog.Lo
 // withCommands makes the session engine answer /hydra slash commands
 // through the extensions that registered them: the command is queued, run
 // and shown as a prompt is, and its extension's reply is the run's text.
-func withCommands(se *session.Engine, p *pipeline.Pipeline, system func() *actor.ActorSystem) *session.Engine {
+func withCommands(se *sessions.Engine, p *pipeline.Pipeline, system func() *actor.ActorSystem) *sessions.Engine {
 	inner := se.Resolve
 	if inner == nil {
 		return se
 	}
-	se.Resolve = func(ctx context.Context, st session.State) (turn.Model, error) {
+	se.Resolve = func(ctx context.Context, st sessions.State) (sessions.RunModel, error) {
 		m, err := inner(ctx, st)
 		if err != nil {
 			return m, err

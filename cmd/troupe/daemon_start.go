@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
@@ -99,7 +99,7 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	if f.foreground {
 		return runDaemonForeground(f.foregroundArgs(), stderr)
 	}
-	home, err := boot.ResolveHome(f.daemon.common.home, nil)
+	home, err := datahome.Resolve(f.daemon.common.home, nil)
 	if err != nil {
 		return fail(1, "%v", err)
 	}

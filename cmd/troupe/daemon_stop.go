@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
@@ -33,7 +33,7 @@ func runDaemonStop(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args, "daemon stop", stderr); !ok {
 		return code
 	}
-	home, err := boot.HomePath(common.home)
+	home, err := datahome.Path(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon stop: %v\n", err)
 		return 1
@@ -119,7 +119,7 @@ func runDaemonRestart(args []string, stdout, stderr io.Writer) int {
 	if f == nil {
 		return code
 	}
-	home, err := boot.HomePath(f.daemon.common.home)
+	home, err := datahome.Path(f.daemon.common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon restart: %v\n", err)
 		return 1
@@ -152,7 +152,7 @@ func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	ctx := context.Background()
-	home, err := boot.HomePath(cf.home)
+	home, err := datahome.Path(cf.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon status: %v\n", err)
 		return 1

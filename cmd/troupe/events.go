@@ -12,9 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 )
 
 // followPoll is how often --follow looks for new events; the writer may be
@@ -41,7 +42,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// events only reads: the home is not created, nor required writable.
-	home, err := boot.HomePath(common.home)
+	home, err := datahome.Path(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 1
@@ -50,7 +51,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe events: home %s: not a directory\n", home)
 		return 1
 	}
-	path := filepath.Join(home, boot.StoreFile)
+	path := filepath.Join(home, datahome.StoreFile)
 	if _, err := os.Stat(path); err != nil {
 		fmt.Fprintf(stderr, "troupe events: no store at %s (set --home or TROUPE_HOME)\n", path)
 		return 1
@@ -61,7 +62,7 @@ func runEvents(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer store.Close()
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	if err := printEvents(ctx, store, pos[0], *from, *follow, stdout); err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)

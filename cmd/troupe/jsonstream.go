@@ -13,10 +13,12 @@ import (
 	"slices"
 
 	"github.com/samber/lo"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/jsonstream"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -98,11 +100,11 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if f.sessionID != "" && f.resume != "" {
 		return configError(errors.New("--session-id and --resume are mutually exclusive"))
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return configError(err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return configError(err)
 	}
@@ -122,7 +124,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
 		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
 	})
-	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
+	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
 		eng.SetLocalServers(local)
 		err = eng.Check()
@@ -130,12 +132,12 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	if err != nil {
 		return configError(err)
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
+	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return configError(err)
 	}
 	local.Bind(rt)
-	ctx, stopSignals := boot.NotifyShutdown(context.Background(), log)
+	ctx, stopSignals := actors.NotifyShutdown(context.Background(), log)
 	defer stopSignals()
 	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)
 	if err != nil {
@@ -156,7 +158,7 @@ func runJSONStream(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 // jsonStreamConfig picks or creates the session and reads where the
 // conversation starts.
-func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer) (jsonstream.Config, error) {
+func jsonStreamConfig(rt *actors.Runtime, f jsonStreamFlags, stdin io.Reader, stdout io.Writer) (jsonstream.Config, error) {
 	bg := context.Background()
 	id, err := jsonStreamSession(bg, rt, f)
 	if err != nil {
@@ -191,7 +193,7 @@ func jsonStreamConfig(rt *boot.Runtime, f jsonStreamFlags, stdin io.Reader, stdo
 
 // jsonStreamSession picks or creates the session: --session-id must be
 // new, --resume must exist (latest: the workspace's newest).
-func jsonStreamSession(ctx context.Context, rt *boot.Runtime, f jsonStreamFlags) (string, error) {
+func jsonStreamSession(ctx context.Context, rt *actors.Runtime, f jsonStreamFlags) (string, error) {
 	switch {
 	case f.resume == "latest":
 		list, err := rt.Sessions.List(ctx, f.workspace)

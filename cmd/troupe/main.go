@@ -16,7 +16,7 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/logging"
 )
 
 // command is one subcommand: a name, a one-line summary and its entry point.
@@ -126,7 +126,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // logger builds the command's logger from the flags.
 func (c *commonFlags) logger() (*slog.Logger, error) {
-	return boot.NewLogger(boot.LogOptions{Level: c.logLevel, Format: c.logFormat})
+	return logging.New(logging.Options{Level: c.logLevel, Format: c.logFormat})
 }
 
 // parse parses flags and positional args in any order, since people type

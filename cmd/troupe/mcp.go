@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/hugind"
 	"github.com/troupehq/troupe/transports/mcp"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -54,7 +55,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -69,7 +70,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe mcp"})
+	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe mcp"})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -86,7 +87,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version: currentVersion(), Log: log,
 		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log},
 	})
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	err = srv.ServeStdio(ctx, stdin, stdout, f.maxLine)
 	srv.Close()

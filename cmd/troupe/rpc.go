@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/rpc"
 )
 
@@ -73,11 +75,11 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
 		return code
 	}
-	log, err := boot.NewLogger(boot.LogOptions{Level: f.common.logLevel, Format: f.common.logFormat})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
 	if err != nil {
 		return fail(2, err)
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		return fail(1, err)
 	}
@@ -85,7 +87,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	eng, err := engine.New(engine.Options{
 		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry, Selection: sel,
 	})
-	local := &boot.LazyServers{} // --provider llama: the home's llama-server configs
+	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
 	if err == nil {
 		eng.SetLocalServers(local)
 		err = eng.Check()
@@ -103,7 +105,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case f.sessionDir != "":
 		storeHome = f.sessionDir
 	}
-	rt, err := boot.Start(boot.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc", TransportMiddleware: transportFaults()})
+	rt, err := actors.Start(actors.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc", TransportMiddleware: transportFaults()})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -112,7 +114,7 @@ func runRPC(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	d, err := serveTransport(ctx, rt, rpc.Props(rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,

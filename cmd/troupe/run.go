@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
 )
 
 type runFlags struct {
@@ -53,7 +54,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitUsage
 	}
-	home, err := boot.ResolveHome(f.common.home, log)
+	home, err := datahome.Resolve(f.common.home, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
@@ -69,15 +70,15 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	// --provider llama runs on the home's llama-server configs.
-	local := &boot.LazyServers{}
+	local := &actors.LazyServers{}
 	eng.SetLocalServers(local)
-	rt, err := boot.Start(boot.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
+	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
 		return exitError
 	}
 	local.Bind(rt)
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -95,7 +96,7 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 }
 
 // oneShot runs (or continues) one run and prints it; the code is the run's.
-func oneShot(ctx context.Context, rt *boot.Runtime, eng *engine.Engine, f runFlags, set map[string]bool, prompt string, stdout, stderr io.Writer) (int, error) {
+func oneShot(ctx context.Context, rt *actors.Runtime, eng *engine.Engine, f runFlags, set map[string]bool, prompt string, stdout, stderr io.Writer) (int, error) {
 	plan, err := planRun(ctx, rt.Store, eng, f, set, prompt)
 	if err != nil {
 		return exitUsage, err
@@ -139,7 +140,7 @@ func oneShot(ctx context.Context, rt *boot.Runtime, eng *engine.Engine, f runFla
 
 // nextEvent reads the stream; the first interrupt cancels the run and the
 // loop goes on to print its end.
-func nextEvent(ctx context.Context, rt *boot.Runtime, id string, stream *sessions.Stream) (event.Event, error) {
+func nextEvent(ctx context.Context, rt *actors.Runtime, id string, stream *sessions.Stream) (event.Event, error) {
 	for {
 		e, err := stream.Next(ctx)
 		if err == nil || !errors.Is(err, context.Canceled) {

@@ -7,9 +7,9 @@ import (
 	"os"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot/engine"
 )
 
 // runPlan is what `troupe run` will do, settled before it records anything:

@@ -3,8 +3,8 @@ package main
 import (
 	"flag"
 
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 

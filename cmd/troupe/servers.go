@@ -4,10 +4,9 @@ import (
 	"log/slog"
 
 	"github.com/asynkron/protoactor-go/actor"
-
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/servers"
-	"github.com/troupehq/troupe/runtime/boot"
-	"github.com/troupehq/troupe/runtime/boot/engine"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 )
 
 // startLongLivedServers is the llama-server supervisor of a long-lived
@@ -16,7 +15,7 @@ import (
 // --provider llama on it. A model that does not resolve is only warned
 // about: these commands serve more than prompts (logs, the bridge's
 // tools), and prompts fail until one resolves.
-func startLongLivedServers(rt *boot.Runtime, eng *engine.Engine, log *slog.Logger) (*actor.PID, error) {
+func startLongLivedServers(rt *actors.Runtime, eng *engine.Engine, log *slog.Logger) (*actor.PID, error) {
 	sup, err := rt.StartServers(servers.Options{Outlive: true})
 	if err != nil {
 		return nil, err

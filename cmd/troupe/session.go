@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 )
@@ -148,7 +148,7 @@ func runSession(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe session %s: %v\n", verb.name, err)
 		return 2
 	}
-	home, err := boot.HomePath(cf.home)
+	home, err := datahome.Path(cf.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe session %s: %v\n", verb.name, err)
 		return 1

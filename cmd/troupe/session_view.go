@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/terminal"
 	"golang.org/x/term"
@@ -43,9 +43,9 @@ func openSessionView(ctx context.Context, c *daemonclient.Client, o viewOptions,
 	if err != nil {
 		return nil, err
 	}
-	opts := terminal.Options{Colour: boot.Colour(stdout), Live: isTerminal(stdout), Side: o.side}
+	opts := terminal.Options{Colour: logging.Colour(stdout), Live: isTerminal(stdout), Side: o.side}
 	if o.side != nil {
-		opts.Colour = opts.Colour && boot.Colour(o.side)
+		opts.Colour = opts.Colour && logging.Colour(o.side)
 		opts.Live = opts.Live && isTerminal(o.side)
 	}
 	v := &sessionView{cfg: terminal.ClientConfig{Conn: ws, Out: stdout, Options: opts,

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/servers"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/transports/hugind"
 	"github.com/troupehq/troupe/transports/stdio"
 )
@@ -34,7 +34,7 @@ func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", err)
 		return 2
 	}
-	rt, err := boot.Start(boot.Options{Home: common.home, Logger: log, Command: "troupe stdio"})
+	rt, err := actors.Start(actors.Options{Home: common.home, Logger: log, Command: "troupe stdio"})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", err)
 		return 1
@@ -44,7 +44,7 @@ func runStdio(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe stdio: %v\n", errors.Join(err, shutdown(rt)))
 		return 1
 	}
-	ctx, stop := boot.NotifyShutdown(context.Background(), log)
+	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
 	b := &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, Log: log, MaxLine: *maxLine, Trace: stderr}
 	served := make(chan error, 1)

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/transports"
-	"github.com/troupehq/troupe/runtime/boot"
 )
 
 // shutdownTimeout bounds a stdio command's shutdown: the transports stage
@@ -18,7 +18,7 @@ const shutdownTimeout = 30 * time.Second
 // first signal cancels ctx, then shuts rt down, whose transports stage
 // terminates a transport still running and waits for what it owes its
 // client. It returns the transport's Done and the shutdown's error.
-func serveTransport(ctx context.Context, rt *boot.Runtime, props *actor.Props, name string) (transports.Done, error) {
+func serveTransport(ctx context.Context, rt *actors.Runtime, props *actor.Props, name string) (transports.Done, error) {
 	t, err := rt.StartTransport(props, name)
 	if err != nil {
 		return transports.Done{Code: 1, Err: err}, shutdown(rt)
@@ -40,7 +40,7 @@ func serveTransport(ctx context.Context, rt *boot.Runtime, props *actor.Props, n
 }
 
 // shutdown stops rt within shutdownTimeout from now.
-func shutdown(rt *boot.Runtime) error {
+func shutdown(rt *actors.Runtime) error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	return rt.Shutdown(ctx)

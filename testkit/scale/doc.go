@@ -1,5 +1,5 @@
 // Package scale runs many scripted sessions at once in one process through
-// the public Go API (runtime/boot and the actors/sessions facade) and
+// the public Go API (actors and the actors/sessions facade) and
 // measures what they cost: wall time, committed events per second, peak
 // resident memory, and the memory and goroutines each idle live session
 // keeps once its runs are over. It then loads every session's log from the
@@ -18,6 +18,6 @@
 // its own); `make bench-scale` runs that for N = 100, 1,000 and 10,000.
 //
 // It uses only the public Go API a program embedding troupe has
-// (runtime/boot, the facade, the store to verify logs), never a session's
+// (actors, the facade, the store to verify logs), never a session's
 // actors.
 package scale

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	rt, err := boot.Start(boot.Options{
+	rt, err := actors.Start(actors.Options{
 		Home: cfg.Home, Logger: cfg.Logger, IdleTimeout: -1, // sessions stay live to be measured
 		Engine: testkit.Engine(prov, event.ToolStyleNative), Command: "troupe-scale",
 	})

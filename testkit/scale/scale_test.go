@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
-
 	"github.com/troupehq/troupe/persistence"
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/scale"
 )
@@ -34,14 +33,14 @@ func TestRunVerifiesEveryLog(t *testing.T) {
 		t.Fatalf("result %+v: figures missing", res)
 	}
 
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, boot.StoreFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, datahome.StoreFile))
 	testkit.NoError(t, err)
 	defer db.Close()
 	mustExec(t, db, `DELETE FROM events WHERE session_id = 'scale-000001' AND seq = 20`)
 	mustExec(t, db, `UPDATE events SET kind = 'run.interrupted', payload = '{"run_id":"x","policy":"resume"}'
 		WHERE session_id = 'scale-000002' AND seq = (SELECT max(seq) FROM events WHERE session_id = 'scale-000002')`)
 
-	store, err := persistence.Open(filepath.Join(home, boot.StoreFile), persistence.Options{})
+	store, err := persistence.Open(filepath.Join(home, datahome.StoreFile), persistence.Options{})
 	testkit.NoError(t, err)
 	defer store.Close()
 	ids := []string{"scale-000000", "scale-000001", "scale-000002", "scale-000003"}

@@ -3,11 +3,11 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/troupehq/troupe/transports/jsonrpc"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )

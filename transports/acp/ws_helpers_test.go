@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -18,7 +19,7 @@ import (
 // on a loopback httptest server.
 type wsRig struct {
 	p   *llmserver.Provider
-	rt  *boot.Runtime
+	rt  *actors.Runtime
 	srv *httptest.Server
 	cwd string
 }
@@ -29,15 +30,15 @@ func newWSRig(t testing.TB, script llmserver.Script, mode string, tune func(*acp
 }
 
 // newWSRigLogged also writes the runtime's debug log to logs.
-func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig), logs *testkit.Buffer, tuneBoot func(*boot.Options)) *wsRig {
+func newWSRigLogged(t testing.TB, script llmserver.Script, mode string, tune func(*acp.WebSocketConfig), logs *testkit.Buffer, tuneBoot func(*actors.Options)) *wsRig {
 	t.Helper()
 	p, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
 	eng := testkit.Engine(p, event.ToolStyleNative)
 	eng.DefaultMode = mode
-	opts := boot.Options{Engine: eng}
+	opts := actors.Options{Engine: eng}
 	if logs != nil {
-		log, err := boot.NewLogger(boot.LogOptions{Level: "debug", Format: "json", Writer: logs})
+		log, err := logging.New(logging.Options{Level: "debug", Format: "json", Writer: logs})
 		testkit.NoError(t, err)
 		opts.Logger = log
 	}

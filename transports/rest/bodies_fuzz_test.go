@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -38,7 +38,7 @@ func FuzzBodies(f *testing.F) {
 			f.Add(uint8(i), []byte(s))
 		}
 	}
-	rt := testkit.Boot(f, boot.Options{})
+	rt := testkit.Boot(f, actors.Options{})
 	api := New(Config{Sessions: rt.Sessions, Version: "test", DefaultCwd: f.TempDir(), Log: testkit.TestLogger(f)})
 	mux := http.NewServeMux()
 	api.Register(mux)

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/actors/session"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -70,7 +70,7 @@ func FuzzBundleImport(f *testing.F) {
 			f.Add(opt, []byte(s))
 		}
 	}
-	rt := testkit.Boot(f, boot.Options{})
+	rt := testkit.Boot(f, actors.Options{})
 	api := New(Config{Sessions: rt.Sessions, Version: "test", DefaultCwd: f.TempDir(), Log: testkit.TestLogger(f)})
 	mux := http.NewServeMux()
 	api.Register(mux)
@@ -110,7 +110,7 @@ func FuzzBundleImport(f *testing.F) {
 
 // checkImported reads an imported session's log back and checks it holds
 // nothing of its bundle's that starts a program or widens a permission.
-func checkImported(t *testing.T, rt *boot.Runtime, id string, bundle []byte) {
+func checkImported(t *testing.T, rt *actors.Runtime, id string, bundle []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -163,7 +163,7 @@ func checkImported(t *testing.T, rt *boot.Runtime, id string, bundle []byte) {
 			t.Fatalf("%q: the import kept crash policy %q", bundle, *p)
 		}
 	}
-	sealed, err := session.SealImport(id, log, time.Now())
+	sealed, err := sessions.SealImport(id, log, time.Now())
 	if err != nil {
 		t.Fatalf("%q: the imported log does not fold: %v", bundle, err)
 	}

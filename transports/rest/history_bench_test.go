@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -18,7 +18,7 @@ import (
 // and as a follower of the live session while they are appended.
 func BenchmarkHistory(b *testing.B) {
 	const n = 100_000
-	rt := testkit.Boot(b, boot.Options{})
+	rt := testkit.Boot(b, actors.Options{})
 	api := New(Config{Sessions: rt.Sessions, Version: "bench", Log: testkit.TestLogger(b)})
 	mux := http.NewServeMux()
 	api.Register(mux)

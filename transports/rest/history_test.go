@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 )
 
 // A follower of a live session gets every event of a large batch once, in
 // order, across the writer's flush boundaries.
 func TestFollowDeliversLargeBatchesWhole(t *testing.T) {
-	rt := testkit.Boot(t, boot.Options{})
+	rt := testkit.Boot(t, actors.Options{})
 	api := New(Config{Sessions: rt.Sessions, Version: "test", Log: testkit.TestLogger(t)})
 	mux := http.NewServeMux()
 	api.Register(mux)

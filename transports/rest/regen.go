@@ -9,7 +9,7 @@ import (
 )
 
 // Titler asks a session's model (set names it) for a title of
-// conversation; runtime/boot/engine implements it.
+// conversation; actors/sessions/engine implements it.
 type Titler func(ctx context.Context, set event.Settings, conversation string) (string, error)
 
 // maxExcerpt bounds the conversation a title is asked for.

@@ -81,7 +81,7 @@ func (p importPolicy) sanitize(c *event.CreatedPayload) *event.ImportSanitized {
 }
 
 // allowAlways is the permission option whose choice the session folds
-// into "never ask again for this category" (actors/session's runTracker).
+// into "never ask again for this category" (actors/sessions/internal/session's runTracker).
 const allowAlways = "allow_always"
 
 // event clamps what a bundle's event would grant here: the settings a

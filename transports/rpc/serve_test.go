@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/runtime/boot"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
 	"github.com/troupehq/troupe/transports/rpc"
@@ -25,7 +25,7 @@ func TestServeInProcess(t *testing.T) {
 		llmserver.Steps(llmserver.Text("Forked answer.")),
 	}}, llmserver.WithTest(t))
 	testkit.NoError(t, err)
-	rt := testkit.Boot(t, boot.Options{Engine: testkit.Engine(p, "native")})
+	rt := testkit.Boot(t, actors.Options{Engine: testkit.Engine(p, "native")})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	tr, err := rt.StartTransport(rpc.Props(rpc.Config{In: inR, Out: outW, Sessions: rt.Sessions, Cwd: t.TempDir()}), "rpc")

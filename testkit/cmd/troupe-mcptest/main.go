@@ -1,5 +1,5 @@
 // Command troupe-mcptest is a small MCP server over stdio, for tests of the
-// MCP client side (actors/session/mcp). stdout carries only MCP messages; anything
+// MCP client side (actors/sessions/mcp). stdout carries only MCP messages; anything
 // else it has to say goes to stderr.
 //
 // Tools:

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/boot"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
@@ -95,7 +95,7 @@ func linkDrafts(t *testing.T) (draft func(event.Kind, any) event.Draft, chunk fu
 // once: nothing slips past the gate between the session coming live and
 // the link's subscription.
 func TestLinkWatchesFromItsSeq(t *testing.T) {
-	rt := testkit.Boot(t, boot.Options{})
+	rt := testkit.Boot(t, actors.Options{})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
 	draft, chunk := linkDrafts(t)
@@ -136,7 +136,7 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 // told so before the kill that ends it) gets a new link when the old one
 // has stopped, watching from the new incarnation's start.
 func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
-	rt := testkit.Boot(t, boot.Options{})
+	rt := testkit.Boot(t, actors.Options{})
 	ctx := context.Background()
 	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
 	draft, chunk := linkDrafts(t)

@@ -26,7 +26,7 @@ func Cases(tb testing.TB) []Case {
 }
 
 // Interrupted is what recovery tells the model of a call a crash cut off
-// (actors/session.InterruptedOutput).
+// (actors/sessions/internal/session.InterruptedOutput).
 const Interrupted = "Interrupted: troupe restarted while this tool call was running. " +
 	"It did not finish, and it was not run again; check its effects before relying on them."
 

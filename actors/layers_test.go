@@ -1,0 +1,56 @@
+package actors_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/troupehq/troupe/testkit"
+)
+
+const module = "github.com/troupehq/troupe/"
+
+// layer of a troupe package: a package may import its own layer and the
+// ones below it (a smaller number), never one above.
+func layer(rel string) int {
+	switch {
+	case strings.HasPrefix(rel, "cmd/"):
+		return 5
+	case rel == "actors": // the guardian, which composes the tree
+		return 4
+	case strings.HasPrefix(rel, "transports/"):
+		return 3
+	case strings.HasPrefix(rel, "actors/"):
+		return 2
+	case strings.HasPrefix(rel, "runtime/"):
+		return 1 // the libraries actors use
+	case strings.HasPrefix(rel, "persistence"):
+		return 0
+	}
+	return -1 // testkit and its commands sit outside the layers
+}
+
+// The folder tree is layered: boot above the transports, the transports
+// above the actors, the actors above the libraries they use, the store
+// below everything.
+func TestPackagesImportOnlyDownwards(t *testing.T) {
+	pkgs := testkit.GoList(t, module+"...")
+	checked := 0
+	for _, pkg := range pkgs {
+		from := layer(strings.TrimPrefix(pkg.ImportPath, module))
+		if from < 0 {
+			continue
+		}
+		checked++
+		for _, imp := range pkg.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			if to := layer(strings.TrimPrefix(imp, module)); to > from {
+				t.Errorf("%s imports %s, a layer above it", pkg.ImportPath, imp)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d packages: go list found too few", checked)
+	}
+}

@@ -1,0 +1,23 @@
+package actors
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// logPanics logs a panic with its stack, then re-panics so the supervisor
+// still decides: protoactor itself logs only the reason, at Info.
+func logPanics(next actor.ReceiverFunc) actor.ReceiverFunc {
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		defer func() {
+			if r := recover(); r != nil {
+				c.Logger().Error("actor panicked", "actor", c.Self().Id,
+					"message", fmt.Sprintf("%T", env.Message), "reason", fmt.Sprint(r), "stack", string(debug.Stack()))
+				panic(r)
+			}
+		}()
+		next(c, env)
+	}
+}

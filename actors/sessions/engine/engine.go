@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/samber/lo"
+	"github.com/troupehq/troupe/actors/sessions/internal/run"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/modelconfig"
+	"github.com/troupehq/troupe/runtime/skills"
+	"github.com/troupehq/troupe/runtime/tools"
+)
+
+// Options are what a command knows before any session exists.
+type Options struct {
+	Home string
+	// Selection comes from flags (--provider, --model, --base-url, key,
+	// --max-tokens); a session's own provider and model settings win.
+	Selection modelconfig.Selection
+	Thinking  string
+	Env       func(string) string // default os.Getenv
+	// Mode is the default approval mode; DenyUnapproved is for protocols
+	// that cannot ask.
+	Mode           string
+	DenyUnapproved bool
+	MaxSteps       int
+	AutoRetry      bool
+	SystemPrompt   string
+	// ExtraTools are offered besides the built-ins (tests, embedders).
+	ExtraTools []tools.Tool
+}
+
+// Engine is a built engine with its caches.
+type Engine struct {
+	opts    Options
+	cfg     modelconfig.Config
+	catalog skills.Catalog
+	ids     atomic.Int64
+	prefix  string
+
+	modelsOnce sync.Once
+	models     *catalog
+
+	local local
+
+	mu      sync.Mutex
+	clients map[string]*openai.Client
+	styles  map[string]string // base URL -> native | text, from /props
+}
+
+// New loads models.yml and the skills catalog from the home. A broken
+// models.yml is an error now, not at the first prompt.
+func New(opts Options) (*Engine, error) {
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	cfg, err := modelconfig.Load(filepath.Join(opts.Home, modelconfig.FileName))
+	if err != nil {
+		return nil, err
+	}
+	cat, err := skills.Load(filepath.Join(opts.Home, "skills"))
+	if err != nil {
+		return nil, fmt.Errorf("load skills: %w", err)
+	}
+	return &Engine{
+		opts: opts, cfg: cfg, catalog: cat,
+		prefix:  fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
+		clients: map[string]*openai.Client{}, styles: map[string]string{},
+	}, nil
+}
+
+// Check resolves the default selection now, so a command can report a
+// missing or wrong configuration before it starts.
+func (e *Engine) Check() error {
+	_, err := e.resolveSelection(e.opts.Selection)
+	return err
+}
+
+// Session is the engine sessions use.
+func (e *Engine) Session() *session.Engine {
+	return &session.Engine{
+		Resolve:        e.resolve,
+		Tools:          e.tools,
+		SystemPrompt:   e.systemPrompt,
+		DefaultMode:    e.opts.Mode,
+		DenyUnapproved: e.opts.DenyUnapproved,
+		MaxSteps:       e.opts.MaxSteps,
+		Retry:          run.Retry{Enabled: e.opts.AutoRetry},
+		SpillDir:       filepath.Join(e.opts.Home, "spill"),
+		NewID:          e.newID,
+	}
+}
+
+func (e *Engine) newID(prefix string) string {
+	return fmt.Sprintf("%s-%s%d", prefix, e.prefix, e.ids.Add(1))
+}
+
+// CheckSettings resolves the model a session with these settings runs on,
+// so a command can report a wrong configuration before it records anything.
+func (e *Engine) CheckSettings(set event.Settings) (modelconfig.Resolved, error) {
+	res, err := e.resolveSelection(e.selection(set))
+	if err != nil {
+		return res, err
+	}
+	_, err = e.thinking(set)
+	return res, err
+}
+
+// selection is the command's selection with the session's provider and
+// model over it.
+func (e *Engine) selection(set event.Settings) modelconfig.Selection {
+	sel := e.opts.Selection
+	sel.Provider = cmp.Or(lo.FromPtr(set.Provider), sel.Provider)
+	sel.Model = cmp.Or(lo.FromPtr(set.Model), sel.Model)
+	return sel
+}
+
+// thinking is the session's thinking level, else the command's.
+func (e *Engine) thinking(set event.Settings) (modelconfig.ThinkingLevel, error) {
+	level := lo.FromPtrOr(set.ThinkingLevel, e.opts.Thinking)
+	if level == "" {
+		return modelconfig.ThinkingOff, nil
+	}
+	return modelconfig.ParseThinkingLevel(level)
+}
+
+func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, error) {
+	res, err := e.resolveSelection(e.selection(st.Settings))
+	if err != nil {
+		return run.Model{}, err
+	}
+	var provider llm.Provider
+	if res.Provider == LocalProvider {
+		// The server starts now, if it has not: its /props settles the
+		// tool style, and the first request finds it ready.
+		lp := &localProvider{e: e, res: res, config: res.Model.ID}
+		if res, err = lp.endpoint(ctx); err != nil {
+			return run.Model{}, err
+		}
+		provider = lp
+	}
+	client, err := e.client(res)
+	if err != nil {
+		return run.Model{}, err
+	}
+	if provider == nil {
+		provider = client
+	}
+	thinking, err := e.thinking(st.Settings)
+	if err != nil {
+		return run.Model{}, err
+	}
+	model := res.Model
+	return run.Model{
+		Provider: provider, ID: model.ID, MaxTokens: model.MaxOutputTokens,
+		Thinking:      llm.ThinkingLevel(model.ClampThinking(thinking)),
+		ToolStyle:     e.toolStyle(ctx, client, res),
+		ContextWindow: model.ContextWindow,
+		Cost: func(u event.Usage) float64 {
+			return model.Cost(modelconfig.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)}).Total
+		},
+	}, nil
+}
+
+func (e *Engine) client(res modelconfig.Resolved) (*openai.Client, error) {
+	key := res.BaseURL + "\x00" + res.APIKey
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.clients[key]; ok {
+		return c, nil
+	}
+	c, err := openai.New(openai.Config{BaseURL: res.BaseURL, APIKey: res.APIKey, Headers: res.Headers, SupportsThinking: res.Model.Thinking})
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", res.Provider, err)
+	}
+	e.clients[key] = c
+	return c, nil
+}
+
+// toolStyle settles auto: native unless the server says its chat template
+// cannot call tools (llama-server /props), then text. Servers without
+// /props (remote APIs) are native.
+func (e *Engine) toolStyle(ctx context.Context, c *openai.Client, res modelconfig.Resolved) string {
+	switch res.Model.ToolStyle {
+	case modelconfig.ToolStyleNative:
+		return event.ToolStyleNative
+	case modelconfig.ToolStyleText:
+		return event.ToolStyleText
+	}
+	e.mu.Lock()
+	style, ok := e.styles[res.BaseURL]
+	e.mu.Unlock()
+	if ok {
+		return style
+	}
+	style = event.ToolStyleNative
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if props, err := c.Props(pctx); err == nil && props.SupportsToolCalls != nil && !*props.SupportsToolCalls {
+		style = event.ToolStyleText
+	}
+	e.mu.Lock()
+	e.styles[res.BaseURL] = style
+	e.mu.Unlock()
+	return style
+}
+
+func (e *Engine) tools(session.State) []tools.Tool {
+	out := append(tools.Builtins(), e.opts.ExtraTools...)
+	if len(e.catalog.Skills) > 0 {
+		out = append(out, skillTool{catalog: e.catalog})
+	}
+	return out
+}
+
+func (e *Engine) systemPrompt(st session.State) string {
+	prompt := e.opts.SystemPrompt
+	if prompt == "" {
+		prompt = defaultSystemPrompt(st.Cwd)
+	}
+	if cat := e.catalog.Prompt(); cat != "" {
+		prompt += "\n\n" + cat
+	}
+	return prompt
+}
+
+func defaultSystemPrompt(cwd string) string {
+	return "You are a coding agent. You work in the directory " + cwd +
+		" using the tools you are given: read files before changing them, make focused edits, run commands to check your work, and answer concisely."
+}
