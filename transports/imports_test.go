@@ -25,6 +25,7 @@ var allowed = map[string]string{
 	"actors/transports": "the transports supervisor's contract: Done, Terminate",
 	// User messages and tool results are shown as the model is sent them.
 	"runtime/conversation": "the model's view of user messages and tool results",
+	"runtime/tooltext":     "tool calls a message wrote as text, reparsed as the run parsed them (projection.MessageCalls)",
 	"runtime/jsontext":     "JSON strings written by hand on the hot paths, as encoding/json writes them",
 	// Every door that takes a directory for a session checks it alike.
 	"runtime/workdir": "the one check of a directory a client or a bundle names for a session",

@@ -23,6 +23,7 @@ import (
 	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/daemon"
 	"github.com/troupehq/troupe/transports/rest"
 )
@@ -158,14 +159,14 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 		origins = strings.Split(f.origins, ",")
 	}
 	agentMCP := newAgentMCP(home, f.mcpRecall)
-	pipeline := acp.NewPipeline()
-	pipeline.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
+	pipe := pipeline.New()
+	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
 	var rt *actors.Runtime
-	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
+	sessionEngine := withCommands(eng.Session(), pipe, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
-	live := func(id string, last int64) { pipeline.Live(rt.System, rt.Sessions, id, last) }
+	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
 	rt, err = actors.Start(actors.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
 	if err != nil {
 		return fail(1, err)
@@ -176,7 +177,7 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	}
 	// One hub for both sides: REST entries show who is attached over ACP.
 	hub := acp.NewHub()
-	plug, err := newDaemonPlugins(rt, home, pipeline)
+	plug, err := newDaemonPlugins(rt, home, pipe)
 	if err != nil {
 		_ = shutdown(rt)
 		return fail(2, err)
@@ -190,10 +191,10 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
 		Home: home, ConfigDigest: digest,
 		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Chain:   func() []string { return pipeline.ResolveChain(nil) },
-		Opened:  func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) },
-		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone, Gate: pipeline})
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
+		Chain:   func() []string { return pipe.ResolveChain(nil) },
+		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
+		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
@@ -237,7 +238,7 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	rt.OnShutdown(actors.StageInput, api.Close)
 	// Before the connections stop: an extension's command cut by the
 	// shutdown is abandoned, and its connection is still there to hear it.
-	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
 	srv.Serve()
 	if err := pidLock.Describe(discovery(listen, srv.Addr())); err != nil {
 		log.Warn("Hydra's clients will not find this daemon", "error", err)

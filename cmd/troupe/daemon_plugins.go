@@ -13,7 +13,7 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/runtime/llm"
-	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/daemon"
 )
 
@@ -22,14 +22,14 @@ import (
 type daemonPlugins struct {
 	cfg          plugins.Config
 	tokens       *plugins.Tokens
-	pipeline     *acp.Pipeline
+	pipeline     *pipeline.Pipeline
 	extensions   *plugins.Client
 	transformers *plugins.Client
 }
 
 // newDaemonPlugins reads config.yml; the supervisors start with start,
 // once the daemon's URL is known.
-func newDaemonPlugins(rt *actors.Runtime, home string, pipeline *acp.Pipeline) (*daemonPlugins, error) {
+func newDaemonPlugins(rt *actors.Runtime, home string, pipe *pipeline.Pipeline) (*daemonPlugins, error) {
 	cfg, err := plugins.LoadConfig(home)
 	if err != nil {
 		return nil, err
@@ -37,13 +37,13 @@ func newDaemonPlugins(rt *actors.Runtime, home string, pipeline *acp.Pipeline) (
 	for _, why := range cfg.Skipped {
 		rt.Log.Warn(why)
 	}
-	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipeline,
+	p := &daemonPlugins{cfg: cfg, tokens: plugins.NewTokens(), pipeline: pipe,
 		extensions:   plugins.NewClient(plugins.KindExtension, rt.System.Root, nil),
 		transformers: plugins.NewClient(plugins.KindTransformer, rt.System.Root, nil)}
 	p.extensions.Home, p.transformers.Home = home, home
 	p.pipeline.Defaults, p.pipeline.ClaimTimeout = cfg.DefaultTransformers, cfg.ClaimTimeout
 	p.pipeline.IdleAfter = cfg.IdleEventTimeout
-	p.pipeline.OnVersion = func(peer acp.Peer, v string) {
+	p.pipeline.OnVersion = func(peer pipeline.Peer, v string) {
 		p.tokens.SetVersion(plugins.Identity{Kind: peer.Kind, Name: peer.Name}, v)
 	}
 	if err := restoreChains(rt.Sessions, p.pipeline); err != nil {
@@ -55,7 +55,7 @@ func newDaemonPlugins(rt *actors.Runtime, home string, pipeline *acp.Pipeline) (
 // restoreChains gives the sessions of the store their recorded transformer
 // chains, before anyone can attach: each transformer intercepts its
 // sessions again once it has reconnected.
-func restoreChains(ss *sessions.Client, pipeline *acp.Pipeline) error {
+func restoreChains(ss *sessions.Client, pipe *pipeline.Pipeline) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	chains, err := ss.Chains(ctx)
@@ -63,19 +63,19 @@ func restoreChains(ss *sessions.Client, pipeline *acp.Pipeline) error {
 		return fmt.Errorf("restore: %w", err)
 	}
 	for id, chain := range chains {
-		pipeline.RestoreChain(id, chain)
+		pipe.RestoreChain(id, chain)
 	}
 	return nil
 }
 
 // peer names the process whose token r carries.
-func (p *daemonPlugins) peer(r *http.Request) (acp.Peer, bool) {
+func (p *daemonPlugins) peer(r *http.Request) (pipeline.Peer, bool) {
 	for _, tok := range daemon.Presented(r) {
 		if id, ok := p.tokens.Lookup(tok); ok {
-			return acp.Peer{Kind: id.Kind, Name: id.Name}, true
+			return pipeline.Peer{Kind: id.Kind, Name: id.Name}, true
 		}
 	}
-	return acp.Peer{}, false
+	return pipeline.Peer{}, false
 }
 
 // start lets the tokens in and spawns the supervisors, which start the
@@ -105,7 +105,7 @@ func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.
 // withCommands makes the session engine answer /hydra slash commands
 // through the extensions that registered them: the command is queued, run
 // and shown as a prompt is, and its extension's reply is the run's text.
-func withCommands(se *sessions.Engine, p *acp.Pipeline, system func() *actor.ActorSystem) *sessions.Engine {
+func withCommands(se *sessions.Engine, p *pipeline.Pipeline, system func() *actor.ActorSystem) *sessions.Engine {
 	inner := se.Resolve
 	if inner == nil {
 		return se
@@ -122,9 +122,9 @@ func withCommands(se *sessions.Engine, p *acp.Pipeline, system func() *actor.Act
 }
 
 // commandProvider answers a request whose last message is a slash
-// command with acp.Pipeline.RunCommand; any other goes to inner.
+// command with pipeline.Pipeline.RunCommand; any other goes to inner.
 type commandProvider struct {
-	p       *acp.Pipeline
+	p       *pipeline.Pipeline
 	system  *actor.ActorSystem
 	inner   llm.Provider
 	session string
@@ -132,7 +132,7 @@ type commandProvider struct {
 
 func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
 	n := len(req.Messages)
-	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !acp.IsCommand(req.Messages[n-1].Content) {
+	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !pipeline.IsCommand(req.Messages[n-1].Content) {
 		return cp.inner.Stream(ctx, req, sink)
 	}
 	text, err := cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content)

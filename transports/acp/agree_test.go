@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/acpupdate/acpupdatetest"
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -21,7 +22,7 @@ func TestReplayShowsEveryKindAsTheTable(t *testing.T) {
 				name += " streamed"
 			}
 			t.Run(name, func(t *testing.T) {
-				c := &conn{cfg: Config{Pipeline: NewPipeline(), Models: acpupdatetest.Models{}}, outgoing: map[int64]outgoing{}}
+				c := &conn{cfg: Config{Pipeline: pipeline.New(), Models: acpupdatetest.Models{}}, outgoing: map[int64]outgoing{}}
 				id := acpupdatetest.Session
 				a := &attachment{id: id, replayTo: -1, view: &projection.View{SessionID: id, Deltas: true},
 					prompts: map[string]json.RawMessage{}, decided: map[string]bool{}, asked: map[string]int64{}, shown: map[string]bool{},

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -13,11 +14,6 @@ import (
 // to every client attached (writable) to the target session, and the first
 // answer is the transformer's result; the others are told
 // permission_resolved.
-
-func init() {
-	methods["hydra-acp/session/request_permission"] = (*conn).transformerPermission
-	transformerOnly["hydra-acp/session/request_permission"] = true
-}
 
 type (
 	// askClients asks a connection's clients attached to session.
@@ -50,20 +46,19 @@ func (c *conn) transformerPermission(ctx actor.Context, id, params json.RawMessa
 			c.answerErr(ctx, id, p.SessionID, err)
 			return
 		}
-		watchers := c.cfg.Pipeline.watching(p.SessionID)
-		c.chainKey++
-		key := c.chainKey
-		c.chains[key] = func(d chainDone) {
-			if d.err != nil {
-				c.fail(ctx, id, d.err)
+		watchers := c.cfg.Pipeline.Watching(p.SessionID)
+		c.spawnChild(ctx, func(key int64) *actor.Props {
+			return actor.PropsFromProducer(func() actor.Actor {
+				return &permissionVote{session: p.SessionID, toolCallID: p.ToolCall.ToolCallID, params: params,
+					watchers: watchers, key: key}
+			})
+		}, func(d pipeline.Done) {
+			if d.Err != nil {
+				c.fail(ctx, id, d.Err)
 				return
 			}
-			c.reply(ctx, id, d.response)
-		}
-		ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
-			return &permissionVote{session: p.SessionID, toolCallID: p.ToolCall.ToolCallID, params: params,
-				watchers: watchers, key: key}
-		}))
+			c.reply(ctx, id, d.Response)
+		})
 	})
 }
 
@@ -106,13 +101,13 @@ func (v *permissionVote) Receive(ctx actor.Context) {
 		if v.replies == len(v.watchers) && v.asked == 0 {
 			v.finish(ctx, nil, jsonrpc.NewError(CodePermissionDenied, "session "+v.session+" has no attached clients to ask"))
 		}
-	case *peerAnswer:
-		if m.m.Error != nil {
+	case *pipeline.Answer:
+		if m.M.Error != nil {
 			return // an abstention; the others may still answer
 		}
-		v.finish(ctx, m.m.Result, nil)
+		v.finish(ctx, m.M.Result, nil)
 		for _, w := range v.watchers {
-			ctx.Send(w, &permissionWon{session: v.session, toolCallID: v.toolCallID, result: m.m.Result})
+			ctx.Send(w, &permissionWon{session: v.session, toolCallID: v.toolCallID, result: m.M.Result})
 		}
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting, *actor.Terminated:
 	default:
@@ -125,7 +120,7 @@ func (v *permissionVote) finish(ctx actor.Context, result json.RawMessage, err *
 		return
 	}
 	v.done = true
-	ctx.Send(ctx.Parent(), &chainDone{key: v.key, response: result, err: err})
+	ctx.Send(ctx.Parent(), &pipeline.Done{Key: v.key, Response: result, Err: err})
 	ctx.Stop(ctx.Self())
 }
 

@@ -45,7 +45,7 @@ type attachment struct {
 	stopLoad  context.CancelFunc
 	overrides overrides.Map
 	// gateHeld are events past the session's gate, waiting for its
-	// response chain (gateOpen).
+	// response chain (pipeline.GateOpen).
 	gateHeld []event.Event
 	replay   *replay // the first replay, sent before the answer; nil once live
 	// staleClosed counts the Closed of subscriptions this side ended.
@@ -139,7 +139,7 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 	}
 	// The session's link, if it has a chain, starts as the session comes
 	// live (Pipeline.Live), which this attachment's subscription may do.
-	c.cfg.Pipeline.watch(id, c.self)
+	c.cfg.Pipeline.Watch(id, c.self)
 	a := &attachment{
 		id: id, clientID: o.clientID, readonly: o.readonly, replayTo: -1,
 		view:    &projection.View{SessionID: id, Deltas: true},
@@ -234,11 +234,11 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			continue
 		}
 		if released == -2 {
-			released = c.cfg.Pipeline.gateReleased(a.id)
+			released = c.cfg.Pipeline.Released(a.id)
 		}
 		if e.Seq > released {
 			// The response chain has not decided yet: this and the rest
-			// wait for gateOpen.
+			// wait for pipeline.GateOpen.
 			a.gateHeld = append([]event.Event(nil), evs[i:]...)
 			break
 		}
@@ -269,7 +269,7 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 		a.flushWindow(c, ctx, false)
 	}
 	if released != -2 && released != math.MaxInt64 {
-		c.cfg.Pipeline.gateProjected(a.id, c.self.String(), a.view.LastSeq)
+		c.cfg.Pipeline.Projected(a.id, c.self.String(), a.view.LastSeq)
 	}
 }
 
@@ -337,7 +337,7 @@ func (a *attachment) leave(c *conn) {
 		a.drips.Stop()
 	}
 	c.cfg.Hub.leave(a.id, a.clientID)
-	c.cfg.Pipeline.unwatch(a.id, c.self)
+	c.cfg.Pipeline.Unwatch(a.id, c.self)
 	c.cfg.Hub.releaseFrames(a.id)
 	a.release(math.MaxInt64) // answers still owed go out now
 	for _, req := range a.asked {

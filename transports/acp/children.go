@@ -10,6 +10,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
@@ -21,17 +22,6 @@ import (
 
 // maxAwait caps hydra-acp/child_session/await's timeoutMs.
 const maxAwait = 30 * time.Minute
-
-func init() {
-	for m, h := range map[string]handler{
-		"hydra-acp/child_session/spawn": (*conn).childSpawn,
-		"hydra-acp/child_session/await": (*conn).childAwait,
-		"hydra-acp/child_session/close": (*conn).childClose,
-	} {
-		methods[m] = h
-		transformerOnly[m] = true
-	}
-}
 
 type spawnParams struct {
 	AgentID         string     `json:"agentId"`
@@ -116,19 +106,18 @@ func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
 	if timeout <= 0 || timeout > maxAwait {
 		timeout = maxAwait
 	}
-	c.chainKey++
-	key := c.chainKey
-	c.chains[key] = func(d chainDone) {
-		if d.err != nil {
-			c.fail(ctx, id, d.err)
+	c.spawnChild(ctx, func(key int64) *actor.Props {
+		return actor.PropsFromProducer(func() actor.Actor {
+			return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key,
+				updates: acpupdate.NewMapper(p.ChildSessionID, c.cfg.Models)}
+		})
+	}, func(d pipeline.Done) {
+		if d.Err != nil {
+			c.fail(ctx, id, d.Err)
 			return
 		}
-		c.reply(ctx, id, map[string]any{"entries": rawOrNil(d.response)})
-	}
-	ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
-		return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key,
-			updates: acpupdate.NewMapper(p.ChildSessionID, c.cfg.Models)}
-	}))
+		c.reply(ctx, id, map[string]any{"entries": rawOrNil(d.Response)})
+	})
 }
 
 func (c *conn) childClose(ctx actor.Context, id, params json.RawMessage) {
@@ -227,12 +216,12 @@ func (w *awaiter) finish(ctx actor.Context, err *jsonrpc.Error) {
 		return
 	}
 	w.done = true
-	d := chainDone{key: w.key, err: err}
+	d := pipeline.Done{Key: w.key, Err: err}
 	if err == nil {
 		if w.entries == nil {
 			w.entries = []map[string]any{}
 		}
-		d.response, _ = json.Marshal(w.entries)
+		d.Response, _ = json.Marshal(w.entries)
 	}
 	ctx.Send(ctx.Parent(), &d)
 	ctx.Stop(ctx.Self())

@@ -10,6 +10,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/stdio"
 )
@@ -22,7 +23,7 @@ type Config struct {
 	Hub    *Hub
 	// Pipeline is the transformers' registry and the sessions' chains,
 	// shared by the connections (nil: a private, empty one).
-	Pipeline *Pipeline
+	Pipeline *pipeline.Pipeline
 	// Transport is recorded as a new session's origin: stdio | websocket.
 	Transport string
 	Version   string
@@ -59,11 +60,11 @@ const flushTimeout = 30 * time.Second
 // Props builds one connection's actor, to run under the transports
 // supervisor. It reports transports.Done when the client is gone (end of
 // input, a write failure) or at transports.Terminate.
-func Props(cfg Config, f Framing) *actor.Props { return PeerProps(cfg, f, Peer{}) }
+func Props(cfg Config, f Framing) *actor.Props { return PeerProps(cfg, f, pipeline.Peer{}) }
 
 // PeerProps is Props for the connection of an extension or a transformer
 // (peer, from its per-process token); a zero Peer is a client.
-func PeerProps(cfg Config, f Framing, peer Peer) *actor.Props {
+func PeerProps(cfg Config, f Framing, peer pipeline.Peer) *actor.Props {
 	if cfg.OutboundLimit <= 0 {
 		cfg.OutboundLimit = DefaultOutboundLimit
 	}
@@ -71,11 +72,11 @@ func PeerProps(cfg Config, f Framing, peer Peer) *actor.Props {
 		cfg.Hub = NewHub()
 	}
 	if cfg.Pipeline == nil {
-		cfg.Pipeline = NewPipeline()
+		cfg.Pipeline = pipeline.New()
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &conn{cfg: cfg, f: f, peer: peer, att: map[string]*attachment{}, outgoing: map[int64]outgoing{},
-			chains: map[int64]func(chainDone){}}
+			chains: map[int64]func(pipeline.Done){}}
 	}, actor.WithSupervisor(transports.Escalate))
 }
 
@@ -96,9 +97,9 @@ type conn struct {
 	finished bool
 
 	self     *actor.PID
-	peer     Peer                      // set for an extension's or a transformer's connection
-	tInited  bool                      // hydra-acp/transformer/initialize done
-	chains   map[int64]func(chainDone) // chain runs this connection waits on, by key
+	peer     pipeline.Peer                 // set for an extension's or a transformer's connection
+	tInited  bool                          // hydra-acp/transformer/initialize done
+	chains   map[int64]func(pipeline.Done) // children this connection waits on (chain runs, votes, awaits, emits), by key
 	chainKey int64
 }
 
@@ -128,27 +129,27 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.onStoreBatch(ctx, m)
 	case *overridesLoaded:
 		c.onOverrides(ctx, m)
-	case *gateOpen:
-		if a := c.att[m.session]; a != nil && len(a.gateHeld) > 0 {
+	case *pipeline.GateOpen:
+		if a := c.att[m.Session]; a != nil && len(a.gateHeld) > 0 {
 			a.onEvents(c, ctx, nil)
 		}
 	case *Written:
 		c.onWritten(ctx, m)
-	case *peerCall:
+	case *pipeline.Call:
 		c.callPeer(ctx, m)
 	case *askClients:
 		c.askAttached(ctx, m)
 	case *permissionWon:
 		c.permissionResolved(ctx, m)
-	case *askNow:
-		if a := c.att[m.session]; a != nil && a.replay == nil {
+	case *pipeline.AskNow:
+		if a := c.att[m.Session]; a != nil && a.replay == nil {
 			a.reissue(c, ctx)
 		}
-	case *peerNotify:
-		c.notify(ctx, m.method, m.params)
-	case *chainDone:
-		if then := c.chains[m.key]; then != nil {
-			delete(c.chains, m.key)
+	case *pipeline.Notify:
+		c.notify(ctx, m.Method, m.Params)
+	case *pipeline.Done:
+		if then := c.chains[m.Key]; then != nil {
+			delete(c.chains, m.Key)
 			then(*m)
 		}
 	case *dripTick:

@@ -18,6 +18,14 @@
 // It also owns permission requests, the prompt-queue surface and what
 // happens to a slow client.
 //
+// Every method a connection serves is one row of methods.go's table: its
+// handler, who may call it (clients, extensions, transformers), whether a
+// read-only attachment is refused it, whether a session's chain sees it
+// first. The methods of the daemon's processes (transformers' chain and
+// workers, extensions' tools and slash commands) are served here too; what
+// the connections share about those processes (registrations, chains,
+// links, gates, claims, queued commands) is transports/acp/pipeline's.
+//
 // Like every transport it reaches sessions only through the session facade
 // (actors/sessions), never the engine's actors or the store;
 // transports/imports_test.go keeps it so.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -15,7 +16,7 @@ func TestChunkFrameEqualsMarshal(t *testing.T) {
 		for _, mid := range []string{"", "msg-1"} {
 			want, err := json.Marshal(jsonrpc.NewNotification("session/update", &updateParams{
 				SessionID: "s<1>",
-				Update:    &chunk{SessionUpdate: "agent_message_chunk", Content: contentBlock{Type: "text", Text: text}, MessageID: mid},
+				Update:    &acpupdate.Chunk{SessionUpdate: "agent_message_chunk", Content: acpupdate.ContentBlock{Type: "text", Text: text}, MessageID: mid},
 				Meta:      &updateMeta{Hydra: stamp{MessageID: anchorID(42), RecordedAt: 1700000000123}},
 			}))
 			if err != nil {

@@ -3,54 +3,110 @@ package acp
 import (
 	"encoding/json"
 
-	"github.com/troupehq/troupe/transports/jsonrpc"
-
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
 // handler serves one request (id set) or notification (id nil).
 type handler func(c *conn, ctx actor.Context, id json.RawMessage, params json.RawMessage)
 
-// methods are the methods served; any other answers MethodNotFound
-// (transformers, extensions, stdin streaming come with a later issue).
-var methods = map[string]handler{
-	"initialize":                (*conn).initialize,
-	"authenticate":              (*conn).authenticate,
-	"session/new":               (*conn).sessionNew,
-	"session/load":              (*conn).sessionLoad,
-	"session/resume":            (*conn).sessionResume,
-	"session/attach":            (*conn).sessionAttach,
-	"session/detach":            (*conn).sessionDetach,
-	"session/close":             (*conn).sessionClose,
-	"session/delete":            (*conn).sessionDelete,
-	"session/list":              (*conn).sessionList,
-	"session/prompt":            (*conn).sessionPrompt,
-	"session/cancel":            (*conn).sessionCancel,
-	"session/set_mode":          (*conn).setMode,
-	"session/set_model":         (*conn).setModel,
-	"session/set_config_option": (*conn).setConfigOption,
-	"hydra-acp/prompt/cancel":   (*conn).promptCancel,
-	"hydra-acp/prompt/update":   (*conn).promptUpdate,
-	"hydra-acp/prompt/amend":    (*conn).promptAmend,
-	"hydra-acp/agents/list":     (*conn).agentsList,
-	"hydra-acp/attention/set":   (*conn).attentionSet,
-	"hydra-acp/attention/clear": (*conn).attentionClear,
-	"hydra-acp/session/fork":    (*conn).sessionFork,
+// role is who is on the other end of a connection: a person's client, or
+// a process the daemon runs (an extension, a transformer), known from
+// the per-process token it connected with.
+type role uint8
+
+const (
+	roleClient role = 1 << iota
+	roleExtension
+	roleTransformer
+
+	// anyone: clients and processes alike.
+	anyone = roleClient | roleExtension | roleTransformer
+	// processes: extensions and transformers.
+	processes = roleExtension | roleTransformer
+	// transformers: a transformer's connection alone.
+	transformers = roleTransformer
+)
+
+// roleOf is a peer's role: no kind is a client; any kind but transformer
+// is served as an extension.
+func roleOf(p pipeline.Peer) role {
+	switch p.Kind {
+	case "":
+		return roleClient
+	case pipeline.KindTransformer:
+		return roleTransformer
+	default:
+		return roleExtension
+	}
 }
 
-// mutating are the methods a read-only attachment is refused.
-var mutating = map[string]bool{
-	"session/prompt": true, "session/cancel": true, "session/close": true, "session/delete": true, "session/set_mode": true, "session/set_model": true,
-	"session/set_config_option": true, "hydra-acp/prompt/cancel": true, "hydra-acp/prompt/update": true,
-	"hydra-acp/prompt/amend": true, "hydra-acp/attention/set": true, "hydra-acp/attention/clear": true,
+// method is one served method and everything dispatch checks before
+// serving it.
+type method struct {
+	serve handler
+	// callers may call it; any other is answered MethodNotFound, as if the
+	// method did not exist.
+	callers role
+	// mutates: refused (PermissionDenied) on a read-only attachment to the
+	// session its params name.
+	mutates bool
+	// chained: a session's chain sees it at dispatch (request:<method>)
+	// before it is served; prompt and cancel have their own, ordered,
+	// paths (prompt.go).
+	chained bool
+}
+
+// methods are every method a connection serves; any other answers
+// MethodNotFound. The ACP spec's methods, hydra's extensions for clients,
+// and the ones served to the daemon's processes (transformers' chain and
+// workers, extensions' tools and slash commands).
+var methods = map[string]method{
+	// ACP (the spec's agent side) and hydra's session extensions.
+	"initialize":                {serve: (*conn).initialize, callers: anyone},
+	"authenticate":              {serve: (*conn).authenticate, callers: anyone},
+	"session/new":               {serve: (*conn).sessionNew, callers: anyone},
+	"session/load":              {serve: (*conn).sessionLoad, callers: anyone, chained: true},
+	"session/resume":            {serve: (*conn).sessionResume, callers: anyone},
+	"session/attach":            {serve: (*conn).sessionAttach, callers: anyone},
+	"session/detach":            {serve: (*conn).sessionDetach, callers: anyone},
+	"session/close":             {serve: (*conn).sessionClose, callers: anyone, mutates: true},
+	"session/delete":            {serve: (*conn).sessionDelete, callers: anyone, mutates: true},
+	"session/list":              {serve: (*conn).sessionList, callers: anyone},
+	"session/prompt":            {serve: (*conn).sessionPrompt, callers: anyone, mutates: true},
+	"session/cancel":            {serve: (*conn).sessionCancel, callers: anyone, mutates: true},
+	"session/set_mode":          {serve: (*conn).setMode, callers: anyone, mutates: true, chained: true},
+	"session/set_model":         {serve: (*conn).setModel, callers: anyone, mutates: true},
+	"session/set_config_option": {serve: (*conn).setConfigOption, callers: anyone, mutates: true},
+	"hydra-acp/prompt/cancel":   {serve: (*conn).promptCancel, callers: anyone, mutates: true},
+	"hydra-acp/prompt/update":   {serve: (*conn).promptUpdate, callers: anyone, mutates: true},
+	"hydra-acp/prompt/amend":    {serve: (*conn).promptAmend, callers: anyone, mutates: true},
+	"hydra-acp/agents/list":     {serve: (*conn).agentsList, callers: anyone},
+	"hydra-acp/attention/set":   {serve: (*conn).attentionSet, callers: anyone, mutates: true},
+	"hydra-acp/attention/clear": {serve: (*conn).attentionClear, callers: anyone, mutates: true},
+	"hydra-acp/session/fork":    {serve: (*conn).sessionFork, callers: anyone},
+
+	// A transformer's: its place in chains (peer.go), its own permission
+	// requests to the clients (askpermission.go), its workers (children.go).
+	"hydra-acp/transformer/initialize":     {serve: (*conn).transformerInitialize, callers: transformers},
+	"hydra-acp/transformer/attach":         {serve: (*conn).transformerAttach, callers: transformers},
+	"hydra-acp/message/emit":               {serve: (*conn).messageEmit, callers: transformers},
+	"hydra-acp/connection/keep_alive":      {serve: (*conn).keepAlive, callers: transformers},
+	"hydra-acp/session/request_permission": {serve: (*conn).transformerPermission, callers: transformers},
+	"hydra-acp/child_session/spawn":        {serve: (*conn).childSpawn, callers: transformers},
+	"hydra-acp/child_session/await":        {serve: (*conn).childAwait, callers: transformers},
+	"hydra-acp/child_session/close":        {serve: (*conn).childClose, callers: transformers},
+
+	// Any process's: tools offered to agents, slash commands
+	// (register.go).
+	"hydra-acp/mcp_tools/register": {serve: (*conn).mcpToolsRegister, callers: processes},
+	"hydra-acp/commands/register":  {serve: (*conn).commandsRegister, callers: processes},
 }
 
 func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
-	h, ok := methods[m.Method]
-	if transformerOnly[m.Method] && c.peer.Kind != KindTransformer || processOnly[m.Method] && c.peer.Kind == "" {
-		ok = false
-	}
-	if !ok {
+	meth, ok := methods[m.Method]
+	if !ok || meth.callers&roleOf(c.peer) == 0 {
 		if m.IsRequest() {
 			c.fail(ctx, m.ID, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method))
 		}
@@ -62,7 +118,7 @@ func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
 		}
 		return
 	}
-	if mutating[m.Method] {
+	if meth.mutates {
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
@@ -74,101 +130,8 @@ func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
 			return
 		}
 	}
-	if chainable[m.Method] && c.throughChain(ctx, m, h) {
+	if meth.chained && c.throughChain(ctx, m, meth.serve) {
 		return
 	}
-	h(c, ctx, m.ID, m.Params)
-}
-
-// decodeParams reads params into v; a failure answers InvalidParams and
-// returns false.
-func (c *conn) decodeParams(ctx actor.Context, id, params json.RawMessage, v any) bool {
-	if len(params) == 0 || jsonrpc.IsNull(params) {
-		params = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(params, v); err != nil {
-		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
-		return false
-	}
-	return true
-}
-
-// requireSession answers invalid params when a session method names no
-// session.
-func (c *conn) requireSession(ctx actor.Context, id json.RawMessage, sessionID string) bool {
-	if sessionID == "" {
-		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: sessionId is required"))
-		return false
-	}
-	return true
-}
-
-// attached returns the attachment a session method names, answering the
-// error itself when there is none.
-func (c *conn) attached(ctx actor.Context, id json.RawMessage, sessionID string) *attachment {
-	if !c.requireSession(ctx, id, sessionID) {
-		return nil
-	}
-	a := c.att[sessionID]
-	if a == nil || a.replay != nil {
-		c.fail(ctx, id, jsonrpc.NewError(CodeSessionNotFound, "session "+sessionID+" is not attached on this connection: session/new, session/load, session/resume or session/attach first"))
-		return nil
-	}
-	return a
-}
-
-// answerErr answers a facade error: a session's refusal keeps its words.
-func (c *conn) answerErr(ctx actor.Context, id json.RawMessage, sessionID string, err error) {
-	if id != nil {
-		c.fail(ctx, id, SessionError(sessionID, err))
-	}
-}
-
-type initializeParams struct {
-	ProtocolVersion int `json:"protocolVersion"`
-	ClientInfo      struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"clientInfo"`
-}
-
-// initialize answers with the agent's capabilities and hydra's
-// capability groups (the spec's Capability discovery): only what is
-// served is claimed.
-func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
-	var p initializeParams
-	if !c.decodeParams(ctx, id, params, &p) {
-		return
-	}
-	c.inited = true
-	c.client = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
-	if c.peer.Kind != "" && c.cfg.Pipeline.OnVersion != nil {
-		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)
-	}
-	c.reply(ctx, id, map[string]any{
-		"protocolVersion": 1,
-		"agentInfo":       map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},
-		"agentCapabilities": map[string]any{
-			"loadSession":        true,
-			"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
-			"mcpCapabilities":    map[string]any{"http": false, "sse": false},
-			"sessionCapabilities": map[string]any{
-				"attach": map[string]any{}, "list": map[string]any{}, "resume": map[string]any{},
-				"close": map[string]any{}, "delete": map[string]any{}, "fork": map[string]any{},
-			},
-		},
-		"authMethods": []any{},
-		"_meta": map[string]any{"hydra-acp": map[string]any{
-			"prompt": map[string]any{"queueing": true, "cancelling": true, "updating": true, "amending": true, "pipelining": false},
-			"agents": map[string]any{"list": true, "installProgress": false},
-		}},
-	})
-}
-
-// authenticate: the connection was authenticated before it was served
-// (the daemon's token check; stdio needs none), so any method succeeds.
-func (c *conn) authenticate(ctx actor.Context, id, _ json.RawMessage) {
-	if id != nil {
-		c.reply(ctx, id, map[string]any{})
-	}
+	meth.serve(c, ctx, m.ID, m.Params)
 }

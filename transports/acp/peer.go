@@ -7,65 +7,54 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
-// transformerOnly are the methods served to a transformer's connection
-// alone; anyone else is answered MethodNotFound.
-var transformerOnly = map[string]bool{
-	"hydra-acp/transformer/initialize": true,
-	"hydra-acp/transformer/attach":     true,
-	"hydra-acp/message/emit":           true,
-	"hydra-acp/connection/keep_alive":  true,
-}
+// A transformer's connection: its place in the sessions' chains (the
+// chain runs and links are transports/acp/pipeline's; this side serves
+// the transformer's methods and carries the runs' calls to it).
 
-// processOnly are the methods served to extensions and transformers alone.
-var processOnly = map[string]bool{
-	"hydra-acp/mcp_tools/register": true,
-}
-
-func init() {
-	methods["hydra-acp/transformer/initialize"] = (*conn).transformerInitialize
-	methods["hydra-acp/transformer/attach"] = (*conn).transformerAttach
-	methods["hydra-acp/message/emit"] = (*conn).messageEmit
-	methods["hydra-acp/connection/keep_alive"] = (*conn).keepAlive
-}
-
-// callPeer sends this connection's transformer a request for a chain run;
-// the answer goes back to the run.
-func (c *conn) callPeer(ctx actor.Context, m *peerCall) {
+// callPeer sends this connection's process a request for a chain run (or
+// another caller); the answer goes back to the caller.
+func (c *conn) callPeer(ctx actor.Context, m *pipeline.Call) {
 	if c.closing {
-		ctx.Send(m.reply, &peerAnswer{step: m.step, m: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection is closing")}})
+		ctx.Send(m.Reply, &pipeline.Answer{Step: m.Step, M: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection is closing")}})
 		return
 	}
-	c.ask(ctx, m.method, m.params, outgoing{reply: m.reply, step: m.step})
+	c.ask(ctx, m.Method, m.Params, outgoing{reply: m.Reply, step: m.Step})
 }
 
-// peerGone: a transformer's connection ends. It leaves the pipeline, and
+// peerGone: a process's connection ends. It leaves the pipeline, and
 // the chain runs waiting on its answers go on at once (fail-open).
 func (c *conn) peerGone(ctx actor.Context) {
-	if c.peer.Kind == KindTransformer && c.self != nil {
-		c.cfg.Pipeline.removeTransformer(c.peer.Name, c.self)
-	}
 	if c.peer.Kind != "" && c.self != nil {
-		c.cfg.Pipeline.dropMCP(c.peer.Name, c.self)
-		c.cfg.Pipeline.dropCommands(c.peer.Name, c.self)
+		c.cfg.Pipeline.ProcessGone(c.peer, c.self)
 	}
 	for id, o := range c.outgoing {
 		if o.reply != nil {
-			ctx.Send(o.reply, &peerAnswer{step: o.step, m: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection closed")}})
+			ctx.Send(o.reply, &pipeline.Answer{Step: o.step, M: jsonrpc.Message{Error: jsonrpc.NewError(jsonrpc.CodeInternal, "the transformer's connection closed")}})
 			delete(c.outgoing, id)
 		}
 	}
 }
 
-// runChain starts a chain run as a child; then gets its outcome on this
-// connection's mailbox.
-func (c *conn) runChain(ctx actor.Context, s chainSpec, then func(chainDone)) {
+// spawnChild starts a child that reports a pipeline.Done with key (a
+// chain run, or one of this connection's own: a vote, an await, an
+// emit's delivery); then gets it on this connection's mailbox.
+func (c *conn) spawnChild(ctx actor.Context, props func(key int64) *actor.Props, then func(pipeline.Done)) {
 	c.chainKey++
-	s.key, s.pipeline, s.sessions = c.chainKey, c.cfg.Pipeline, c.cfg.Sessions
-	c.chains[s.key] = then
-	ctx.Spawn(chainProps(s))
+	c.chains[c.chainKey] = then
+	ctx.Spawn(props(c.chainKey))
+}
+
+// runChain starts a chain run as a child; then gets its outcome.
+func (c *conn) runChain(ctx actor.Context, s pipeline.Spec, then func(pipeline.Done)) {
+	s.Pipeline = c.cfg.Pipeline
+	c.spawnChild(ctx, func(key int64) *actor.Props {
+		s.Key = key
+		return pipeline.ChainProps(s)
+	}, then)
 }
 
 type transformerInitParams struct {
@@ -77,9 +66,7 @@ func (c *conn) transformerInitialize(ctx actor.Context, id, params json.RawMessa
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	for _, l := range c.cfg.Pipeline.addTransformer(c.peer.Name, ctx.Self(), p.Intercepts) {
-		ctx.Send(l, &gateOpened{})
-	}
+	c.cfg.Pipeline.AddTransformer(ctx, c.peer.Name, ctx.Self(), p.Intercepts)
 	c.tInited = true
 	c.reply(ctx, id, map[string]any{"ack": true})
 }
@@ -107,12 +94,12 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 		// from: the seq the link watches from when it starts here (the
 		// attach's own record; 0 when there is none: from the live stream).
 		joined := func(from int64) {
-			c.cfg.Pipeline.attach(p.SessionID, c.peer.Name)
-			c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID, from)
+			c.cfg.Pipeline.Join(p.SessionID, c.peer.Name)
+			c.cfg.Pipeline.EnsureLink(ctx.ActorSystem(), c.cfg.Sessions, p.SessionID, from)
 			c.lifecycle(ctx, p.SessionID, "session.opened", map[string]any{}, c.peer.Name)
 			c.reply(ctx, id, map[string]any{"ok": true})
 		}
-		if c.cfg.Pipeline.inChain(p.SessionID, c.peer.Name) {
+		if c.cfg.Pipeline.InChain(p.SessionID, c.peer.Name) {
 			joined(0) // a restarted transformer: already recorded
 			return
 		}
@@ -134,7 +121,7 @@ func (c *conn) transformerAttach(ctx actor.Context, id, params json.RawMessage) 
 }
 
 func (c *conn) lifecycle(ctx actor.Context, session, ev string, payload any, only string) {
-	c.cfg.Pipeline.lifecycle(ctx.ActorSystem().Root, session, ev, payload, only)
+	c.cfg.Pipeline.Lifecycle(ctx.ActorSystem().Root, session, ev, payload, only)
 }
 
 type emitParams struct {
@@ -154,12 +141,12 @@ func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	if p.RespondsTo != "" {
-		run, ok := c.cfg.Pipeline.claim(p.RespondsTo)
+		run, ok := c.cfg.Pipeline.Claim(p.RespondsTo)
 		if !ok {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no processing claim "+p.RespondsTo+" (discharged, abandoned or unknown)"))
 			return
 		}
-		ctx.Send(run, &discharge{token: p.RespondsTo, envelope: p.Envelope})
+		ctx.Send(run, &pipeline.Discharge{Token: p.RespondsTo, Envelope: p.Envelope})
 		c.reply(ctx, id, map[string]any{"ok": true})
 		return
 	}
@@ -170,27 +157,33 @@ func (c *conn) messageEmit(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: method and envelope are required"))
 		return
 	}
-	s := chainSpec{session: p.SessionID, method: p.Method, direction: "client→agent", envelope: p.Envelope,
-		skip: c.peer.Name, tail: true, client: c.peer.Name}
+	s := pipeline.Spec{Session: p.SessionID, Method: p.Method, Direction: "client→agent", Envelope: p.Envelope, Skip: c.peer.Name}
 	switch p.Route {
 	case "chain":
-		s.names = c.cfg.Pipeline.chainOf(p.SessionID)
-		if i := slices.Index(s.names, c.peer.Name); i >= 0 {
-			s.pos = i + 1 // re-enter after the emitter
+		s.Names = c.cfg.Pipeline.ChainOf(p.SessionID)
+		if i := slices.Index(s.Names, c.peer.Name); i >= 0 {
+			s.Pos = i + 1 // re-enter after the emitter
 		}
 	case "daemon":
 	default:
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, `invalid params: route must be "chain" or "daemon"`))
 		return
 	}
-	c.runChain(ctx, s, func(d chainDone) {
+	answer := func(d pipeline.Done) {
+		if d.Err != nil {
+			c.fail(ctx, id, d.Err)
+			return
+		}
+		c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.Response)})
+	}
+	c.runChain(ctx, s, func(d pipeline.Done) {
 		switch {
-		case d.err != nil:
-			c.fail(ctx, id, d.err)
-		case d.action == "stop":
-			c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.envelope)})
+		case d.Err != nil:
+			c.fail(ctx, id, d.Err)
+		case d.Action == "stop":
+			c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.Envelope)})
 		default:
-			c.reply(ctx, id, map[string]any{"ok": true, "response": rawOrNil(d.response)})
+			c.deliverEmit(ctx, emitSpec{session: p.SessionID, method: p.Method, envelope: d.Envelope, client: c.peer.Name}, answer)
 		}
 	})
 }
@@ -212,18 +205,14 @@ func (c *conn) keepAlive(ctx actor.Context, id, params json.RawMessage) {
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	run, ok := c.cfg.Pipeline.claim(p.Token)
+	run, ok := c.cfg.Pipeline.Claim(p.Token)
 	if !ok {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: no processing claim "+p.Token))
 		return
 	}
-	ctx.Send(run, &keepAlive{token: p.Token})
+	ctx.Send(run, &pipeline.KeepAlive{Token: p.Token})
 	c.reply(ctx, id, map[string]any{"ok": true})
 }
-
-// chainable are the requests a session's chain sees at dispatch (prompt
-// and cancel have their own, ordered, paths).
-var chainable = map[string]bool{"session/set_mode": true, "session/load": true}
 
 // throughChain runs m through its session's chain when a transformer
 // intercepts it, then serves it (continue, maybe rewritten) or answers the
@@ -233,23 +222,23 @@ func (c *conn) throughChain(ctx actor.Context, m jsonrpc.Message, h handler) boo
 	if json.Unmarshal(m.Params, &p) != nil || p.SessionID == "" {
 		return false
 	}
-	names := c.cfg.Pipeline.chain(p.SessionID, "request:"+m.Method)
+	names := c.cfg.Pipeline.Chain(p.SessionID, "request:"+m.Method)
 	if names == nil {
 		return false
 	}
-	c.runChain(ctx, chainSpec{session: p.SessionID, method: m.Method, direction: "client→agent", envelope: m.Params, names: names},
-		func(d chainDone) {
+	c.runChain(ctx, pipeline.Spec{Session: p.SessionID, Method: m.Method, Direction: "client→agent", Envelope: m.Params, Names: names},
+		func(d pipeline.Done) {
 			switch {
-			case d.err != nil:
+			case d.Err != nil:
 				if m.ID != nil {
-					c.fail(ctx, m.ID, d.err)
+					c.fail(ctx, m.ID, d.Err)
 				}
-			case d.action == "stop":
+			case d.Action == "stop":
 				if m.ID != nil {
-					c.reply(ctx, m.ID, rawOrEmpty(d.envelope))
+					c.reply(ctx, m.ID, rawOrEmpty(d.Envelope))
 				}
 			default:
-				h(c, ctx, m.ID, d.envelope)
+				h(c, ctx, m.ID, d.Envelope)
 			}
 		})
 	return true

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/projection"
@@ -30,9 +31,9 @@ type permissionOption struct {
 }
 
 type permissionParams struct {
-	SessionID string             `json:"sessionId"`
-	ToolCall  *toolCallUpdate    `json:"toolCall"`
-	Options   []permissionOption `json:"options"`
+	SessionID string              `json:"sessionId"`
+	ToolCall  *acpupdate.ToolCall `json:"toolCall"`
+	Options   []permissionOption  `json:"options"`
 }
 
 // askPermission sends this client session/request_permission for call;
@@ -44,10 +45,10 @@ func (a *attachment) askPermission(c *conn, ctx actor.Context, call *projection.
 	if _, ok := a.asked[call.ID]; ok {
 		return
 	}
-	if c.cfg.Pipeline.held(a.id, call.ID) {
+	if c.cfg.Pipeline.Held(a.id, call.ID) {
 		return // the session's chain decides first (link.permission)
 	}
-	tc := toolState(call)
+	tc := acpupdate.ToolState(call)
 	tc.SessionUpdate = ""
 	opts := make([]permissionOption, len(call.Permission.Options))
 	for i, o := range call.Permission.Options {
@@ -99,7 +100,7 @@ type permissionAnswer struct {
 // denies.
 func (o outgoing) answered(c *conn, ctx actor.Context, m jsonrpc.Message) {
 	if o.reply != nil {
-		ctx.Send(o.reply, &peerAnswer{step: o.step, m: m})
+		ctx.Send(o.reply, &pipeline.Answer{Step: o.step, M: m})
 		return
 	}
 	a := c.att[o.session]

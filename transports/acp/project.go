@@ -1,11 +1,13 @@
 package acp
 
 import (
-	"github.com/troupehq/troupe/transports/jsonrpc"
+	"bytes"
+	"encoding/json"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/overrides"
 	"github.com/troupehq/troupe/transports/projection"
 )
@@ -55,7 +57,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 					return
 				}
 				if a.replay.streaming {
-					a.replay.addChunk(e, chunkKind(dp.Channel), dp)
+					a.replay.addChunk(e, acpupdate.ChunkKind(dp.Channel), dp)
 					return
 				}
 			}
@@ -89,7 +91,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		if a.overrides == nil {
 			a.overrides = overrides.Map{}
 		}
-		overrides.FromPayload(p, func(s int64, d decision) { a.overrides[s] = d })
+		overrides.FromPayload(p, func(s int64, d overrides.Decision) { a.overrides[s] = d })
 	case *event.PermissionRequestedPayload:
 		// The call shows as pending since tool.started; the request goes
 		// to the client itself.
@@ -123,7 +125,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 // chunkFrame is a live text or thinking delta's session/update, built by
 // hand and offered to the session's other connections.
 func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []byte {
-	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, chunkKind(d.Channel), d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
+	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, acpupdate.ChunkKind(d.Channel), d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
 	a.frames.put(e.Seq, b)
 	return b
 }
@@ -135,7 +137,7 @@ func emitAll(us []any, emit func(any)) {
 }
 
 func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
-	if u := deltaUpdate(a.shown, d); u != nil {
+	if u := acpupdate.Delta(a.shown, d); u != nil {
 		emit(u)
 	}
 }
@@ -143,21 +145,34 @@ func (a *attachment) delta(d *event.MessageDeltaPayload, emit func(any)) {
 // toolUpdate shows a call's whole current state: tool_call the first time,
 // tool_call_update after.
 func (a *attachment) toolUpdate(call *projection.ToolCall, emit func(any)) {
-	if u := toolUpdateOf(a.shown, call); u != nil {
+	if u := acpupdate.Tool(a.shown, call); u != nil {
 		emit(u)
 	}
 }
 
+// shown is the value an attachment emits for a rewritten update: a chunk
+// when it reads as exactly one (so replay joins it with its neighbours),
+// else the object as given.
+func shown(d overrides.Decision) any {
+	var c acpupdate.Chunk
+	dec := json.NewDecoder(bytes.NewReader(d.Update))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&c) == nil && (c.SessionUpdate == "agent_message_chunk" || c.SessionUpdate == "agent_thought_chunk") && c.Content.Type == "text" {
+		return &c
+	}
+	return d.Update
+}
+
 // decision is the response chain's verdict on e's agent update: from the
 // log (update.transformed) or from the session's gate.
-func (a *attachment) decision(c *conn, e event.Event) (decision, bool) {
+func (a *attachment) decision(c *conn, e event.Event) (overrides.Decision, bool) {
 	if !overrides.AgentKind(e.Kind) {
-		return decision{}, false
+		return overrides.Decision{}, false
 	}
 	if d, ok := a.overrides[e.Seq]; ok {
 		return d, true
 	}
-	return c.cfg.Pipeline.gateDecision(a.id, e.Seq)
+	return c.cfg.Pipeline.Decision(a.id, e.Seq)
 }
 
 func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, emit func(any)) {
@@ -177,14 +192,14 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
 	if live {
 		// A command whose run ended before it asked (cancelled at once).
-		c.cfg.Pipeline.queueLeft(a.id, p.RunID)
+		c.cfg.Pipeline.QueueLeft(a.id, p.RunID)
 	}
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)
 		if p.StopReason == "error" {
 			c.fail(ctx, req, jsonrpc.NewErrorData(jsonrpc.CodeInternal, "the run failed: "+p.Error, map[string]any{"errorKind": p.ErrorKind, "retryable": p.Retryable}))
 		} else {
-			c.reply(ctx, req, promptResult{StopReason: stopReason(p.StopReason)})
+			c.reply(ctx, req, promptResult{StopReason: acpupdate.StopReason(p.StopReason)})
 		}
 	} else {
 		emit(acpupdate.TurnEnded(p))

@@ -8,6 +8,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -40,8 +42,8 @@ func (q *queuePosition) UnmarshalJSON(b []byte) error {
 }
 
 type promptParams struct {
-	SessionID string         `json:"sessionId"`
-	Prompt    []contentBlock `json:"prompt"`
+	SessionID string                   `json:"sessionId"`
+	Prompt    []acpupdate.ContentBlock `json:"prompt"`
 	Meta      struct {
 		Hydra struct {
 			QueuePosition *queuePosition `json:"queuePosition"`
@@ -51,7 +53,7 @@ type promptParams struct {
 
 // blocks turns an ACP prompt into the log's blocks; resources are kept
 // by their text or their uri.
-func blocks(p []contentBlock) ([]event.Block, *jsonrpc.Error) {
+func blocks(p []acpupdate.ContentBlock) ([]event.Block, *jsonrpc.Error) {
 	if len(p) == 0 {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: prompt must have at least one content block")
 	}
@@ -86,7 +88,7 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, rerr)
 		return
 	}
-	names := c.cfg.Pipeline.chain(a.id, "request:session/prompt")
+	names := c.cfg.Pipeline.Chain(a.id, "request:session/prompt")
 	if names == nil {
 		c.queuePrompt(ctx, id, a, p)
 		return
@@ -99,8 +101,8 @@ func (c *conn) sessionPrompt(ctx actor.Context, id, params json.RawMessage) {
 
 // chainPrompt runs a prompt through the chain, then the next one waiting.
 func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment, params json.RawMessage, names []string) {
-	c.runChain(ctx, chainSpec{session: a.id, method: "session/prompt", direction: "client→agent", envelope: params, names: names},
-		func(d chainDone) {
+	c.runChain(ctx, pipeline.Spec{Session: a.id, Method: "session/prompt", Direction: "client→agent", Envelope: params, Names: names},
+		func(d pipeline.Done) {
 			defer func() {
 				a.chained = a.chained[1:]
 				if len(a.chained) > 0 && c.att[a.id] == a {
@@ -110,13 +112,13 @@ func (c *conn) chainPrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 			switch {
 			case c.att[a.id] != a:
 				// Detached meanwhile: nobody is there to answer.
-			case d.err != nil:
-				c.fail(ctx, id, d.err)
-			case d.action == "stop":
-				c.stopPrompt(ctx, id, d.envelope)
+			case d.Err != nil:
+				c.fail(ctx, id, d.Err)
+			case d.Action == "stop":
+				c.stopPrompt(ctx, id, d.Envelope)
 			default:
 				var np promptParams
-				if err := json.Unmarshal(d.envelope, &np); err != nil {
+				if err := json.Unmarshal(d.Envelope, &np); err != nil {
 					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: a transformer's rewrite: "+err.Error()))
 					return
 				}
@@ -147,8 +149,8 @@ func (c *conn) queuePrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 		return
 	}
 	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
-	if text, ok := isCommand(p.Prompt); ok {
-		c.cfg.Pipeline.queuedCommand(a.id, req.MessageID, text)
+	if text, ok := pipeline.CommandText(p.Prompt); ok {
+		c.cfg.Pipeline.QueuedCommand(a.id, req.MessageID, text)
 	}
 	if q := p.Meta.Hydra.QueuePosition; q != nil {
 		req.Position, req.After = q.Place, q.After
@@ -188,14 +190,14 @@ func (c *conn) sessionCancel(ctx actor.Context, id, params json.RawMessage) {
 		}
 		return
 	}
-	names := c.cfg.Pipeline.chain(a.id, "request:session/cancel")
+	names := c.cfg.Pipeline.Chain(a.id, "request:session/cancel")
 	if names == nil {
 		c.cancelRun(ctx, id, a)
 		return
 	}
-	c.runChain(ctx, chainSpec{session: a.id, method: "session/cancel", direction: "client→agent", envelope: params, names: names},
-		func(d chainDone) {
-			if d.err == nil && d.action == "continue" {
+	c.runChain(ctx, pipeline.Spec{Session: a.id, Method: "session/cancel", Direction: "client→agent", Envelope: params, Names: names},
+		func(d pipeline.Done) {
+			if d.Err == nil && d.Action == "continue" {
 				c.cancelRun(ctx, id, a)
 				return
 			}
@@ -217,12 +219,12 @@ func (c *conn) cancelRun(ctx actor.Context, id json.RawMessage, a *attachment) {
 }
 
 type queueEditParams struct {
-	SessionID         string         `json:"sessionId"`
-	MessageID         string         `json:"messageId"`
-	TargetMessageID   string         `json:"targetMessageId"`
-	Prompt            []contentBlock `json:"prompt"`
-	ReplaceQueue      bool           `json:"replaceQueue"`
-	OnTargetCompleted string         `json:"onTargetCompleted"`
+	SessionID         string                   `json:"sessionId"`
+	MessageID         string                   `json:"messageId"`
+	TargetMessageID   string                   `json:"targetMessageId"`
+	Prompt            []acpupdate.ContentBlock `json:"prompt"`
+	ReplaceQueue      bool                     `json:"replaceQueue"`
+	OnTargetCompleted string                   `json:"onTargetCompleted"`
 }
 
 func (c *conn) queueEdit(ctx actor.Context, id, params json.RawMessage, target func(queueEditParams) string) (*attachment, queueEditParams, bool) {
@@ -254,7 +256,7 @@ func (c *conn) promptCancel(ctx actor.Context, id, params json.RawMessage) {
 		}
 		if r.OK {
 			// Also done on the event; this conn may be gone before it.
-			c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
+			c.cfg.Pipeline.QueueLeft(a.id, p.MessageID)
 		}
 		c.reply(ctx, id, map[string]any{"cancelled": r.OK, "reason": r.Reason})
 	})
@@ -276,7 +278,7 @@ func (c *conn) promptUpdate(ctx actor.Context, id, params json.RawMessage) {
 			return
 		}
 		if r.OK {
-			c.cfg.Pipeline.queueEdited(a.id, p.MessageID, p.Prompt, false)
+			c.cfg.Pipeline.QueueEdited(a.id, p.MessageID, p.Prompt, false)
 		}
 		c.reply(ctx, id, map[string]any{"updated": r.OK, "reason": r.Reason})
 	})
@@ -299,7 +301,7 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	// A slash command the amend cancels is told why.
-	c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "amended")
+	c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "amended")
 	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
 		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
 	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
@@ -310,11 +312,11 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		switch {
 		case r.OK && r.MessageID == p.TargetMessageID:
 			// The target was still queued: edited in place.
-			c.cfg.Pipeline.queueEdited(a.id, p.TargetMessageID, p.Prompt, false)
+			c.cfg.Pipeline.QueueEdited(a.id, p.TargetMessageID, p.Prompt, false)
 		case r.OK:
-			c.cfg.Pipeline.cancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
+			c.cfg.Pipeline.CancelCommand(ctx.ActorSystem().Root, a.id, p.TargetMessageID, "amended")
 		default:
-			c.cfg.Pipeline.markCommand(a.id, p.TargetMessageID, "")
+			c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "")
 		}
 		res := map[string]any{"amended": r.OK, "reason": r.Reason}
 		if r.MessageID != "" {
@@ -331,19 +333,19 @@ type originator struct {
 }
 
 type queueAdded struct {
-	SessionID  string         `json:"sessionId"`
-	MessageID  string         `json:"messageId"`
-	Originator originator     `json:"originator"`
-	Prompt     []contentBlock `json:"prompt"`
-	Position   int            `json:"position"`
-	QueueDepth int            `json:"queueDepth"`
-	EnqueuedAt int64          `json:"enqueuedAt"`
+	SessionID  string                   `json:"sessionId"`
+	MessageID  string                   `json:"messageId"`
+	Originator originator               `json:"originator"`
+	Prompt     []acpupdate.ContentBlock `json:"prompt"`
+	Position   int                      `json:"position"`
+	QueueDepth int                      `json:"queueDepth"`
+	EnqueuedAt int64                    `json:"enqueuedAt"`
 }
 
 type queueUpdated struct {
-	SessionID string         `json:"sessionId"`
-	MessageID string         `json:"messageId"`
-	Prompt    []contentBlock `json:"prompt"`
+	SessionID string                   `json:"sessionId"`
+	MessageID string                   `json:"messageId"`
+	Prompt    []acpupdate.ContentBlock `json:"prompt"`
 }
 
 type queueRemoved struct {
@@ -353,12 +355,12 @@ type queueRemoved struct {
 }
 
 type promptAmended struct {
-	SessionID          string         `json:"sessionId"`
-	CancelledMessageID string         `json:"cancelledMessageId"`
-	NewMessageID       string         `json:"newMessageId"`
-	Prompt             []contentBlock `json:"prompt"`
-	Originator         originator     `json:"originator"`
-	AmendedAt          int64          `json:"amendedAt"`
+	SessionID          string                   `json:"sessionId"`
+	CancelledMessageID string                   `json:"cancelledMessageId"`
+	NewMessageID       string                   `json:"newMessageId"`
+	Prompt             []acpupdate.ContentBlock `json:"prompt"`
+	Originator         originator               `json:"originator"`
+	AmendedAt          int64                    `json:"amendedAt"`
 }
 
 func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPayload, e event.Event) {
@@ -373,18 +375,18 @@ func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPay
 		pos++ // behind the run in flight
 	}
 	c.notify(ctx, "hydra-acp/prompt_queue/added", queueAdded{SessionID: a.id, MessageID: p.MessageID,
-		Originator: originator{ClientID: p.Client}, Prompt: acpBlocks(p.Content), Position: pos,
+		Originator: originator{ClientID: p.Client}, Prompt: acpupdate.Blocks(p.Content), Position: pos,
 		QueueDepth: a.view.Pending.Len(), EnqueuedAt: e.RecordedAt.UnixMilli()})
 }
 
 func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p *event.PromptChangedPayload) {
 	switch e.Kind {
 	case event.PromptUpdated:
-		blocks := acpBlocks(p.Content)
-		c.cfg.Pipeline.queueEdited(a.id, p.MessageID, blocks, true)
+		blocks := acpupdate.Blocks(p.Content)
+		c.cfg.Pipeline.QueueEdited(a.id, p.MessageID, blocks, true)
 		c.notify(ctx, "hydra-acp/prompt_queue/updated", queueUpdated{SessionID: a.id, MessageID: p.MessageID, Prompt: blocks})
 	case event.PromptCancelled:
-		c.cfg.Pipeline.queueLeft(a.id, p.MessageID)
+		c.cfg.Pipeline.QueueLeft(a.id, p.MessageID)
 		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "cancelled"})
 		if req, mine := a.prompts[p.MessageID]; mine {
 			delete(a.prompts, p.MessageID)
@@ -392,7 +394,7 @@ func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p 
 		}
 	case event.PromptAmended:
 		c.notify(ctx, "hydra-acp/prompt/amended", promptAmended{SessionID: a.id, CancelledMessageID: p.MessageID,
-			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpBlocks(p.Content),
+			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpupdate.Blocks(p.Content),
 			Originator: originator{ClientID: p.Client}, AmendedAt: e.RecordedAt.UnixMilli()})
 	}
 }

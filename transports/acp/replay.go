@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
 // replay takes the history a first subscription brings, up to the
@@ -56,13 +57,13 @@ func (r *replay) addChunk(e event.Event, kind string, d *event.MessageDeltaPaylo
 	}
 	if n := len(r.updates); n > 0 {
 		u := &r.updates[n-1]
-		if c, ok := u.params.Update.(*chunk); ok && u.text != nil && c.SessionUpdate == kind && c.MessageID == d.MessageID {
+		if c, ok := u.params.Update.(*acpupdate.Chunk); ok && u.text != nil && c.SessionUpdate == kind && c.MessageID == d.MessageID {
 			u.text = append(u.text, d.Text...)
 			u.joined = e.Seq
 			return
 		}
 	}
-	p := &updateParams{SessionID: r.session, Update: &chunk{SessionUpdate: kind, Content: contentBlock{Type: "text"}, MessageID: d.MessageID},
+	p := &updateParams{SessionID: r.session, Update: &acpupdate.Chunk{SessionUpdate: kind, Content: acpupdate.ContentBlock{Type: "text"}, MessageID: d.MessageID},
 		Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
 	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p, text: append(make([]byte, 0, 256), d.Text...), joined: e.Seq})
 }
@@ -75,7 +76,7 @@ func settle(ups []replayed) {
 		if u.text == nil {
 			continue
 		}
-		u.params.Update.(*chunk).Content.Text = string(u.text)
+		u.params.Update.(*acpupdate.Chunk).Content.Text = string(u.text)
 		if u.joined > u.seq {
 			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(u.joined), RecordedAt: u.params.Meta.Hydra.RecordedAt}}
 			u.seq = u.joined
@@ -135,7 +136,7 @@ func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
 
 // unsettled reports a tool call's update that a later one may replace.
 func unsettled(u replayed) bool {
-	v, ok := u.params.Update.(*toolCallUpdate)
+	v, ok := u.params.Update.(*acpupdate.ToolCall)
 	return ok && v.SessionUpdate == "tool_call_update" && v.Status != "completed" && v.Status != "failed"
 }
 
@@ -160,7 +161,7 @@ func coalesce(ups []replayed) []replayed {
 	endChunk := func() {
 		if lastChunk >= 0 {
 			p := out[lastChunk].params
-			p.Update.(*chunk).Content.Text = string(text)
+			p.Update.(*acpupdate.Chunk).Content.Text = string(text)
 			if joined != 0 {
 				// Anchored on the last event it holds: after_message from
 				// it replays nothing it already showed.
@@ -172,9 +173,9 @@ func coalesce(ups []replayed) []replayed {
 	}
 	for _, u := range ups {
 		switch v := u.params.Update.(type) {
-		case *chunk:
+		case *acpupdate.Chunk:
 			if lastChunk >= 0 {
-				prev := out[lastChunk].params.Update.(*chunk)
+				prev := out[lastChunk].params.Update.(*acpupdate.Chunk)
 				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
 					text = append(text, v.Content.Text...)
 					joined = u.seq
@@ -186,7 +187,7 @@ func coalesce(ups []replayed) []replayed {
 			lastChunk = len(out) - 1
 			text = append(text, v.Content.Text...)
 			continue
-		case *toolCallUpdate:
+		case *acpupdate.ToolCall:
 			if v.SessionUpdate == "tool_call_update" {
 				if i, ok := lastCall[v.ToolCallID]; ok {
 					out[i].params = nil

@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -69,7 +70,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
-	servers = withMCP(servers, c.cfg.Pipeline.mcpDescriptors(sid))
+	servers = c.cfg.Pipeline.MCPServersFor(sid, servers)
 	if len(servers) > 0 && !jsonrpc.IsNull(servers) && string(servers) != "[]" {
 		created.MCPServers = servers
 	}
@@ -91,7 +92,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 				// knows the session, so its first prompt's updates are gated.
 				if len(created.Transformers) > 0 {
 					c.cfg.Pipeline.RestoreChain(sid, created.Transformers)
-					c.cfg.Pipeline.ensureLink(ctx.ActorSystem(), c.cfg.Sessions, sid, 1)
+					c.cfg.Pipeline.EnsureLink(ctx.ActorSystem(), c.cfg.Sessions, sid, 1)
 				}
 				c.reply(ctx, id, res)
 				c.lifecycle(ctx, sid, "session.opened", map[string]any{}, "")
@@ -307,7 +308,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	m := map[string]any{
 		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
-		"currentMode": mode(v.Settings),
+		"currentMode": acpupdate.CurrentMode(v.Settings),
 	}
 	if v.Title != "" {
 		m["title"] = v.Title
@@ -321,7 +322,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	if v.Pending.Len() > 0 {
 		q := make([]map[string]any, 0, v.Pending.Len())
 		for _, p := range v.Pending.Entries() {
-			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpBlocks(p.Content), "originator": map[string]any{"clientId": p.Client}})
+			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpupdate.Blocks(p.Content), "originator": map[string]any{"clientId": p.Client}})
 		}
 		m["queue"] = q
 	}

@@ -11,11 +11,8 @@ import (
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
-// The approval modes are ACP's session modes (acpupdate names them).
-var modeNames = acpupdate.ModeNames
-
-func mode(s event.Settings) string { return acpupdate.CurrentMode(s) }
-
+// sessionMode is one of ACP's session modes: troupe's approval modes, as
+// acpupdate names them.
 type sessionMode struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -24,14 +21,14 @@ type sessionMode struct {
 func (c *conn) modes(s event.Settings) map[string]any {
 	var avail []sessionMode
 	for _, m := range event.ApprovalModes() {
-		avail = append(avail, sessionMode{ID: m, Name: modeNames[m]})
+		avail = append(avail, sessionMode{ID: m, Name: acpupdate.ModeNames[m]})
 	}
-	return map[string]any{"currentModeId": mode(s), "availableModes": avail}
+	return map[string]any{"currentModeId": acpupdate.CurrentMode(s), "availableModes": avail}
 }
 
 // configOptions are the session's mode and, when models are known, its
 // model.
-func (c *conn) configOptions(s event.Settings) []configOption {
+func (c *conn) configOptions(s event.Settings) []acpupdate.ConfigOption {
 	return acpupdate.ConfigOptions(c.cfg.Models, s)
 }
 
@@ -67,7 +64,7 @@ func (c *conn) setMode(ctx actor.Context, id, params json.RawMessage) {
 	if a == nil {
 		return
 	}
-	if _, ok := modeNames[p.ModeID]; !ok {
+	if _, ok := acpupdate.ModeNames[p.ModeID]; !ok {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: modeId must be one of default, auto_edit, yolo, not "+p.ModeID))
 		return
 	}
@@ -127,7 +124,7 @@ func (c *conn) setConfigOption(ctx actor.Context, id, params json.RawMessage) {
 	var set event.Settings
 	switch p.ConfigID {
 	case "mode":
-		if _, ok := modeNames[p.Value]; !ok {
+		if _, ok := acpupdate.ModeNames[p.Value]; !ok {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: mode must be one of default, auto_edit, yolo, not "+p.Value))
 			return
 		}

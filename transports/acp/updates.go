@@ -1,12 +1,6 @@
 package acp
 
-import (
-	"strconv"
-
-	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/transports/acpupdate"
-	"github.com/troupehq/troupe/transports/projection"
-)
+import "strconv"
 
 // The session/update frame: the params ACP sends an update in, with the
 // event it comes from. The updates themselves are acpupdate's.
@@ -40,31 +34,3 @@ func parseAnchor(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s[3:], 10, 64)
 	return n, err == nil && n > 0
 }
-
-// The update shapes are acpupdate's, the one mapping of events to updates
-// every view shares; the names here keep this package's code short.
-type (
-	contentBlock       = acpupdate.ContentBlock
-	chunk              = acpupdate.Chunk
-	toolCallUpdate     = acpupdate.ToolCall
-	permissionResolved = acpupdate.PermissionResolved
-	configOption       = acpupdate.ConfigOption
-)
-
-// The mapping's functions this package's files call, by their short names.
-
-func chunkKind(channel string) string { return acpupdate.ChunkKind(channel) }
-
-func deltaUpdate(shown map[string]bool, d *event.MessageDeltaPayload) any {
-	return acpupdate.Delta(shown, d)
-}
-
-func toolUpdateOf(shown map[string]bool, call *projection.ToolCall) *toolCallUpdate {
-	return acpupdate.Tool(shown, call)
-}
-
-func toolState(call *projection.ToolCall) *toolCallUpdate { return acpupdate.ToolState(call) }
-
-func acpBlocks(bs []event.Block) []contentBlock { return acpupdate.Blocks(bs) }
-
-func stopReason(canonical string) string { return acpupdate.StopReason(canonical) }

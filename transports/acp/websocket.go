@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/stdio"
 )
 
@@ -30,7 +31,7 @@ type WebSocketConfig struct {
 	Log        *slog.Logger
 	// Peer, when set, names the extension or transformer a request's
 	// per-process token belongs to.
-	Peer func(*http.Request) (Peer, bool)
+	Peer func(*http.Request) (pipeline.Peer, bool)
 }
 
 var connections atomic.Int64
@@ -68,7 +69,7 @@ func WebSocketHandler(cfg WebSocketConfig) http.Handler {
 		}
 		ws.SetReadLimit(cfg.MaxMessage)
 		name := fmt.Sprintf("acp-ws-%d", connections.Add(1))
-		var peer Peer
+		var peer pipeline.Peer
 		if cfg.Peer != nil {
 			peer, _ = cfg.Peer(r)
 		}

@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"encoding/json"
@@ -15,21 +15,21 @@ func TestDecisionOf(t *testing.T) {
 	spaced := json.RawMessage(`{"update": {"sessionUpdate":"agent_message_chunk", "content":{"type":"text","text":"hi"}}, "sessionId":"s"}`)
 	cases := []struct {
 		name    string
-		done    chainDone
+		done    Done
 		changed bool
 		dropped bool
 		update  string
 	}{
-		{"continue unchanged", chainDone{action: "continue", envelope: env}, false, false, ""},
-		{"continue, the same update written differently", chainDone{action: "continue", envelope: spaced}, false, false, ""},
-		{"continue rewritten", chainDone{action: "continue", envelope: upper}, true, false,
+		{"continue unchanged", Done{Action: "continue", Envelope: env}, false, false, ""},
+		{"continue, the same update written differently", Done{Action: "continue", Envelope: spaced}, false, false, ""},
+		{"continue rewritten", Done{Action: "continue", Envelope: upper}, true, false,
 			`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}`},
-		{"continue with no update object", chainDone{action: "continue", envelope: json.RawMessage(`{"sessionId":"s","update":5}`)}, false, false, ""},
-		{"stop", chainDone{action: "stop", envelope: json.RawMessage(`{"x":1}`)}, true, true, ""},
-		{"discharged with an envelope", chainDone{action: "stop", discharged: true, envelope: upper}, true, false,
+		{"continue with no update object", Done{Action: "continue", Envelope: json.RawMessage(`{"sessionId":"s","update":5}`)}, false, false, ""},
+		{"stop", Done{Action: "stop", Envelope: json.RawMessage(`{"x":1}`)}, true, true, ""},
+		{"discharged with an envelope", Done{Action: "stop", Discharged: true, Envelope: upper}, true, false,
 			`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"HI"}}`},
-		{"discharged with null", chainDone{action: "stop", discharged: true, envelope: json.RawMessage(`null`)}, true, true, ""},
-		{"chain error", chainDone{err: jsonrpc.NewError(jsonrpc.CodeInternal, "gone")}, false, false, ""},
+		{"discharged with null", Done{Action: "stop", Discharged: true, Envelope: json.RawMessage(`null`)}, true, true, ""},
+		{"chain error", Done{Err: jsonrpc.NewError(jsonrpc.CodeInternal, "gone")}, false, false, ""},
 	}
 	for _, c := range cases {
 		d, changed := decisionOf(c.done, env)
@@ -42,27 +42,27 @@ func TestDecisionOf(t *testing.T) {
 // The gate forgets decisions only once every watching connection has
 // projected past them; one that has not said how far it is keeps them all.
 func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
-	p := NewPipeline()
-	p.gates.Store("s", &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
-	p.ngates.Add(1)
+	p := New()
+	p.gates.m.Store("s", &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
+	p.gates.n.Add(1)
 	a, b := actor.NewPID("local", "a"), actor.NewPID("local", "b")
-	p.watch("s", a)
-	p.watch("s", b)
-	p.gateProjected("s", a.String(), 5000)
+	p.Watch("s", a)
+	p.Watch("s", b)
+	p.Projected("s", a.String(), 5000)
 	for s := int64(1); s <= pruneEvery; s++ {
 		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
-	if _, ok := p.gateDecision("s", 1); !ok {
+	if _, ok := p.Decision("s", 1); !ok {
 		t.Fatal("pruned while a watcher had not said how far it is")
 	}
-	p.gateProjected("s", b.String(), 600)
+	p.Projected("s", b.String(), 600)
 	for s := int64(2000); s < 2000+pruneEvery; s++ {
 		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
-	if _, ok := p.gateDecision("s", 600); ok {
+	if _, ok := p.Decision("s", 600); ok {
 		t.Fatal("seq 600 kept: every watcher is past it")
 	}
-	if _, ok := p.gateDecision("s", 601); !ok {
+	if _, ok := p.Decision("s", 601); !ok {
 		t.Fatal("seq 601 pruned: b has not projected it")
 	}
 	// A reader that is no watcher (REST's history) is sent to the log for
@@ -81,12 +81,12 @@ func TestGatePrunesWhatEveryWatcherIsPast(t *testing.T) {
 		t.Fatal("seq 5001 is not released, yet known")
 	}
 	// b leaves and attaches again: it starts over, so nothing more goes.
-	p.unwatch("s", b)
-	p.watch("s", b)
+	p.Unwatch("s", b)
+	p.Watch("s", b)
 	for s := int64(4000); s < 4000+pruneEvery; s++ {
 		p.gateDecide("s", 0, s, decision{Dropped: true})
 	}
-	if _, ok := p.gateDecision("s", 601); !ok {
+	if _, ok := p.Decision("s", 601); !ok {
 		t.Fatal("seq 601 pruned after b attached again")
 	}
 }

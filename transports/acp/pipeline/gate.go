@@ -1,10 +1,11 @@
-package acp
+package pipeline
 
 import (
 	"bytes"
 	"encoding/json"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/overrides"
@@ -14,7 +15,15 @@ import (
 // response:session/update chain has decided on each. A session has one
 // only while its link runs and its chain intercepts response:session/update
 // (from the link's start); every other session goes ungated and pays
-// nothing but reading Pipeline.ngates.
+// nothing but reading gates.n.
+
+// gates are the sessions' gates: written under chains.mu (a gate comes and
+// goes with its session's link), read without it, so that while some
+// sessions are gated the others' connections never wait on each other.
+type gates struct {
+	m sync.Map     // session -> *gate
+	n atomic.Int32 // how many gates, read without a lock
+}
 
 // decision is the chain's verdict on one event's agent update, shared
 // with every other view of the session's updates.
@@ -38,52 +47,54 @@ type gate struct {
 // ones every watching connection is past.
 const pruneEvery = 1024
 
-// gateOpen tells a connection that a session's gate released more.
-type gateOpen struct{ session string }
+// GateOpen tells a connection that a session's gate released more.
+type GateOpen struct{ Session string }
 
 // gateOpened tells a running link that its session's gate was just made
 // (held at -1): it moves it up to what it has seen.
 type gateOpened struct{}
 
 // openGateLocked makes session's gate, holding everything, when its chain
-// intercepts response:session/update; under p.mu. It reports whether it
+// intercepts response:session/update; under chains.mu. It reports whether it
 // made one.
 func (p *Pipeline) openGateLocked(session string) bool {
-	if _, ok := p.gates.Load(session); ok || !p.interceptsLocked(session, "response:session/update") {
+	if _, ok := p.gates.m.Load(session); ok || !p.interceptsLocked(session, "response:session/update") {
 		return false
 	}
-	p.gates.Store(session, &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
-	p.ngates.Add(1)
+	p.gates.m.Store(session, &gate{released: -1, decisions: map[int64]decision{}, projected: map[string]int64{}})
+	p.gates.n.Add(1)
 	return true
 }
 
 // closeGateLocked drops session's gate (what it held goes out as
-// recorded), reporting whether there was one; under p.mu.
-func (p *Pipeline) closeGateLocked(session string) bool {
-	if _, ok := p.gates.LoadAndDelete(session); !ok {
+// recorded), reporting whether there was one; under chains.mu.
+func (gs *gates) closeGateLocked(session string) bool {
+	if _, ok := gs.m.LoadAndDelete(session); !ok {
 		return false
 	}
-	p.ngates.Add(-1)
+	gs.n.Add(-1)
 	return true
 }
 
 // gateOf is session's gate, nil for none: lock-free, so that while some
 // sessions are gated the others' connections never wait on each other.
-func (p *Pipeline) gateOf(session string) *gate {
-	if p.ngates.Load() == 0 {
+func (gs *gates) gateOf(session string) *gate {
+	if gs.n.Load() == 0 {
 		return nil
 	}
-	g, _ := p.gates.Load(session)
+	g, _ := gs.m.Load(session)
 	gt, _ := g.(*gate)
 	return gt
 }
 
 // gated reports whether session has a gate.
-func (p *Pipeline) gated(session string) bool { return p.gateOf(session) != nil }
+func (gs *gates) gated(session string) bool { return gs.gateOf(session) != nil }
 
-// gateReleased is how far session's clients may project (MaxInt64 ungated).
-func (p *Pipeline) gateReleased(session string) int64 {
-	g := p.gateOf(session)
+// Released is how far session's clients may be shown its events
+// (math.MaxInt64 ungated): the connections and the REST history's follow
+// wait for it.
+func (gs *gates) Released(session string) int64 {
+	g := gs.gateOf(session)
 	if g == nil {
 		return math.MaxInt64
 	}
@@ -92,16 +103,12 @@ func (p *Pipeline) gateReleased(session string) int64 {
 	return g.released
 }
 
-// Released is how far session's clients may be shown its events
-// (math.MaxInt64 ungated): the REST history's follow waits for it too.
-func (p *Pipeline) Released(session string) int64 { return p.gateReleased(session) }
-
 // Decided is the gate's word on session's event at seq for a reader that
 // is not a watching connection (the REST history's follow): its decision,
 // if any; known is false when the gate may have forgotten it (pruned, or
 // no gate any more), and the log must be read instead.
-func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, known bool) {
-	g := p.gateOf(session)
+func (gs *gates) Decided(session string, seq int64) (d decision, decided, known bool) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return decision{}, false, false
 	}
@@ -114,9 +121,10 @@ func (p *Pipeline) Decided(session string, seq int64) (d decision, decided, know
 	return d, decided, true
 }
 
-// gateDecision is the link's decision on session's event at seq, if any.
-func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
-	g := p.gateOf(session)
+// Decision is the link's decision on session's event at seq, if any, for
+// a watching connection.
+func (gs *gates) Decision(session string, seq int64) (decision, bool) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return decision{}, false
 	}
@@ -128,8 +136,8 @@ func (p *Pipeline) gateDecision(session string, seq int64) (decision, bool) {
 
 // gateMove moves session's gate to seq (never back), reporting whether it
 // moved.
-func (p *Pipeline) gateMove(session string, seq int64) bool {
-	g := p.gateOf(session)
+func (gs *gates) gateMove(session string, seq int64) bool {
+	g := gs.gateOf(session)
 	if g == nil {
 		return false
 	}
@@ -176,9 +184,9 @@ func (p *Pipeline) gateDecide(session string, from, seq int64, d decision) {
 	g.forgot = max(g.forgot, min(past, seq))
 }
 
-// gateProjected records how far conn has projected session, when gated.
-func (p *Pipeline) gateProjected(session, conn string, seq int64) {
-	g := p.gateOf(session)
+// Projected records how far conn has projected session, when gated.
+func (gs *gates) Projected(session, conn string, seq int64) {
+	g := gs.gateOf(session)
 	if g == nil {
 		return
 	}
@@ -191,17 +199,17 @@ func (p *Pipeline) gateProjected(session, conn string, seq int64) {
 // drops it; a discharge shows its envelope's update (none drops it);
 // continue shows the envelope's update when it changed. Errors and
 // anything unreadable leave it unchanged (fail-open).
-func decisionOf(d chainDone, env json.RawMessage) (decision, bool) {
-	if d.err != nil {
+func decisionOf(d Done, env json.RawMessage) (decision, bool) {
+	if d.Err != nil {
 		return decision{}, false
 	}
-	if d.action == "stop" && (!d.discharged || len(d.envelope) == 0 || jsonrpc.IsNull(d.envelope)) {
+	if d.Action == "stop" && (!d.Discharged || len(d.Envelope) == 0 || jsonrpc.IsNull(d.Envelope)) {
 		return decision{Dropped: true}, true
 	}
-	if len(d.envelope) == 0 || bytes.Equal(d.envelope, env) {
+	if len(d.Envelope) == 0 || bytes.Equal(d.Envelope, env) {
 		return decision{}, false
 	}
-	u, ok := updateOf(d.envelope)
+	u, ok := updateOf(d.Envelope)
 	if !ok {
 		return decision{}, false
 	}
@@ -236,17 +244,4 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
-}
-
-// shown is the value an attachment emits for a rewritten update: a chunk
-// when it reads as exactly one (so replay joins it with its neighbours),
-// else the object as given.
-func shown(d decision) any {
-	var c chunk
-	dec := json.NewDecoder(bytes.NewReader(d.Update))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&c) == nil && (c.SessionUpdate == "agent_message_chunk" || c.SessionUpdate == "agent_thought_chunk") && c.Content.Type == "text" {
-		return &c
-	}
-	return d.Update
 }

@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -16,12 +17,12 @@ import (
 func fakeExtension(system *actor.ActorSystem, notes chan<- map[string]any) *actor.PID {
 	return system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
-		case *peerCall:
-			if p, _ := m.params.(map[string]any); p["verb"] == "greet" {
-				c.Send(m.reply, &peerAnswer{m: jsonrpc.Message{Result: json.RawMessage(`{"text":"hello"}`)}})
+		case *Call:
+			if p, _ := m.Params.(map[string]any); p["verb"] == "greet" {
+				c.Send(m.Reply, &Answer{M: jsonrpc.Message{Result: json.RawMessage(`{"text":"hello"}`)}})
 			}
-		case *peerNotify:
-			p, _ := m.params.(map[string]any)
+		case *Notify:
+			p, _ := m.Params.(map[string]any)
 			notes <- p
 		}
 	}))
@@ -34,16 +35,16 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	system := actor.NewActorSystem()
 	defer system.Shutdown()
 	notes := make(chan map[string]any, 4)
-	p := NewPipeline()
-	p.commands["ext"] = &commandProcess{conn: fakeExtension(system, notes), verbs: map[string]bool{"greet": true, "slow": true}}
+	p := New()
+	p.commands.byName["ext"] = &commandProcess{conn: fakeExtension(system, notes), verbs: map[string]bool{"greet": true, "slow": true}}
 
-	p.queuedCommand("s", "m1", "/hydra ext greet x")
+	p.QueuedCommand("s", "m1", "/hydra ext greet x")
 	text, err := p.RunCommand(context.Background(), system, "s", "/hydra ext greet x")
 	testkit.NoError(t, err)
 	testkit.Equal(t, text, "hello")
 	testkit.Equal(t, p.pendingCount(), 0)
 
-	p.queuedCommand("s", "m2", "/hydra ext slow")
+	p.QueuedCommand("s", "m2", "/hydra ext slow")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -51,9 +52,9 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 		done <- err
 	}()
 	testkit.Eventually(t, 10*time.Second, "slow invoked", func() bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return len(p.pending) == 1 && p.pending[0].conn != nil
+		p.commands.mu.Lock()
+		defer p.commands.mu.Unlock()
+		return len(p.commands.pending) == 1 && p.commands.pending[0].conn != nil
 	})
 	p.SessionClosing("s")
 	cancel()
@@ -63,14 +64,14 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	testkit.Equal(t, note["reason"], any("abandoned"))
 	testkit.Equal(t, p.pendingCount(), 0)
 
-	p.queuedCommand("s", "m3", "/hydra ext greet a")
-	p.queueLeft("s", "m3")
-	p.queuedCommand("s", "m4", "/hydra ext greet a")
-	p.queueEdited("s", "m4", []contentBlock{{Type: "text", Text: "not a command"}}, true)
-	p.queuedCommand("s", "m5", "/hydra ext greet a")
-	p.queueLeft("s", "m5") // its run ended before it asked
-	p.queuedCommand("s", "m6", "/hydra ext greet a")
-	p.queuedCommand("t", "m7", "/hydra ext greet a")
+	p.QueuedCommand("s", "m3", "/hydra ext greet a")
+	p.QueueLeft("s", "m3")
+	p.QueuedCommand("s", "m4", "/hydra ext greet a")
+	p.QueueEdited("s", "m4", []acpupdate.ContentBlock{{Type: "text", Text: "not a command"}}, true)
+	p.QueuedCommand("s", "m5", "/hydra ext greet a")
+	p.QueueLeft("s", "m5") // its run ended before it asked
+	p.QueuedCommand("s", "m6", "/hydra ext greet a")
+	p.QueuedCommand("t", "m7", "/hydra ext greet a")
 	p.SessionGone("s")
 	testkit.Equal(t, p.pendingCount(), 1)
 	p.SessionGone("t")
@@ -78,9 +79,9 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 
 	// An amend of a queued command edits it in place: its run takes it
 	// with the new text and its message id.
-	p.queuedCommand("s", "m8", "/hydra ext greet a")
-	p.markCommand("s", "m8", "amended")
-	p.queueEdited("s", "m8", []contentBlock{{Type: "text", Text: "/hydra ext greet b"}}, false)
+	p.QueuedCommand("s", "m8", "/hydra ext greet a")
+	p.MarkCommand("s", "m8", "amended")
+	p.QueueEdited("s", "m8", []acpupdate.ContentBlock{{Type: "text", Text: "/hydra ext greet b"}}, false)
 	pc := p.takeCommand("s", "/hydra ext greet b")
 	testkit.Equal(t, pc.messageID, "m8")
 	testkit.Equal(t, pc.reason, "")
@@ -89,17 +90,17 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 
 	// A prompt edited into a command is one from its event, not from an
 	// answer that may come after its run took and forgot it.
-	p.queueEdited("s", "m9", []contentBlock{{Type: "text", Text: "/hydra ext greet c"}}, false)
+	p.QueueEdited("s", "m9", []acpupdate.ContentBlock{{Type: "text", Text: "/hydra ext greet c"}}, false)
 	testkit.Equal(t, p.pendingCount(), 0)
-	p.queueEdited("s", "m9", []contentBlock{{Type: "text", Text: "/hydra ext greet c"}}, true)
+	p.QueueEdited("s", "m9", []acpupdate.ContentBlock{{Type: "text", Text: "/hydra ext greet c"}}, true)
 	testkit.Equal(t, p.takeCommand("s", "/hydra ext greet c").messageID, "m9")
-	p.queueLeft("s", "m9")
+	p.QueueLeft("s", "m9")
 	testkit.Equal(t, p.pendingCount(), 0)
 }
 
 // pendingCount is how many commands are queued or in flight .
 func (p *Pipeline) pendingCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.pending)
+	p.commands.mu.Lock()
+	defer p.commands.mu.Unlock()
+	return len(p.commands.pending)
 }

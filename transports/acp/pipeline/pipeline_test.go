@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"testing"
@@ -8,10 +8,10 @@ import (
 
 // A deleted session's chain does not outlive it in the pipeline.
 func TestPipelineForgetsDeletedSessionChain(t *testing.T) {
-	p := NewPipeline()
+	p := New()
 	p.RestoreChain("s1", []string{"tr"})
 	p.RestoreChain("s2", []string{"tr"})
 	p.SessionGone("s1")
-	testkit.Equal(t, len(p.chainOf("s1")), 0)
-	testkit.Equal(t, len(p.chainOf("s2")), 1)
+	testkit.Equal(t, len(p.ChainOf("s1")), 0)
+	testkit.Equal(t, len(p.ChainOf("s2")), 1)
 }

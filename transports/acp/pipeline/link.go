@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ type link struct {
 	current *pendingUpdate
 	updates []pendingUpdate // waiting behind current, at most maxUpdateQueue
 
-	chains    map[int64]func(chainDone)
+	chains    map[int64]func(Done)
 	key       int64
 	completed map[string]bool // tool calls whose tool.completed was sent
 	edited    map[string]bool // paths whose file.edited was sent
@@ -52,14 +52,14 @@ type link struct {
 // idleTick is the idle timer's message.
 type idleTick struct{ n int }
 
-// askNow tells a connection that a held permission request was let through
-// by the chain: its clients are asked now.
-type askNow struct{ session string }
+// AskNow tells a connection that a held permission request was let
+// through by the chain: its clients are asked now.
+type AskNow struct{ Session string }
 
 func linkProps(p *Pipeline, s *sessions.Client, session string, from int64) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &link{pipeline: p, sessions: s, session: session, from: from, seen: max(from-1, 0), visible: max(from-1, 0),
-			chains: map[int64]func(chainDone){}, completed: map[string]bool{},
+			chains: map[int64]func(Done){}, completed: map[string]bool{},
 			edited: map[string]bool{}, view: &projection.View{SessionID: session, Deltas: true}, shown: map[string]bool{}}
 	})
 }
@@ -85,7 +85,7 @@ func (l *link) Receive(ctx actor.Context) {
 		if !l.gated {
 			l.gated = l.pipeline.gated(l.session)
 		}
-		watch := l.gated || l.pipeline.chain(l.session, "response:session/update") != nil
+		watch := l.gated || l.pipeline.Chain(l.session, "response:session/update") != nil
 		for _, e := range m.Events {
 			if watch {
 				l.observe(ctx, e)
@@ -110,9 +110,9 @@ func (l *link) Receive(ctx actor.Context) {
 	case *sessions.Closed:
 		l.lifecycle(ctx, "session.closed", map[string]any{})
 		ctx.Stop(ctx.Self())
-	case *chainDone:
-		if then := l.chains[m.key]; then != nil {
-			delete(l.chains, m.key)
+	case *Done:
+		if then := l.chains[m.Key]; then != nil {
+			delete(l.chains, m.Key)
 			then(*m)
 		}
 	case *actor.Stopping:
@@ -135,7 +135,7 @@ func (l *link) Receive(ctx actor.Context) {
 }
 
 func (l *link) lifecycle(ctx actor.Context, ev string, payload any) {
-	l.pipeline.lifecycle(ctx.ActorSystem().Root, l.session, ev, payload, "")
+	l.pipeline.Lifecycle(ctx.ActorSystem().Root, l.session, ev, payload, "")
 }
 
 func (l *link) onEvent(ctx actor.Context, e event.Event) {
@@ -203,7 +203,7 @@ func (l *link) armIdle(ctx actor.Context) {
 // answers it (by default a denial) without asking a client; continue lets
 // the clients be asked.
 func (l *link) permission(ctx actor.Context, p event.PermissionRequestedPayload) {
-	names := l.pipeline.chain(l.session, "request:session/request_permission")
+	names := l.pipeline.Chain(l.session, "request:session/request_permission")
 	if names == nil {
 		return
 	}
@@ -214,25 +214,25 @@ func (l *link) permission(ctx actor.Context, p event.PermissionRequestedPayload)
 	env, _ := json.Marshal(map[string]any{"sessionId": l.session, "options": opts,
 		"toolCall": map[string]any{"toolCallId": p.ToolCallID, "title": p.Name, "rawInput": json.RawMessage(orEmpty(p.Arguments))}})
 	l.key++
-	s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/request_permission",
-		direction: "agent→client", envelope: env, names: names, key: l.key}
-	l.chains[s.key] = func(d chainDone) {
-		if d.err != nil || d.action != "stop" {
-			l.pipeline.release(l.session, p.ToolCallID)
-			for _, c := range l.pipeline.watching(l.session) {
-				ctx.Send(c, &askNow{session: l.session})
+	s := Spec{Pipeline: l.pipeline, Session: l.session, Method: "session/request_permission",
+		Direction: "agent→client", Envelope: env, Names: names, Key: l.key}
+	l.chains[s.Key] = func(d Done) {
+		if d.Err != nil || d.Action != "stop" {
+			l.pipeline.released.add(l.session, p.ToolCallID)
+			for _, c := range l.pipeline.Watching(l.session) {
+				ctx.Send(c, &AskNow{Session: l.session})
 			}
 			return
 		}
-		l.decide(ctx, p, d.envelope)
+		l.decide(ctx, p, d.Envelope)
 	}
-	ctx.Spawn(chainProps(s))
+	ctx.Spawn(ChainProps(s))
 }
 
 // decide records a transformer's short-circuit: its selected option, or
 // by default a denial (cancelled).
 func (l *link) decide(ctx actor.Context, p event.PermissionRequestedPayload, payload json.RawMessage) {
-	d := sessions.Decision{ToolCallID: p.ToolCallID, By: "transformer:" + strings.Join(l.pipeline.chainOf(l.session), ","),
+	d := sessions.Decision{ToolCallID: p.ToolCallID, By: "transformer:" + strings.Join(l.pipeline.ChainOf(l.session), ","),
 		OptionID: "reject_once", Reason: "denied by a transformer"}
 	var ans permissionAnswer
 	if json.Unmarshal(payload, &ans) == nil && ans.Outcome.Outcome == "selected" {
@@ -246,6 +246,32 @@ func (l *link) decide(ctx actor.Context, p event.PermissionRequestedPayload, pay
 			actorlog.For(ctx, "chain_link", l.session).Debug("transformer's permission answer not taken", "error", err)
 		}
 	})
+}
+
+// permissionOption is an option of the session/request_permission
+// envelope the chain gets, as ACP sends it to a client.
+type permissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// permissionAnswer is a transformer's stop payload: a client's answer to
+// session/request_permission.
+type permissionAnswer struct {
+	Outcome struct {
+		Outcome  string `json:"outcome"` // selected | cancelled
+		OptionID string `json:"optionId"`
+	} `json:"outcome"`
+}
+
+func optionKind(opts []event.PermissionOption, id string) (string, bool) {
+	for _, o := range opts {
+		if o.OptionID == id {
+			return o.Kind, true
+		}
+	}
+	return "", false
 }
 
 func orEmpty(s string) string {

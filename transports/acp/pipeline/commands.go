@@ -1,14 +1,15 @@
-package acp
+package pipeline
 
 import (
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/transports/jsonrpc"
+	"github.com/troupehq/troupe/transports/acpupdate"
 )
 
 // Slash commands: a `/hydra <name> <verb> args` prompt is queued like any
@@ -19,10 +20,13 @@ import (
 
 const commandPrefix = "/hydra "
 
-type commandSpec struct {
-	Verb        string `json:"verb"`
-	ArgsHint    string `json:"argsHint,omitempty"`
-	Description string `json:"description,omitempty"`
+// commands are the slash-command verbs each process registered
+// (hydra-acp/commands/register), by process name, and the commands queued
+// and running: one lock, since running one moves it from one to the other.
+type commands struct {
+	mu      sync.Mutex
+	byName  map[string]*commandProcess
+	pending []*pendingCommand // slash commands queued, not yet finished
 }
 
 type commandProcess struct {
@@ -38,77 +42,60 @@ type pendingCommand struct {
 	reason                   string     // why it is being cancelled, when known first (an amend)
 }
 
-func init() {
-	methods["hydra-acp/commands/register"] = (*conn).commandsRegister
-	processOnly["hydra-acp/commands/register"] = true
+// RegisterCommands records (or replaces) process name's verbs, served by
+// its connection conn.
+func (c *commands) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byName[name] = &commandProcess{conn: conn, verbs: verbs}
 }
 
-func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
-	var p struct {
-		Commands []commandSpec `json:"commands"`
-	}
-	if !c.decodeParams(ctx, id, params, &p) {
-		return
-	}
-	verbs := map[string]bool{}
-	for i, cmd := range p.Commands {
-		if cmd.Verb == "" {
-			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: commands["+itoa(i)+"].verb is required"))
-			return
-		}
-		verbs[cmd.Verb] = true
-	}
-	c.cfg.Pipeline.mu.Lock()
-	c.cfg.Pipeline.commands[c.peer.Name] = &commandProcess{conn: ctx.Self(), verbs: verbs}
-	c.cfg.Pipeline.mu.Unlock()
-	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(verbs)})
-}
-
-// dropCommands forgets conn's verbs when it closes.
-func (p *Pipeline) dropCommands(name string, conn *actor.PID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.commands[name]; s != nil && s.conn.Equal(conn) {
-		delete(p.commands, name)
+// drop forgets conn's verbs when it closes.
+func (c *commands) drop(name string, conn *actor.PID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.byName[name]; s != nil && s.conn.Equal(conn) {
+		delete(c.byName, name)
 	}
 }
 
-func isCommand(blocks []contentBlock) (string, bool) {
+// CommandText is a prompt's slash command, when its first block is one.
+func CommandText(blocks []acpupdate.ContentBlock) (string, bool) {
 	if len(blocks) == 0 || blocks[0].Type != "text" || !strings.HasPrefix(blocks[0].Text, commandPrefix) {
 		return "", false
 	}
 	return blocks[0].Text, true
 }
 
-// queuedCommand notes a slash command queued as messageID.
-func (p *Pipeline) queuedCommand(session, messageID, text string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+// QueuedCommand notes a slash command queued as messageID.
+func (c *commands) QueuedCommand(session, messageID, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = append(c.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 }
 
-// queueLeft forgets messageID's queued command when the queue lets go of
+// QueueLeft forgets messageID's queued command when the queue lets go of
 // it without running it (cancelled, amended out, its run ended before it
 // asked): nothing will take it, and a later command of the same text must
 // not. An invoked command is RunCommand's to forget.
-func (p *Pipeline) queueLeft(session, messageID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+func (c *commands) QueueLeft(session, messageID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = slices.DeleteFunc(c.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.messageID == messageID && pc.conn == nil
 	})
 }
 
-// queueEdited follows an update (or an amend) of messageID while it
+// QueueEdited follows an update (or an amend) of messageID while it
 // waits: its command is now text, or none when text is not one. A prompt
 // edited into a command is added only from the event (add), which comes
 // before its run's end in the same stream: an answer handled late must
 // not add one its run already took and forgot.
-func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock, add bool) {
-	text, isCmd := isCommand(blocks)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, pc := range p.pending {
+func (c *commands) QueueEdited(session, messageID string, blocks []acpupdate.ContentBlock, add bool) {
+	text, isCmd := CommandText(blocks)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, pc := range c.pending {
 		if pc.session != session || pc.messageID != messageID {
 			continue
 		}
@@ -116,7 +103,7 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock,
 			return // it ran meanwhile; the edit came too late for it
 		}
 		if !isCmd {
-			p.pending = slices.Delete(p.pending, i, i+1)
+			c.pending = slices.Delete(c.pending, i, i+1)
 			return
 		}
 		// An amend's mark is spent: the entry it edited stays queued.
@@ -124,19 +111,15 @@ func (p *Pipeline) queueEdited(session, messageID string, blocks []contentBlock,
 		return
 	}
 	if isCmd && add {
-		p.pending = append(p.pending, &pendingCommand{session: session, messageID: messageID, text: text})
+		c.pending = append(c.pending, &pendingCommand{session: session, messageID: messageID, text: text})
 	}
 }
 
-// SessionGone forgets what the pipeline holds of a deleted session: its
-// queued commands and its chain (a bundle imported onto the same id, with
-// replace, starts with none; its link ended with the session).
-func (p *Pipeline) SessionGone(session string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.chains, session)
-	delete(p.relive, session)
-	p.pending = slices.DeleteFunc(p.pending, func(pc *pendingCommand) bool {
+// sessionGone forgets a deleted session's queued commands.
+func (c *commands) sessionGone(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = slices.DeleteFunc(c.pending, func(pc *pendingCommand) bool {
 		return pc.session == session && pc.conn == nil
 	})
 }
@@ -145,10 +128,10 @@ func (p *Pipeline) SessionGone(session string) {
 // close (a kill, a delete, session/close) is about to cause them is
 // "abandoned". Queued ones are not marked: they run when the session is
 // back, and are cancelled as any prompt then.
-func (p *Pipeline) SessionClosing(session string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+func (c *commands) SessionClosing(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.conn != nil && !pc.cancelled {
 			pc.reason = "abandoned"
 		}
@@ -158,28 +141,28 @@ func (p *Pipeline) SessionClosing(session string) {
 // Abandon tells every extension running a command that it is abandoned
 // (the daemon is shutting down), while their connections still stand;
 // the cancels that follow as the sessions stop are not sent again.
-func (p *Pipeline) Abandon(root *actor.RootContext) {
-	p.mu.Lock()
+func (c *commands) Abandon(root *actor.RootContext) {
+	c.mu.Lock()
 	var cut []*pendingCommand
-	for _, pc := range p.pending {
+	for _, pc := range c.pending {
 		if pc.conn != nil && !pc.cancelled && pc.messageID != "" {
 			pc.cancelled = true
 			cut = append(cut, pc)
 		}
 	}
-	p.mu.Unlock()
+	c.mu.Unlock()
 	for _, pc := range cut {
-		root.Send(pc.conn, &peerNotify{method: "hydra-acp/commands/cancel",
-			params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
+		root.Send(pc.conn, &Notify{Method: "hydra-acp/commands/cancel",
+			Params: map[string]any{"sessionId": pc.session, "messageId": pc.messageID, "reason": "abandoned"}})
 	}
 }
 
 // takeCommand finds the queued command a run asks for: the oldest of
 // session with this text.
-func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+func (c *commands) takeCommand(session, text string) *pendingCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.text == text && pc.conn == nil {
 			return pc
 		}
@@ -187,23 +170,23 @@ func (p *Pipeline) takeCommand(session, text string) *pendingCommand {
 	return &pendingCommand{session: session, text: text}
 }
 
-func (p *Pipeline) forgetCommand(pc *pendingCommand) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, x := range p.pending {
+func (c *commands) forgetCommand(pc *pendingCommand) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.pending {
 		if x == pc {
-			p.pending = append(p.pending[:i], p.pending[i+1:]...)
+			c.pending = append(c.pending[:i], c.pending[i+1:]...)
 			return
 		}
 	}
 }
 
-// cancelCommand tells the extension running messageID's command that it is
+// CancelCommand tells the extension running messageID's command that it is
 // cancelled, once per message id; the daemon does not wait for it.
-func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, reason string) {
-	p.mu.Lock()
+func (c *commands) CancelCommand(root *actor.RootContext, session, messageID, reason string) {
+	c.mu.Lock()
 	var target *pendingCommand
-	for _, pc := range p.pending {
+	for _, pc := range c.pending {
 		if pc.session == session && (pc.messageID == messageID || messageID == "") && pc.conn != nil && !pc.cancelled {
 			target = pc
 			break
@@ -215,19 +198,19 @@ func (p *Pipeline) cancelCommand(root *actor.RootContext, session, messageID, re
 			reason = target.reason
 		}
 	}
-	p.mu.Unlock()
+	c.mu.Unlock()
 	if target != nil && target.messageID != "" {
-		root.Send(target.conn, &peerNotify{method: "hydra-acp/commands/cancel",
-			params: map[string]any{"sessionId": session, "messageId": target.messageID, "reason": reason}})
+		root.Send(target.conn, &Notify{Method: "hydra-acp/commands/cancel",
+			Params: map[string]any{"sessionId": session, "messageId": target.messageID, "reason": reason}})
 	}
 }
 
-// markCommand gives messageID's command the reason its coming cancel will
+// MarkCommand gives messageID's command the reason its coming cancel will
 // carry ("" takes it back): an amend cancels the run before it answers.
-func (p *Pipeline) markCommand(session, messageID, reason string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, pc := range p.pending {
+func (c *commands) MarkCommand(session, messageID, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pc := range c.pending {
 		if pc.session == session && pc.messageID == messageID && !pc.cancelled {
 			pc.reason = reason
 		}
@@ -242,28 +225,28 @@ const commandTimeout = 30 * time.Minute
 
 // RunCommand invokes a slash command's extension for session and returns
 // the text to show; a cancelled ctx tells the extension and returns at
-// once (with ctx's error). acp.IsCommand texts only.
-func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
+// once (with ctx's error). IsCommand texts only.
+func (c *commands) RunCommand(ctx context.Context, system *actor.ActorSystem, session, text string) (string, error) {
 	fields := strings.Fields(strings.TrimPrefix(text, commandPrefix))
 	if len(fields) < 2 {
 		return "usage: /hydra <extension> <verb> [args]", nil
 	}
 	name, verb := fields[0], fields[1]
 	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), name)), verb))
-	p.mu.Lock()
-	proc := p.commands[name]
-	p.mu.Unlock()
+	c.mu.Lock()
+	proc := c.byName[name]
+	c.mu.Unlock()
 	if proc == nil {
 		return "no extension " + name + " serves /hydra commands", nil
 	}
 	if !proc.verbs[verb] {
 		return name + " has no command " + verb, nil
 	}
-	pc := p.takeCommand(session, text)
-	defer p.forgetCommand(pc)
-	p.mu.Lock()
+	pc := c.takeCommand(session, text)
+	defer c.forgetCommand(pc)
+	c.mu.Lock()
 	pc.conn = proc.conn
-	p.mu.Unlock()
+	c.mu.Unlock()
 	params := map[string]any{"sessionId": session, "verb": verb, "args": args}
 	if pc.messageID != "" {
 		params["messageId"] = pc.messageID
@@ -271,7 +254,7 @@ func (p *Pipeline) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	m, err := callProcess(ctx, system, proc.conn, commandTimeout, "hydra-acp/commands/invoke", params)
 	if ctx.Err() != nil {
 		// An amend already said "amended"; anything else is a cancel.
-		p.cancelCommand(system.Root, session, pc.messageID, "cancelled")
+		c.CancelCommand(system.Root, session, pc.messageID, "cancelled")
 		return "", ctx.Err()
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type fakeTransformer struct {
 type releaseCalls struct{}
 
 func (f *fakeTransformer) spawn(system *actor.ActorSystem) *actor.PID {
-	held, pending := f.held, []*peerCall(nil)
+	held, pending := f.held, []*Call(nil)
 	return system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
 		case *releaseCalls:
@@ -41,7 +41,7 @@ func (f *fakeTransformer) spawn(system *actor.ActorSystem) *actor.PID {
 				f.answer(c, call)
 			}
 			pending = nil
-		case *peerCall:
+		case *Call:
 			f.calls.Add(1)
 			if held {
 				pending = append(pending, m)
@@ -52,8 +52,8 @@ func (f *fakeTransformer) spawn(system *actor.ActorSystem) *actor.PID {
 	}))
 }
 
-func (f *fakeTransformer) answer(c actor.Context, m *peerCall) {
-	msg, _ := m.params.(transformerMsg)
+func (f *fakeTransformer) answer(c actor.Context, m *Call) {
+	msg, _ := m.Params.(transformerMsg)
 	var env map[string]any
 	_ = json.Unmarshal(msg.Envelope, &env)
 	if u, _ := env["update"].(map[string]any); u != nil {
@@ -67,7 +67,7 @@ func (f *fakeTransformer) answer(c actor.Context, m *peerCall) {
 	}
 	payload, _ := json.Marshal(env)
 	res, _ := json.Marshal(transformerAction{Action: "continue", Payload: payload})
-	c.Send(m.reply, &peerAnswer{step: m.step, m: jsonrpc.Message{Result: res}})
+	c.Send(m.Reply, &Answer{Step: m.Step, M: jsonrpc.Message{Result: res}})
 }
 
 func (f *fakeTransformer) seen() string {
@@ -109,25 +109,25 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 	testkit.NoError(t, err)
 
 	f := &fakeTransformer{held: true}
-	p := NewPipeline()
+	p := New()
 	tr := f.spawn(rt.System)
-	p.addTransformer("tr", tr, []string{"response:session/update"})
+	p.AddTransformer(rt.System.Root, "tr", tr, []string{"response:session/update"})
 	p.RestoreChain("s", []string{"tr"})
-	p.ensureLink(rt.System, rt.Sessions, "s", 2)
+	p.EnsureLink(rt.System, rt.Sessions, "s", 2)
 	// Held from the seq on until decided: while the transformer has not
 	// answered, no client may be shown the first chunk (last-1).
 	testkit.Eventually(t, 10*time.Second, "the first chunk in the chain", func() bool { return f.calls.Load() > 0 })
-	if r := p.gateReleased("s"); r >= last-1 {
+	if r := p.Released("s"); r >= last-1 {
 		t.Fatalf("released to %d before the transformer answered the chunk at %d", r, last-1)
 	}
 	rt.System.Root.Send(tr, &releaseCalls{})
 	testkit.Eventually(t, 10*time.Second, "the committed chunks through the chain", func() bool {
-		return f.seen() == "hello world" && p.gateReleased("s") >= last
+		return f.seen() == "hello world" && p.Released("s") >= last
 	})
 	_, last, err = rt.Sessions.Append(ctx, "s", chunk("!"))
 	testkit.NoError(t, err)
 	testkit.Eventually(t, 10*time.Second, "the live chunk through the chain", func() bool {
-		return p.gateReleased("s") >= last
+		return p.Released("s") >= last
 	})
 	testkit.Equal(t, f.seen(), "hello world!")
 }
@@ -141,17 +141,17 @@ func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
 	testkit.NoError(t, rt.Sessions.Create(ctx, "s", event.CreatedPayload{Cwd: t.TempDir()}))
 	draft, chunk := linkDrafts(t)
 	f := &fakeTransformer{}
-	p := NewPipeline()
-	p.addTransformer("tr", f.spawn(rt.System), []string{"response:session/update"})
+	p := New()
+	p.AddTransformer(rt.System.Root, "tr", f.spawn(rt.System), []string{"response:session/update"})
 	p.RestoreChain("s", []string{"tr"})
-	p.ensureLink(rt.System, rt.Sessions, "s", 2)
+	p.EnsureLink(rt.System, rt.Sessions, "s", 2)
 	_, last, err := rt.Sessions.Append(ctx, "s",
 		draft(event.RunStarted, event.RunStartedPayload{RunID: "r"}),
 		draft(event.StepStarted, event.StepStartedPayload{RunID: "r", Step: 1, MessageID: "m"}),
 		chunk("one "))
 	testkit.NoError(t, err)
 	testkit.Eventually(t, 10*time.Second, "the first chunk through the chain", func() bool {
-		return f.seen() == "one " && p.gateReleased("s") >= last
+		return f.seen() == "one " && p.Released("s") >= last
 	})
 
 	p.Live(rt.System, rt.Sessions, "s", last) // the next incarnation, before the old link ended
@@ -159,6 +159,6 @@ func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
 	_, last, err = rt.Sessions.Append(ctx, "s", chunk("two"))
 	testkit.NoError(t, err)
 	testkit.Eventually(t, 10*time.Second, "the next incarnation's chunk through the new link's chain", func() bool {
-		return f.seen() == "one two" && p.gateReleased("s") >= last
+		return f.seen() == "one two" && p.Released("s") >= last
 	})
 }

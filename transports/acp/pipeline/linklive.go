@@ -1,8 +1,6 @@
-package acp
+package pipeline
 
 import (
-	"strings"
-
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -20,13 +18,13 @@ import (
 // gate), watching from the next seq. Called inside the session's Receive:
 // it only takes the lock and spawns.
 func (p *Pipeline) Live(system *actor.ActorSystem, s *sessions.Client, session string, lastSeq int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.chains[session]) == 0 {
+	p.chains.mu.Lock()
+	defer p.chains.mu.Unlock()
+	if len(p.chains.names[session]) == 0 {
 		return
 	}
-	if p.links[session] != nil {
-		p.relive[session] = lastSeq + 1
+	if p.chains.links[session] != nil {
+		p.chains.relive[session] = lastSeq + 1
 	}
 	p.ensureLinkLocked(system, s, session, lastSeq+1)
 }
@@ -35,24 +33,24 @@ func (p *Pipeline) Live(system *actor.ActorSystem, s *sessions.Client, session s
 // incarnation that came live at or before it answered it, and the link
 // follows that one.
 func (p *Pipeline) linkSubscribed(session string, replayTo int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if from, ok := p.relive[session]; ok && replayTo >= from-1 {
-		delete(p.relive, session)
+	p.chains.mu.Lock()
+	defer p.chains.mu.Unlock()
+	if from, ok := p.chains.relive[session]; ok && replayTo >= from-1 {
+		delete(p.chains.relive, session)
 	}
 }
 
-// ensureLink starts session's link unless it runs, watching from seq from
+// EnsureLink starts session's link unless it runs, watching from seq from
 // (0: from the live stream on, where it starts when the link subscribes).
-func (p *Pipeline) ensureLink(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+func (p *Pipeline) EnsureLink(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
+	p.chains.mu.Lock()
+	defer p.chains.mu.Unlock()
 	p.ensureLinkLocked(system, s, session, from)
 }
 
-// ensureLinkLocked is ensureLink under p.mu.
+// ensureLinkLocked is EnsureLink under chains.mu.
 func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Client, session string, from int64) {
-	if l := p.links[session]; l != nil {
+	if l := p.chains.links[session]; l != nil {
 		// A transformer joined the chain of a session whose link runs: the
 		// link releases what it has seen and gates the rest.
 		if p.openGateLocked(session) {
@@ -75,7 +73,7 @@ func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Clien
 		}
 		return
 	}
-	p.links[session] = l
+	p.chains.links[session] = l
 }
 
 // dropLink forgets session's ended link. When the session came live again
@@ -83,23 +81,19 @@ func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Clien
 // closes, and dropLink reports whether there was one (its watchers then
 // project what it held).
 func (p *Pipeline) dropLink(system *actor.ActorSystem, s *sessions.Client, session string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.links, session)
-	if from, ok := p.relive[session]; ok {
-		delete(p.relive, session)
-		if len(p.chains[session]) > 0 {
+	p.chains.mu.Lock()
+	defer p.chains.mu.Unlock()
+	delete(p.chains.links, session)
+	if from, ok := p.chains.relive[session]; ok {
+		delete(p.chains.relive, session)
+		if len(p.chains.names[session]) > 0 {
 			p.ensureLinkLocked(system, s, session, from)
-			if p.links[session] != nil {
+			if p.chains.links[session] != nil {
 				return false
 			}
 		}
 	}
 	gated := p.closeGateLocked(session)
-	for k := range p.released {
-		if strings.HasPrefix(k, session+"\x00") {
-			delete(p.released, k)
-		}
-	}
+	p.released.forget(session)
 	return gated
 }

@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 
@@ -20,6 +21,13 @@ const maxUpdateQueue = 4096
 // maxJoined bounds how many waiting chunks one trip through the chain
 // carries.
 const maxJoined = 256
+
+// updateEnvelope is the flat {sessionId, update} envelope of an agent
+// update, as the response chain's transformers get it.
+type updateEnvelope struct {
+	SessionID string `json:"sessionId"`
+	Update    any    `json:"update"`
+}
 
 // pendingUpdate is the agent update of the events from..seq (one event
 // unless waiting chunks were joined), and the flat envelope the
@@ -41,9 +49,9 @@ func (l *link) observe(ctx actor.Context, e event.Event) {
 	var u any
 	switch {
 	case ch.Delta != nil:
-		u = deltaUpdate(l.shown, ch.Delta)
+		u = acpupdate.Delta(l.shown, ch.Delta)
 	case ch.Call != nil:
-		if tu := toolUpdateOf(l.shown, ch.Call); tu != nil {
+		if tu := acpupdate.Tool(l.shown, ch.Call); tu != nil {
 			u = tu
 		}
 	}
@@ -67,11 +75,11 @@ func (l *link) observe(ctx actor.Context, e event.Event) {
 func (l *link) next() (pendingUpdate, error) {
 	cur := l.updates[0]
 	n := 1
-	if c, ok := cur.u.(*chunk); ok && c.Content.Type == "text" {
+	if c, ok := cur.u.(*acpupdate.Chunk); ok && c.Content.Type == "text" {
 		joined := *c
 		for ; n < len(l.updates) && n < maxJoined; n++ {
 			nx := l.updates[n]
-			d, ok := nx.u.(*chunk)
+			d, ok := nx.u.(*acpupdate.Chunk)
 			if !ok || nx.prev != cur.seq || d.SessionUpdate != joined.SessionUpdate || d.MessageID != joined.MessageID || d.Content.Type != "text" {
 				break
 			}
@@ -85,7 +93,7 @@ func (l *link) next() (pendingUpdate, error) {
 		l.updates = nil // let the backing array go once drained
 	}
 	var err error
-	cur.env, err = json.Marshal(updateParams{SessionID: l.session, Update: cur.u})
+	cur.env, err = json.Marshal(updateEnvelope{SessionID: l.session, Update: cur.u})
 	return cur, err
 }
 
@@ -99,10 +107,10 @@ func (l *link) pump(ctx actor.Context) {
 		}
 		l.current = &cur
 		l.key++
-		s := chainSpec{pipeline: l.pipeline, sessions: l.sessions, session: l.session, method: "session/update", phase: "response",
-			direction: "agent→client", envelope: cur.env, names: l.pipeline.chainOf(l.session), key: l.key}
-		l.chains[s.key] = func(d chainDone) { l.decided(ctx, cur, d) }
-		ctx.Spawn(chainProps(s))
+		s := Spec{Pipeline: l.pipeline, Session: l.session, Method: "session/update", Phase: "response",
+			Direction: "agent→client", Envelope: cur.env, Names: l.pipeline.ChainOf(l.session), Key: l.key}
+		l.chains[s.Key] = func(d Done) { l.decided(ctx, cur, d) }
+		ctx.Spawn(ChainProps(s))
 	}
 	l.publish(ctx)
 }
@@ -111,7 +119,7 @@ func (l *link) pump(ctx actor.Context) {
 // in the log (update.transformed) before any client is shown it, so a
 // replay, even after a crash, shows what live clients saw; one that
 // cannot be recorded is shown as recorded (fail-open).
-func (l *link) decided(ctx actor.Context, u pendingUpdate, d chainDone) {
+func (l *link) decided(ctx actor.Context, u pendingUpdate, d Done) {
 	next := func() {
 		l.current = nil
 		l.pump(ctx)
@@ -156,7 +164,7 @@ func (l *link) publish(ctx actor.Context) {
 }
 
 func (l *link) open(root *actor.RootContext) {
-	for _, c := range l.pipeline.watching(l.session) {
-		root.Send(c, &gateOpen{session: l.session})
+	for _, c := range l.pipeline.Watching(l.session) {
+		root.Send(c, &GateOpen{Session: l.session})
 	}
 }

@@ -1,4 +1,4 @@
-package acp
+package pipeline
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,74 +20,63 @@ import (
 // mcpCallTimeout bounds one tool call forwarded to its process.
 const mcpCallTimeout = 5 * time.Minute
 
-// mcpServerSpec is what a process registered with hydra-acp/mcp_tools/register.
-type mcpServerSpec struct {
-	conn         *actor.PID
-	instructions string
-	tools        []mcpToolSpec
+// tools are the MCP tools each process registered
+// (hydra-acp/mcp_tools/register), by process name, served to agents at
+// /mcp/<name>.
+type tools struct {
+	mu     sync.Mutex
+	byName map[string]*mcpServer
 }
 
-type mcpToolSpec struct {
+// mcpServer is what a process registered with hydra-acp/mcp_tools/register.
+type mcpServer struct {
+	conn         *actor.PID
+	instructions string
+	tools        []MCPTool
+}
+
+// MCPTool is one tool a process offers agents.
+type MCPTool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
-type mcpRegisterParams struct {
-	Instructions string        `json:"instructions"`
-	Tools        []mcpToolSpec `json:"tools"`
+// RegisterTools records (or replaces) process name's tools, served by its
+// connection conn.
+func (t *tools) RegisterTools(name string, conn *actor.PID, instructions string, tools []MCPTool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byName[name] = &mcpServer{conn: conn, instructions: instructions, tools: tools}
 }
 
-func init() {
-	methods["hydra-acp/mcp_tools/register"] = (*conn).mcpToolsRegister
-}
-
-// mcpToolsRegister records (or replaces) the calling process's tools; only
-// extensions and transformers may call it.
-func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {
-	var p mcpRegisterParams
-	if !c.decodeParams(ctx, id, params, &p) {
-		return
-	}
-	for i, t := range p.Tools {
-		if t.Name == "" || t.Description == "" || len(t.InputSchema) == 0 || jsonrpc.IsNull(t.InputSchema) {
-			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: tools["+itoa(i)+"] needs name, description and inputSchema"))
-			return
-		}
-	}
-	c.cfg.Pipeline.mu.Lock()
-	c.cfg.Pipeline.mcp[c.peer.Name] = &mcpServerSpec{conn: ctx.Self(), instructions: p.Instructions, tools: p.Tools}
-	c.cfg.Pipeline.mu.Unlock()
-	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(p.Tools)})
-}
-
-// dropMCP forgets conn's registration when it closes.
-func (p *Pipeline) dropMCP(name string, conn *actor.PID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.mcp[name]; s != nil && s.conn.Equal(conn) {
-		delete(p.mcp, name)
+// drop forgets conn's registration when it closes.
+func (t *tools) drop(name string, conn *actor.PID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byName[name]; s != nil && s.conn.Equal(conn) {
+		delete(t.byName, name)
 	}
 }
 
-func (p *Pipeline) mcpServer(name string) (*mcpServerSpec, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s, ok := p.mcp[name]
+func (t *tools) server(name string) (*mcpServer, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.byName[name]
 	return s, ok
 }
 
 // mcpDescriptors returns an HTTP MCP descriptor per process that
 // registered tools, with session's capability token, for its mcpServers.
 func (p *Pipeline) mcpDescriptors(session string) []json.RawMessage {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.mcp) == 0 || p.MCPBaseURL == "" {
+	p.tools.mu.Lock()
+	defer p.tools.mu.Unlock()
+	if len(p.tools.byName) == 0 || p.MCPBaseURL == "" {
 		return nil
 	}
 	tok := p.Tokens.Mint(session)
-	names := slices.Sorted(maps.Keys(p.mcp))
+	names := slices.Sorted(maps.Keys(p.tools.byName))
 	out := make([]json.RawMessage, 0, len(names))
 	for _, n := range names {
 		d, _ := json.Marshal(map[string]any{"type": "http", "name": n, "url": p.MCPBaseURL + "/mcp/" + n,
@@ -137,7 +127,7 @@ func (p *Pipeline) MCPHandler(system *actor.ActorSystem) http.Handler {
 			return
 		}
 		name := r.PathValue("name")
-		spec, ok := p.mcpServer(name)
+		spec, ok := p.tools.server(name)
 		if !ok {
 			httpjson.Error(w, http.StatusNotFound, "no MCP server "+name)
 			return
@@ -178,11 +168,6 @@ func forwardTool(system *actor.ActorSystem, conn *actor.PID, server, tool, sessi
 	}
 }
 
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
-}
-
 // callProcess sends a process's connection a request and waits for the
 // answer, outside any actor (an HTTP handler, a model call): the answer
 // comes to a reply actor this call spawns and stops, and ctx or the
@@ -190,15 +175,15 @@ func itoa(i int) string {
 func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (jsonrpc.Message, error) {
 	answers := make(chan jsonrpc.Message, 1)
 	reply := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		if a, ok := c.Message().(*peerAnswer); ok {
+		if a, ok := c.Message().(*Answer); ok {
 			select {
-			case answers <- a.m:
+			case answers <- a.M:
 			default:
 			}
 		}
 	}))
 	defer system.Root.Stop(reply)
-	system.Root.Send(conn, &peerCall{method: method, params: params, reply: reply})
+	system.Root.Send(conn, &Call{Method: method, Params: params, Reply: reply})
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
