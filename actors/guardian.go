@@ -24,13 +24,12 @@ type treeReply struct {
 const (
 	SpawnerStreams    = "streams"     // a Go reader's session stream (sessions.Stream)
 	SpawnerAgentRuns  = "agent-runs"  // agent.Run's runs
-	SpawnerChainLinks = "chain-links" // a chained session's transformer link (troupe daemon)
-	SpawnerReplies    = "replies"     // one-shot actors awaiting a reply for plain Go code
+	SpawnerChainLinks = "chain-links" // a chained session's transformer link (troupe daemon), named by its session
 )
 
 // spawners: each spawner's name and the prefix of its children's.
 var spawners = []struct{ name, child string }{
-	{SpawnerStreams, "stream"}, {SpawnerAgentRuns, "run"}, {SpawnerChainLinks, "link"}, {SpawnerReplies, "reply"},
+	{SpawnerStreams, "stream"}, {SpawnerAgentRuns, "run"}, {SpawnerChainLinks, "link"},
 }
 
 // guardian is the root of troupe's tree. It restarts a crashed writer,

@@ -16,6 +16,17 @@ type Start struct {
 	Name  string // "" for a generated one
 }
 
+// A Start sent rather than requested (no sender) is a spawn nobody waits
+// for: code inside an actor, which must not block on the answer, starts a
+// child that way and reaches it with Tell, which the spawner delivers after
+// the Start before it.
+
+// Tell delivers Msg to the spawner's child named Name.
+type Tell struct {
+	Name string
+	Msg  any
+}
+
 // Started answers Start.
 type Started struct {
 	PID *actor.PID
@@ -41,15 +52,30 @@ func (p parent) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	case *Start:
+		var pid *actor.PID
+		var err error
 		if m.Name == "" {
-			ctx.Respond(&Started{PID: ctx.SpawnPrefix(m.Props, p.prefix)})
+			pid = ctx.SpawnPrefix(m.Props, p.prefix)
+		} else {
+			pid, err = ctx.SpawnNamed(m.Props, m.Name)
+		}
+		if ctx.Sender() != nil {
+			ctx.Respond(&Started{PID: pid, Err: err})
 			return
 		}
-		pid, err := ctx.SpawnNamed(m.Props, m.Name)
-		ctx.Respond(&Started{PID: pid, Err: err})
+		if err != nil {
+			actorlog.For(ctx, "child", m.Name).Error("spawn failed", "error", err)
+		}
+	case *Tell:
+		ctx.Send(Child(ctx.Self(), m.Name), m.Msg)
 	default:
 		actorlog.Unhandled(actorlog.For(ctx), ctx)
 	}
+}
+
+// Child is the PID the spawner at parent gives its child named name.
+func Child(parent *actor.PID, name string) *actor.PID {
+	return actor.NewPID(parent.Address, parent.Id+"/"+name)
 }
 
 // ErrNoParent is a spawn asked of no spawner.

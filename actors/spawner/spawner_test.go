@@ -45,3 +45,20 @@ func TestSpawnWithoutParent(t *testing.T) {
 		t.Fatalf("got %v, want ErrNoParent", err)
 	}
 }
+
+// A Start sent without waiting, then a Tell: the child exists when the
+// Tell reaches it, whatever the timing, since the spawner keeps the order.
+func TestStartThenTell(t *testing.T) {
+	sys := actor.NewActorSystem()
+	parent, err := sys.Root.SpawnNamed(spawner.Props("link", nil), "chain-links")
+	testkit.NoError(t, err)
+	got := make(chan string, 1)
+	sys.Root.Send(parent, &spawner.Start{Name: "s1", Props: actor.PropsFromFunc(func(c actor.Context) {
+		if s, ok := c.Message().(string); ok {
+			got <- c.Self().Id + " " + s
+		}
+	})})
+	sys.Root.Send(parent, &spawner.Tell{Name: "s1", Msg: "hello"})
+	testkit.Equal(t, <-got, "chain-links/s1 hello")
+	testkit.Equal(t, spawner.Child(parent, "s1").Id, "chain-links/s1")
+}

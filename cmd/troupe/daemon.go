@@ -171,6 +171,7 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
+	pipe.Links = rt.Spawner(actors.SpawnerChainLinks) // before any session can come live
 	sup, err := startLongLivedServers(rt, eng, log)
 	if err != nil {
 		return fail(1, errors.Join(err, shutdown(rt)))

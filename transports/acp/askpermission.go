@@ -47,7 +47,7 @@ func (c *conn) transformerPermission(ctx actor.Context, id, params json.RawMessa
 			return
 		}
 		watchers := c.cfg.Pipeline.Watching(p.SessionID)
-		c.spawnChild(ctx, func(key int64) *actor.Props {
+		c.spawnChild(ctx, "vote", func(key int64) *actor.Props {
 			return actor.PropsFromProducer(func() actor.Actor {
 				return &permissionVote{session: p.SessionID, toolCallID: p.ToolCall.ToolCallID, params: params,
 					watchers: watchers, key: key}

@@ -106,7 +106,7 @@ func (c *conn) childAwait(ctx actor.Context, id, params json.RawMessage) {
 	if timeout <= 0 || timeout > maxAwait {
 		timeout = maxAwait
 	}
-	c.spawnChild(ctx, func(key int64) *actor.Props {
+	c.spawnChild(ctx, "await", func(key int64) *actor.Props {
 		return actor.PropsFromProducer(func() actor.Actor {
 			return &awaiter{sessions: c.cfg.Sessions, session: p.ChildSessionID, until: p.Until, timeout: timeout, key: key,
 				updates: acpupdate.NewMapper(p.ChildSessionID, c.cfg.Models)}

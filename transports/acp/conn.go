@@ -108,7 +108,7 @@ func (c *conn) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.self = ctx.Self()
 		c.out = &outbox{}
-		c.writer = ctx.Spawn(writerProps(c.f, c.out))
+		c.writer = ctx.SpawnPrefix(writerProps(c.f, c.out), "writer")
 		transports.Writes(ctx, c.writer)
 		go c.f.Read(ctx.ActorSystem().Root, ctx.Self())
 	case *stdio.Input:

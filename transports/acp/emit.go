@@ -27,7 +27,7 @@ type emitSpec struct {
 
 // deliverEmit starts the delivery as a child; then gets its outcome.
 func (c *conn) deliverEmit(ctx actor.Context, s emitSpec, then func(pipeline.Done)) {
-	c.spawnChild(ctx, func(key int64) *actor.Props {
+	c.spawnChild(ctx, "emit", func(key int64) *actor.Props {
 		return actor.PropsFromProducer(func() actor.Actor { return &emitRun{emitSpec: s, sessions: c.cfg.Sessions, key: key} })
 	}, then)
 }

@@ -42,16 +42,17 @@ func (c *conn) peerGone(ctx actor.Context) {
 // spawnChild starts a child that reports a pipeline.Done with key (a
 // chain run, or one of this connection's own: a vote, an await, an
 // emit's delivery); then gets it on this connection's mailbox.
-func (c *conn) spawnChild(ctx actor.Context, props func(key int64) *actor.Props, then func(pipeline.Done)) {
+// role names it in the tree (role$N).
+func (c *conn) spawnChild(ctx actor.Context, role string, props func(key int64) *actor.Props, then func(pipeline.Done)) {
 	c.chainKey++
 	c.chains[c.chainKey] = then
-	ctx.Spawn(props(c.chainKey))
+	ctx.SpawnPrefix(props(c.chainKey), role)
 }
 
 // runChain starts a chain run as a child; then gets its outcome.
 func (c *conn) runChain(ctx actor.Context, s pipeline.Spec, then func(pipeline.Done)) {
 	s.Pipeline = c.cfg.Pipeline
-	c.spawnChild(ctx, func(key int64) *actor.Props {
+	c.spawnChild(ctx, "chain", func(key int64) *actor.Props {
 		s.Key = key
 		return pipeline.ChainProps(s)
 	}, then)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -226,7 +225,7 @@ func (l *link) permission(ctx actor.Context, p event.PermissionRequestedPayload)
 		}
 		l.decide(ctx, p, d.Envelope)
 	}
-	ctx.Spawn(ChainProps(s))
+	ctx.SpawnPrefix(ChainProps(s), "chain")
 }
 
 // decide records a transformer's short-circuit: its selected option, or

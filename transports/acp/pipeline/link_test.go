@@ -110,6 +110,7 @@ func TestLinkWatchesFromItsSeq(t *testing.T) {
 
 	f := &fakeTransformer{held: true}
 	p := New()
+	p.Links = rt.Spawner(actors.SpawnerChainLinks)
 	tr := f.spawn(rt.System)
 	p.AddTransformer(rt.System.Root, "tr", tr, []string{"response:session/update"})
 	p.RestoreChain("s", []string{"tr"})
@@ -142,6 +143,7 @@ func TestLinkHandsOverToTheNextIncarnation(t *testing.T) {
 	draft, chunk := linkDrafts(t)
 	f := &fakeTransformer{}
 	p := New()
+	p.Links = rt.Spawner(actors.SpawnerChainLinks)
 	p.AddTransformer(rt.System.Root, "tr", f.spawn(rt.System), []string{"response:session/update"})
 	p.RestoreChain("s", []string{"tr"})
 	p.EnsureLink(rt.System, rt.Sessions, "s", 2)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
@@ -110,7 +109,7 @@ func (l *link) pump(ctx actor.Context) {
 		s := Spec{Pipeline: l.pipeline, Session: l.session, Method: "session/update", Phase: "response",
 			Direction: "agent→client", Envelope: cur.env, Names: l.pipeline.ChainOf(l.session), Key: l.key}
 		l.chains[s.Key] = func(d Done) { l.decided(ctx, cur, d) }
-		ctx.Spawn(ChainProps(s))
+		ctx.SpawnPrefix(ChainProps(s), "chain")
 	}
 	l.publish(ctx)
 }

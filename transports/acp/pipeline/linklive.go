@@ -2,8 +2,8 @@ package pipeline
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/spawner"
 )
 
 // A session's link comes and goes with the session: Live starts it as the
@@ -54,9 +54,12 @@ func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Clien
 		// A transformer joined the chain of a session whose link runs: the
 		// link releases what it has seen and gates the rest.
 		if p.openGateLocked(session) {
-			system.Root.Send(l, &gateOpened{})
+			system.Root.Send(p.Links, &spawner.Tell{Name: session, Msg: &gateOpened{}})
 		}
 		return
+	}
+	if p.Links == nil {
+		return // no tree to start it in: the chain fails open
 	}
 	// Before the link starts, so that it finds its gate; clients attaching
 	// from now on hold what the link has not decided.
@@ -66,14 +69,13 @@ func (p *Pipeline) ensureLinkLocked(system *actor.ActorSystem, s *sessions.Clien
 		// waits for the link.
 		p.gateMove(session, from-1)
 	}
-	l, err := system.Root.SpawnNamed(linkProps(p, s, session, from), "chain-link/"+session)
-	if err != nil {
-		if opened {
-			p.closeGateLocked(session)
-		}
-		return
-	}
-	p.chains.links[session] = l
+	// Started without waiting for it, since this may run inside an actor
+	// (a session coming live, a connection): the spawner starts it before
+	// any Tell that follows, and the name is the session's, so the PID is
+	// known now. The old link's name is free: dropLink runs once it is
+	// stopped.
+	system.Root.Send(p.Links, &spawner.Start{Props: linkProps(p, s, session, from), Name: session})
+	p.chains.links[session] = spawner.Child(p.Links, session)
 }
 
 // dropLink forgets session's ended link. When the session came live again

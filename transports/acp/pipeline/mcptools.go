@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -170,28 +171,35 @@ func forwardTool(system *actor.ActorSystem, conn *actor.PID, server, tool, sessi
 
 // callProcess sends a process's connection a request and waits for the
 // answer, outside any actor (an HTTP handler, a model call): the answer
-// comes to a reply actor this call spawns and stops, and ctx or the
-// timeout ends the wait.
+// comes to a future (protoactor's own one-shot process, not an actor),
+// and ctx or the timeout ends the wait.
 func callProcess(ctx context.Context, system *actor.ActorSystem, conn *actor.PID, timeout time.Duration, method string, params any) (jsonrpc.Message, error) {
-	answers := make(chan jsonrpc.Message, 1)
-	reply := system.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
-		if a, ok := c.Message().(*Answer); ok {
-			select {
-			case answers <- a.M:
-			default:
-			}
-		}
-	}))
-	defer system.Root.Stop(reply)
-	system.Root.Send(conn, &Call{Method: method, Params: params, Reply: reply})
-	t := time.NewTimer(timeout)
-	defer t.Stop()
+	f := actor.NewFuture(system, timeout)
+	system.Root.Send(conn, &Call{Method: method, Params: params, Reply: f.PID()})
+	type result struct {
+		v   any
+		err error
+	}
+	// Ends by the timeout at the latest, whoever stopped waiting.
+	done := make(chan result, 1)
+	go func() {
+		v, err := f.Result()
+		done <- result{v, err}
+	}()
 	select {
-	case m := <-answers:
-		return m, nil
+	case r := <-done:
+		if errors.Is(r.err, actor.ErrTimeout) {
+			return jsonrpc.Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
+		}
+		if r.err != nil {
+			return jsonrpc.Message{}, r.err
+		}
+		a, ok := r.v.(*Answer)
+		if !ok {
+			return jsonrpc.Message{}, fmt.Errorf("the process answered %s with %T", method, r.v)
+		}
+		return a.M, nil
 	case <-ctx.Done():
 		return jsonrpc.Message{}, ctx.Err()
-	case <-t.C:
-		return jsonrpc.Message{}, errors.New("the process did not answer " + method + " within " + timeout.String())
 	}
 }

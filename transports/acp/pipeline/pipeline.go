@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/transports/agentmcp"
 )
@@ -51,6 +50,10 @@ type Pipeline struct {
 	// derived from the session id, so a session's token outlives a restart
 	// when the key does (the daemon's service token; New's is random).
 	Tokens agentmcp.Tokens
+	// Links is the spawner (actors/spawner: the guardian's chain-links)
+	// chained sessions' links start under, named by their session; a
+	// pipeline without one starts no link, and its chains fail open.
+	Links *actor.PID
 
 	// The parts, embedded: a method that concerns one part alone is that
 	// part's (and promoted); the Pipeline's own are the ones that join

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/spawner"
 )
 
 // transformers are the connected transformers, by name: each one's
@@ -82,15 +83,15 @@ func (t *transformers) connected(names []string) []string {
 func (p *Pipeline) AddTransformer(sender actor.SenderContext, name string, conn *actor.PID, intercepts []string) {
 	p.chains.mu.Lock()
 	p.transformers.set(name, conn, intercepts)
-	var gated []*actor.PID
-	for session, l := range p.chains.links {
+	var gated []string
+	for session := range p.chains.links {
 		if slices.Contains(p.chains.names[session], name) && p.openGateLocked(session) {
-			gated = append(gated, l)
+			gated = append(gated, session)
 		}
 	}
 	p.chains.mu.Unlock()
-	for _, l := range gated {
-		sender.Send(l, &gateOpened{})
+	for _, session := range gated {
+		sender.Send(p.Links, &spawner.Tell{Name: session, Msg: &gateOpened{}})
 	}
 }
 
