@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/datahome"
-	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/acp"
 )
 
@@ -45,39 +42,17 @@ func runACP(f acpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe acp: %v\n", err)
 		return code
 	}
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
+	h, err := startHost(f.common, hostSetup{Command: "troupe acp", Check: true, Faults: true, Engine: f.models.engine(f.approval, false)})
 	if err != nil {
-		return fail(2, err)
+		return fail(exitCodeOf(err), err)
 	}
-	home, err := datahome.Resolve(f.common.home, log)
+	defer h.stop()
+	settings, err := acpSessionSettings(h.eng, f.models, f.approval)
 	if err != nil {
-		return fail(1, err)
+		return fail(2, errors.Join(err, shutdown(h.rt)))
 	}
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
-		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
-	})
-	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
-	if err == nil {
-		eng.SetLocalServers(local)
-		err = eng.Check()
-	}
-	if err != nil {
-		return fail(2, err)
-	}
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
-	if err != nil {
-		return fail(2, err)
-	}
-	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe acp", TransportMiddleware: transportFaults()})
-	if err != nil {
-		return fail(1, err)
-	}
-	local.Bind(rt)
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
-	cfg := acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}
-	d, err := serveTransport(ctx, rt, acp.Props(cfg, acp.StdioFraming(stdin, stdout, f.maxLine)), "acp")
+	cfg := acp.Config{Sessions: h.rt.Sessions, Models: h.eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}
+	d, err := serveTransport(h.ctx, h.rt, acp.Props(cfg, acp.StdioFraming(stdin, stdout, f.maxLine)), "acp")
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe acp: %v\n", err) })
 }
 

@@ -18,8 +18,6 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/datahome"
-	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/transports/jsonstream"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -111,14 +109,6 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 	if f.sessionID != "" && f.resume != "" {
 		return configError(errors.New("--session-id and --resume are mutually exclusive"))
 	}
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
-	if err != nil {
-		return configError(err)
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		return configError(err)
-	}
 	if f.workspace == "" {
 		f.workspace, _ = os.Getwd()
 	}
@@ -131,25 +121,15 @@ func runJSONStream(f jsonStreamFlags, stdin io.Reader, stdout, stderr io.Writer)
 	if f.autoApprove {
 		mode = event.ApprovalYolo
 	}
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
+	h, err := startHost(f.common, hostSetup{Command: "troupe --json-stream", Check: true, Faults: true, Engine: engine.Options{
+		Thinking: f.thinking, Mode: mode, MaxSteps: f.maxTurns, AutoRetry: true, SystemPrompt: f.systemPrompt,
 		Selection: modelconfig.Selection{Provider: f.provider, Model: f.model, BaseURL: f.baseURL, APIKey: f.apiKey, MaxTokens: f.maxTokens},
-	})
-	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
-	if err == nil {
-		eng.SetLocalServers(local)
-		err = eng.Check()
-	}
+	}})
 	if err != nil {
-		return configError(err)
+		return configError(err) // every failure to start is a config_error here
 	}
-	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe --json-stream", TransportMiddleware: transportFaults()})
-	if err != nil {
-		return configError(err)
-	}
-	local.Bind(rt)
-	ctx, stopSignals := actors.NotifyShutdown(context.Background(), log)
-	defer stopSignals()
+	defer h.stop()
+	rt, ctx := h.rt, h.ctx
 	cfg, err := jsonStreamConfig(rt, f, stdin, stdout)
 	if err != nil {
 		code := configError(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/troupehq/troupe/actors"
-	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/transports/hugind"
 	"github.com/troupehq/troupe/transports/mcp"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -50,33 +47,16 @@ func runMCP(f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe mcp: %v\n", err)
 		return code
 	}
-	log, err := f.common.logger()
-	if err != nil {
-		return fail(2, err)
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		return fail(1, err)
-	}
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns,
-		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
-	})
-	if err != nil {
-		return fail(2, err)
-	}
 	cwd := f.cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe mcp"})
+	h, err := startHost(f.common, hostSetup{Command: "troupe mcp", LongLived: true, Engine: f.models.engine(f.approval, true)})
 	if err != nil {
-		return fail(1, err)
+		return fail(exitCodeOf(err), err)
 	}
-	sup, err := startLongLivedServers(rt, eng, log)
-	if err != nil {
-		return fail(1, errors.Join(err, shutdown(rt)))
-	}
+	defer h.stop()
+	rt, eng, log, sup, ctx := h.rt, h.eng, h.log, h.servers, h.ctx
 	settings, err := acpSessionSettings(eng, f.models, f.approval)
 	if err != nil {
 		settings.Provider, settings.Model = nil, nil
@@ -86,8 +66,6 @@ func runMCP(f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		Version: currentVersion(), Log: log,
 		Bridge: &hugind.Bridge{Home: rt.Home, Root: rt.System.Root, Servers: sup, AgentRuns: rt.Spawner(actors.SpawnerAgentRuns), Log: log},
 	})
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
 	err = srv.ServeStdio(ctx, stdin, stdout, f.maxLine)
 	srv.Close()
 	code := 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/pflag"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
@@ -28,4 +29,12 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 
 func (m *modelFlags) selection() modelconfig.Selection {
 	return modelconfig.Selection{Provider: m.provider, Model: m.model, BaseURL: m.baseURL, APIKey: m.apiKey, MaxTokens: m.maxTokens}
+}
+
+// engine is the session engine's options from the flags: mode is the
+// approval mode of new sessions; deny refuses what needs an approval
+// nobody can give (a command with no one to ask).
+func (m *modelFlags) engine(mode string, deny bool) engine.Options {
+	return engine.Options{Thinking: m.thinking, Mode: mode, DenyUnapproved: deny, MaxSteps: m.maxTurns,
+		AutoRetry: !m.noRetry, Selection: m.selection()}
 }

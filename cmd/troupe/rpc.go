@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/troupehq/troupe/actors"
-	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/datahome"
-	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/rpc"
 )
 
@@ -80,52 +75,29 @@ func runRPC(f rpcFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe rpc: %v\n", err)
 		return code
 	}
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat})
-	if err != nil {
-		return fail(2, err)
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		return fail(1, err)
-	}
-	sel := f.models.selection()
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.approval, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry, Selection: sel,
-	})
-	local := &actors.LazyServers{} // --provider llama: the home's llama-server configs
-	if err == nil {
-		eng.SetLocalServers(local)
-		err = eng.Check()
-	}
-	if err != nil {
-		return fail(2, err)
-	}
-	storeHome := home
-	switch {
-	case f.noSession:
+	storeHome := f.sessionDir
+	if f.noSession {
+		var err error
 		if storeHome, err = os.MkdirTemp("", "troupe-rpc-"); err != nil {
 			return fail(1, err)
 		}
 		defer os.RemoveAll(storeHome)
-	case f.sessionDir != "":
-		storeHome = f.sessionDir
 	}
-	rt, err := actors.Start(actors.Options{Home: storeHome, Logger: log, Engine: eng.Session(), Command: "troupe --mode rpc", TransportMiddleware: transportFaults()})
+	h, err := startHost(f.common, hostSetup{Command: "troupe --mode rpc", Check: true, Faults: true, StoreHome: storeHome,
+		Engine: f.models.engine(f.approval, true)})
 	if err != nil {
-		return fail(1, err)
+		return fail(exitCodeOf(err), err)
 	}
-	local.Bind(rt)
+	defer h.stop()
 	cwd := f.cwd
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
-	d, err := serveTransport(ctx, rt, rpc.Props(rpc.Config{
+	d, err := serveTransport(h.ctx, h.rt, rpc.Props(rpc.Config{
 		In: stdin, Out: stdout, MaxLine: f.maxLine,
-		Sessions: rt.Sessions, Models: eng.Models(),
+		Sessions: h.rt.Sessions, Models: h.eng.Models(),
 		Thinking: f.models.thinking, Cwd: cwd,
-		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: log,
+		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: h.log,
 	}), "rpc")
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe rpc: %v\n", err) })
 }

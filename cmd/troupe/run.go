@@ -13,7 +13,6 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/datahome"
 )
 
 type runFlags struct {
@@ -54,38 +53,16 @@ func runRun(f runFlags, set map[string]bool, pos []string, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "troupe run: give a prompt, or --session ID to continue a run a crash interrupted")
 		return exitUsage
 	}
-	log, err := f.common.logger()
-	if err != nil {
-		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return exitUsage
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return exitError
-	}
 	// The flags' model, thinking level and approval mode are defaults for a
 	// session whose log sets none; see runsettings.go.
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.mode, DenyUnapproved: true, MaxSteps: f.models.maxTurns, AutoRetry: !f.models.noRetry,
-		Selection: f.models.selection(),
-	})
+	h, err := startHost(f.common, hostSetup{Command: "troupe run", Engine: f.models.engine(f.mode, true)})
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return exitUsage
+		return exitCodeOf(err)
 	}
-	// --provider llama runs on the home's llama-server configs.
-	local := &actors.LazyServers{}
-	eng.SetLocalServers(local)
-	rt, err := actors.Start(actors.Options{Home: home, Logger: log, Engine: eng.Session(), Command: "troupe run"})
-	if err != nil {
-		fmt.Fprintf(stderr, "troupe run: %v\n", err)
-		return exitError
-	}
-	local.Bind(rt)
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
-	code, err := oneShot(ctx, rt, eng, f, set, prompt, stdout, stderr)
+	defer h.stop()
+	rt := h.rt
+	code, err := oneShot(h.ctx, rt, h.eng, f, set, prompt, stdout, stderr)
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if serr := rt.Shutdown(sctx); serr != nil && err == nil {
