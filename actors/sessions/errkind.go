@@ -72,10 +72,6 @@ type Wire struct {
 	// ACPData: ACP's error carries data.errorKind = Name, so a client
 	// tells kinds apart that share a code.
 	ACPData bool
-	// ACPRef: ACP's message says only the kind and a ref to the daemon's
-	// log, where the error's text goes (an error nobody classified). A
-	// failed session's reason stays in the message: ACP clients show it.
-	ACPRef bool
 	// HTTPStatus is REST's status; 0 means no answer is written (the
 	// client left).
 	HTTPStatus int
@@ -102,7 +98,7 @@ const (
 
 // wires is the one table: every kind's answer on every protocol.
 var wires = [kindCount]Wire{
-	KindInternal:    {Name: "internal", ACPCode: acpInternal, ACPRef: true, HTTPStatus: http.StatusInternalServerError, JSONStream: "internal_error"},
+	KindInternal:    {Name: "internal", ACPCode: acpInternal, HTTPStatus: http.StatusInternalServerError, JSONStream: "internal_error"},
 	KindNotFound:    {Name: "not_found", ACPCode: acpSessionNotFound, HTTPStatus: http.StatusNotFound, HTTPText: true, JSONStream: "internal_error"},
 	KindInvalid:     {Name: "invalid_params", ACPCode: acpInvalidParams, HTTPStatus: http.StatusBadRequest, HTTPText: true, JSONStream: "protocol_error"},
 	KindExists:      {Name: "exists", ACPCode: acpInternal, HTTPStatus: http.StatusConflict, HTTPText: true, JSONStream: "internal_error"},
@@ -114,7 +110,7 @@ var wires = [kindCount]Wire{
 	KindFailed:      {Name: "session_failed", ACPCode: acpInternal, HTTPStatus: http.StatusInternalServerError, JSONStream: "internal_error"},
 	KindDiskFull:    {Name: "disk_full", ACPCode: acpInternal, ACPData: true, HTTPStatus: http.StatusInsufficientStorage, HTTPText: true, JSONStream: "internal_error"},
 	KindStoreWrite:  {Name: "store_write", ACPCode: acpInternal, ACPData: true, HTTPStatus: http.StatusServiceUnavailable, HTTPText: true, JSONStream: "internal_error"},
-	KindUnreachable: {Name: "unreachable", ACPCode: acpInternal, ACPRef: true, HTTPStatus: http.StatusInternalServerError, JSONStream: "internal_error", Retryable: true},
+	KindUnreachable: {Name: "unreachable", ACPCode: acpInternal, HTTPStatus: http.StatusInternalServerError, JSONStream: "internal_error", Retryable: true},
 	KindCancelled:   {Name: "cancelled", ACPCode: acpInternal, JSONStream: "internal_error"},
 }
 

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/jsonrpc"
@@ -113,7 +111,7 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 	}
 	c.async(ctx).Meta(id, func(m sessions.Meta, err error) {
 		if err != nil {
-			o.refused(SessionError(actorlog.For(ctx), id, err))
+			o.refused(SessionError(id, err))
 			return
 		}
 		if _, ok := c.att[id]; ok || c.closing {
@@ -180,7 +178,7 @@ func (a *attachment) subscribe(c *conn, ctx actor.Context, from int64, first boo
 			if first {
 				a.leave(c)
 				delete(c.att, a.id)
-				a.replay.opts.refused(SessionError(actorlog.For(ctx), a.id, err))
+				a.replay.opts.refused(SessionError(a.id, err))
 				return
 			}
 			// The client's next change tries again.
@@ -352,19 +350,9 @@ func (a *attachment) leave(c *conn) {
 // data.errorKind where the table gives kinds that share a code a name (a
 // store's refused write, disk_full or store_write, as a failed run's
 // does; a session another process holds, session_held).
-//
-// A kind whose text is not the client's (an unnamed error: a store's SQL,
-// a path) is logged with a ref, and the answer says only the kind and the
-// ref, as REST's does.
-func SessionError(log *slog.Logger, id string, err error) *jsonrpc.Error {
+func SessionError(id string, err error) *jsonrpc.Error {
 	kind := sessions.KindOf(err)
 	w := kind.Wire()
-	if w.ACPRef {
-		ref := newID("")
-		log.Error("request failed", "session", id, "ref", ref, "errorKind", w.Name, "error", err)
-		return jsonrpc.NewErrorData(w.ACPCode, "session "+id+": internal error; the daemon's log has the details (ref "+ref+")",
-			map[string]any{"errorKind": w.Name, "ref": ref})
-	}
 	msg := fmt.Sprintf("session %s: %v", id, err)
 	if kind == sessions.KindNotFound {
 		msg = "session " + id + " not found"

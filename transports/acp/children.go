@@ -167,7 +167,7 @@ func (w *awaiter) Receive(ctx actor.Context) {
 		w.timer = time.AfterFunc(w.timeout, func() { root.Send(self, &awaitTimeout{}) })
 		w.sessions.Async(ctx).Subscribe(w.session, 0, true, func(s sessions.Subscribed, err error) {
 			if err != nil {
-				w.finish(ctx, SessionError(actorlog.For(ctx), w.session, err))
+				w.finish(ctx, SessionError(w.session, err))
 				return
 			}
 			w.sub = s.Subscription

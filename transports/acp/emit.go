@@ -71,7 +71,7 @@ func (r *emitRun) deliver(ctx actor.Context) {
 	case "session/cancel":
 		r.sessions.Async(ctx).Cancel(r.session, "cancelled by transformer "+r.client, func(_ sessions.CancelResult, err error) {
 			if err != nil {
-				r.finish(ctx, pipeline.Done{Err: SessionError(actorlog.For(ctx), r.session, err)})
+				r.finish(ctx, pipeline.Done{Err: SessionError(r.session, err)})
 				return
 			}
 			r.finish(ctx, pipeline.Done{Action: "continue", Envelope: r.envelope})
@@ -96,7 +96,7 @@ func (r *emitRun) prompt(ctx actor.Context) {
 	async := r.sessions.Async(ctx)
 	async.Subscribe(r.session, 0, true, func(s sessions.Subscribed, err error) {
 		if err != nil {
-			r.finish(ctx, pipeline.Done{Err: SessionError(actorlog.For(ctx), r.session, err)})
+			r.finish(ctx, pipeline.Done{Err: SessionError(r.session, err)})
 			return
 		}
 		r.sub = s.Subscription
@@ -104,7 +104,7 @@ func (r *emitRun) prompt(ctx actor.Context) {
 		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client},
 			func(_ sessions.PromptResult, err error) {
 				if err != nil {
-					r.finish(ctx, pipeline.Done{Err: SessionError(actorlog.For(ctx), r.session, err)})
+					r.finish(ctx, pipeline.Done{Err: SessionError(r.session, err)})
 				}
 			})
 	})

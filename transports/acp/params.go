@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -48,6 +47,6 @@ func (c *conn) attached(ctx actor.Context, id json.RawMessage, sessionID string)
 // answerErr answers a facade error: a session's refusal keeps its words.
 func (c *conn) answerErr(ctx actor.Context, id json.RawMessage, sessionID string, err error) {
 	if id != nil {
-		c.fail(ctx, id, SessionError(actorlog.For(ctx), sessionID, err))
+		c.fail(ctx, id, SessionError(sessionID, err))
 	}
 }

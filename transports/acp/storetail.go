@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/overrides"
 )
@@ -116,7 +115,7 @@ func (c *conn) onStoreBatch(ctx actor.Context, b *storeBatch) {
 		if a.replayTo < 0 {
 			a.leave(c)
 			delete(c.att, a.id)
-			a.replay.opts.refused(SessionError(actorlog.For(ctx), a.id, b.err))
+			a.replay.opts.refused(SessionError(a.id, b.err))
 		}
 		return
 	}
