@@ -203,7 +203,8 @@ func (c *catClient) onFrame(f jsonrpc.Message, stdout io.Writer) error {
 		}
 		_ = json.Unmarshal(f.Params, &p)
 		want := "reject_once"
-		if strings.HasPrefix(p.ToolCall.Title, agentmcp.StdinServer+"__") || strings.HasPrefix(p.ToolCall.Title, agentmcp.RecallServer+"__") {
+		// Titled as Claude Code titles MCP tools, mcp__<server>__<tool>.
+		if strings.HasPrefix(p.ToolCall.Title, "mcp__"+agentmcp.StdinServer+"__") || strings.HasPrefix(p.ToolCall.Title, "mcp__"+agentmcp.RecallServer+"__") {
 			want = "allow_once"
 		}
 		for _, o := range p.Options {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -89,10 +90,12 @@ func adoptOrphans(t testing.TB) {
 // daemonPID reads the pid file of home's daemon.
 func daemonPID(t testing.TB, home string) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(home, "daemon.pid"))
+	// A bare pid while it starts, Hydra's discovery record once it listens.
+	pid, _, err := pidfile.Read(filepath.Join(home, "daemon.pid"))
 	testkit.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	testkit.NoError(t, err)
+	if pid == 0 {
+		t.Fatalf("%s/daemon.pid names no pid", home)
+	}
 	return pid
 }
 
