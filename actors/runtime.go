@@ -165,3 +165,22 @@ const (
 	mailboxThroughput = 300
 	mailboxWorkers    = 64
 )
+
+// childSpawnWait bounds the guardian's answer to a spawn: it only spawns.
+const childSpawnWait = 5 * time.Second
+
+// SpawnChild starts an actor as the guardian's child, beside the writer,
+// sessions and transports supervisors, so that it is supervised with the
+// tree rather than at protoactor's root. Its owner still stops it in its
+// shutdown stage (the guardian is stopped last, after the store).
+func (rt *Runtime) SpawnChild(props *actor.Props, name string) (*actor.PID, error) {
+	res, err := rt.System.Root.RequestFuture(rt.guardian, &spawnChild{props: props, name: name}, childSpawnWait).Result()
+	if err != nil {
+		return nil, fmt.Errorf("spawn %s: %w", name, err)
+	}
+	sp := res.(*spawnedChild)
+	if sp.err != nil {
+		return nil, fmt.Errorf("spawn %s: %w", name, sp.err)
+	}
+	return sp.pid, nil
+}

@@ -50,21 +50,34 @@ func (rt *Runtime) StartServers(opts servers.Options) (*actor.PID, error) {
 			return nil, fmt.Errorf("llama-server logs: %w", err)
 		}
 	}
-	res, err := rt.System.Root.RequestFuture(rt.guardian, &spawnChild{props: servers.Props(opts), name: "servers"}, 5*time.Second).Result()
+	pid, err := rt.SpawnChild(servers.Props(opts), "servers")
 	if err != nil {
 		return nil, fmt.Errorf("start servers supervisor: %w", err)
 	}
-	sp := res.(*spawnedChild)
-	if sp.err != nil {
-		return nil, fmt.Errorf("start servers supervisor: %w", sp.err)
-	}
-	pid := sp.pid
 	for _, a := range adopt {
 		rt.Log.Info("adopting a llama-server left by a troupe that died", "config", a.Record.Name, "pid", a.Record.PID, "port", a.Record.Port)
 		rt.System.Root.Send(pid, &a)
 	}
 	rt.OnShutdown(StageProcesses, func(ctx context.Context) error { return rt.stopServers(ctx, pid) })
 	return pid, nil
+}
+
+// StartLongLivedServers is the llama-server supervisor of a long-lived
+// command (troupe daemon, troupe mcp): its servers outlive a crash and the
+// next start adopts them, a clean stop ends them. The engine then resolves
+// --provider llama on it. A model that does not resolve is only warned
+// about: these commands serve more than prompts (logs, the bridge's
+// tools), and prompts fail until one resolves.
+func (rt *Runtime) StartLongLivedServers(eng *engine.Engine) (*actor.PID, error) {
+	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	if err != nil {
+		return nil, err
+	}
+	eng.SetLocalServers(rt.LocalServers(sup))
+	if err := eng.Check(); err != nil {
+		rt.Log.Warn("no model resolves; prompts will fail", "error", err)
+	}
+	return sup, nil
 }
 
 // stopServers stops every server at once, waits for them, then stops the

@@ -62,7 +62,7 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, err)
 	}
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
+	settings, err := eng.DefaultSettings()
 	if err != nil {
 		return fail(2, err)
 	}
@@ -76,20 +76,4 @@ func runACP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg := acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}
 	d, err := serveTransport(ctx, rt, acp.Props(cfg, acp.StdioFraming(stdin, stdout, f.maxLine)), "acp")
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe acp: %v\n", err) })
-}
-
-// acpSessionSettings are what a new session records: the flags' settings,
-// the provider and model as resolved.
-func acpSessionSettings(eng *engine.Engine, models modelFlags, approval string) (event.Settings, error) {
-	resume := event.CrashResume
-	s := event.Settings{ApprovalMode: ptr(approval), CrashPolicy: &resume, AutoRetry: ptr(!models.noRetry)}
-	if models.thinking != "" {
-		s.ThinkingLevel = ptr(models.thinking)
-	}
-	res, err := eng.CheckSettings(s)
-	if err != nil {
-		return s, err
-	}
-	s.Provider, s.Model = ptr(res.Provider), ptr(res.Model.ID)
-	return s, nil
 }

@@ -6,20 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
-	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/logfile"
 	"github.com/troupehq/troupe/runtime/logging"
-	"github.com/troupehq/troupe/runtime/pidfile"
-	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/daemon"
-	"github.com/troupehq/troupe/transports/rest"
 )
 
 func init() {
@@ -103,143 +95,64 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		defer lf.Close()
 		stderr = lf
 	}
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
+	cfg, err := f.config(stderr)
 	if err != nil {
 		return fail(2, err)
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		return fail(1, err)
 	}
 	// Every connection costs a descriptor and the store needs its own:
 	// take all the hard limit allows.
 	if n, err := daemon.RaiseFileLimit(); err != nil {
-		log.Warn("open-file limit", "error", err)
+		cfg.Log.Warn("open-file limit", "error", err)
 	} else {
-		log.Debug("open-file limit", "limit", n)
+		cfg.Log.Debug("open-file limit", "limit", n)
 	}
-	// One daemon per home: the pid file's lock says which runs.
-	pidLock, err := pidfile.Acquire(filepath.Join(home, daemonPIDFile))
-	if held := (*pidfile.HeldError)(nil); errors.As(err, &held) {
-		return fail(1, fmt.Errorf("a daemon (pid %d) already runs on %s; see `troupe daemon status`", held.PID, home))
-	}
+	cfg.Signals = true
+	return serveDaemon(cfg, stderr)
+}
+
+// config maps the flags to the daemon's Config, its logs written to
+// stderr; the error is a bad --log-level or --log-format.
+func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
 	if err != nil {
-		return fail(1, err)
-	}
-	defer func() {
-		if err := pidLock.Release(); err != nil {
-			log.Warn("release pid file", "error", err)
-		}
-	}()
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
-		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
-	})
-	if err != nil {
-		return fail(2, err)
-	}
-	cwd := f.cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+		return daemon.Config{}, err
 	}
 	var origins []string
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	agentMCP := newAgentMCP(home, f.mcpRecall)
-	pipeline := acp.NewPipeline()
-	pipeline.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
-	var rt *actors.Runtime
-	sessionEngine := withCommands(eng.Session(), pipeline, func() *actor.ActorSystem { return rt.System })
-	sessionEngine.MCPServers = agentMCP.rebase
-	// A chained session's link starts whenever the session comes live,
-	// whatever woke it (the chains are restored before anything can).
-	live := func(id string, last int64) { pipeline.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	return daemon.Config{
+		Home: f.common.home, Log: log, Listen: f.listen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
+		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
+			AutoRetry: !f.models.noRetry, Selection: f.models.selection()},
+		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
+	}, nil
+}
+
+// serveDaemon runs the daemon until a signal or its server's failure, and
+// stops it: exit 0 on a clean stop, 1 when the start (2 when its
+// configuration), the server or the shutdown failed.
+func serveDaemon(cfg daemon.Config, stderr io.Writer) int {
+	d, err := daemon.Start(context.Background(), cfg)
 	if err != nil {
-		return fail(1, err)
+		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
+		if errors.Is(err, daemon.ErrConfig) {
+			return 2
+		}
+		return 1
 	}
-	sup, err := startLongLivedServers(rt, eng, log)
-	if err != nil {
-		return fail(1, errors.Join(err, shutdown(rt)))
-	}
-	// One hub for both sides: REST entries show who is attached over ACP.
-	hub := acp.NewHub()
-	plug, err := newDaemonPlugins(rt, home, pipeline)
-	if err != nil {
-		_ = shutdown(rt)
-		return fail(2, err)
-	}
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
-	if err != nil {
-		// Checked above: sessions are created without a model and their
-		// prompts fail until one resolves.
-		settings.Provider, settings.Model = nil, nil
-	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipeline.MCPServersFor,
-		Chain:   func() []string { return pipeline.ResolveChain(nil) },
-		Opened:  func(id string, chain []string) { pipeline.Opened(rt.System, rt.Sessions, id, chain) },
-		Closing: pipeline.SessionClosing, Deleted: pipeline.SessionGone, Gate: pipeline})
-	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
-			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
-		Peer: plug.peer,
-		Start: func(props *actor.Props, name string) error {
-			_, err := rt.StartTransport(props, name)
-			return err
-		},
-		Log: log,
-	})
-	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, log)
-	// /mcp is troupe's own MCP server; /mcp/hydra-acp-stdin and -recall the
-	// agent-facing ones; any other /mcp/{name} an extension's.
-	handlers := agentMCP.handlers(rt.Sessions, currentVersion(), log)
-	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
-	// Signals are ours before daemon.addr exists: a client that reads the
-	// address may stop the daemon at once, and a SIGTERM that came before
-	// the handler would kill it without the ordered shutdown.
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
-	srv, err := daemon.Listen(daemon.Options{
-		Listen: f.listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
-		Handlers: handlers,
-	})
-	if err != nil {
-		_ = shutdown(rt)
-		return fail(2, err)
-	}
-	// /mcp/* takes a session's capability token, checked from the
-	// headers before the route is known.
-	srv.Auth.Capability = func(tok string) bool { _, ok := agentMCP.tokens.Check(tok); return ok }
-	rt.OnShutdown(actors.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
-	agentMCP.setBase(srv.URL())
-	rt.OnShutdown(actors.StageInput, srv.Shutdown)
-	rt.OnShutdown(actors.StageInput, agentMCP.close)
-	if err := plug.start(rt, srv, log); err != nil {
-		_ = shutdown(rt)
-		return fail(1, err)
-	}
-	rt.OnShutdown(actors.StageInput, api.Close)
-	// Before the connections stop: an extension's command cut by the
-	// shutdown is abandoned, and its connection is still there to hear it.
-	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipeline.Abandon(rt.System.Root); return nil })
-	srv.Serve()
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
-	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", srv.URL())
+	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", d.URL())
+	<-d.Done()
 	code := 0
-	select {
-	case <-ctx.Done():
-	case err := <-srv.Done():
-		if err != nil {
-			fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
-			code = 1
-		}
+	if err := d.Err(); err != nil {
+		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
+		code = 1
 	}
-	if err := shutdown(rt); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := d.Shutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		code = 1
 	}

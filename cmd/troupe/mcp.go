@@ -74,11 +74,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	sup, err := startLongLivedServers(rt, eng, log)
+	sup, err := rt.StartLongLivedServers(eng)
 	if err != nil {
 		return fail(1, errors.Join(err, shutdown(rt)))
 	}
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
+	settings, err := eng.DefaultSettings()
 	if err != nil {
 		settings.Provider, settings.Model = nil, nil
 	}
