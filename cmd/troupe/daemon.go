@@ -73,19 +73,13 @@ const (
 )
 
 func runDaemonForeground(args []string, stderr io.Writer) int {
-	var f daemonFlags
-	fs := newFlagSet("daemon", stderr)
-	f.register(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return exitCode(err)
+	f, code, ok := parseDaemonArgs(args, stderr)
+	if !ok {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		return code
-	}
-	if len(pos) > 0 {
-		return fail(2, fmt.Errorf("unexpected argument %q (verbs: start, stop, status, restart)", pos[0]))
 	}
 	if f.logFile != "" {
 		lf, err := logfile.Open(f.logFile, logfile.Options{MaxBytes: daemonLogMax, Keep: daemonLogKeep, Redirect: true})
@@ -107,7 +101,24 @@ func runDaemonForeground(args []string, stderr io.Writer) int {
 		cfg.Log.Debug("open-file limit", "limit", n)
 	}
 	cfg.Signals = true
-	return serveDaemon(cfg, stderr)
+	return serveDaemon(context.Background(), cfg, stderr)
+}
+
+// parseDaemonArgs parses the foreground daemon's flags; when they do not
+// parse, or name no verb it knows, ok is false and code is the exit code
+// (the reason is printed).
+func parseDaemonArgs(args []string, stderr io.Writer) (f daemonFlags, code int, ok bool) {
+	fs := newFlagSet("daemon", stderr)
+	f.register(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return f, exitCode(err), false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart)\n", pos[0])
+		return f, 2, false
+	}
+	return f, 0, true
 }
 
 // config maps the flags to the daemon's Config, its logs written to
@@ -129,11 +140,12 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	}, nil
 }
 
-// serveDaemon runs the daemon until a signal or its server's failure, and
-// stops it: exit 0 on a clean stop, 1 when the start (2 when its
-// configuration), the server or the shutdown failed.
-func serveDaemon(cfg daemon.Config, stderr io.Writer) int {
-	d, err := daemon.Start(context.Background(), cfg)
+// serveDaemon runs the daemon until a signal (with cfg.Signals), ctx's
+// end or its server's failure, and stops it: exit 0 on a clean stop, 1
+// when the start (2 when its configuration), the server or the shutdown
+// failed.
+func serveDaemon(ctx context.Context, cfg daemon.Config, stderr io.Writer) int {
+	d, err := daemon.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		if errors.Is(err, daemon.ErrConfig) {
