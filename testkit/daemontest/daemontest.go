@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/logging"
+	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/transports/daemon"
 )
 
@@ -20,7 +22,8 @@ const stopWait = 30 * time.Second
 
 // Start starts the daemon from cfg on 127.0.0.1:0 (unless cfg.Listen
 // names an address) in a fresh home (unless cfg.Home names one) and shuts
-// it down at the test's end, failing the test if the shutdown fails.
+// it down at the test's end, failing the test if the shutdown fails. Its
+// logs, unless cfg.Log takes them, are shown when the test fails.
 func Start(t testing.TB, cfg daemon.Config) *daemon.Daemon {
 	t.Helper()
 	if cfg.Home == "" {
@@ -30,11 +33,25 @@ func Start(t testing.TB, cfg daemon.Config) *daemon.Daemon {
 		cfg.Listen = "127.0.0.1:0"
 	}
 	cfg.Signals = false
+	var logs *testkit.Buffer
+	if cfg.Log == nil {
+		logs = new(testkit.Buffer)
+		log, err := logging.New(logging.Options{Writer: logs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Log = log
+	}
 	d, err := daemon.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("start daemon: %v", err)
 	}
-	t.Cleanup(func() { Stop(t, d) })
+	t.Cleanup(func() {
+		Stop(t, d)
+		if t.Failed() && logs != nil {
+			t.Logf("the daemon's logs:\n%s", logs)
+		}
+	})
 	return d
 }
 
