@@ -17,7 +17,8 @@ import (
 )
 
 // restartedDaemon is a daemon that can be killed with SIGKILL and started
-// again on the same home, with the same environment and flags.
+// again on the same home, with the same environment and flags: the binary,
+// then the daemon in the test's process.
 type restartedDaemon struct {
 	*daemonProc
 	env  []string
@@ -29,7 +30,7 @@ func (r *restartedDaemon) kill9(t *testing.T) {
 	t.Helper()
 	r.proc.Kill()
 	testkit.Equal(t, r.proc.Wait(t, acpWait), -1)
-	r.daemonProc = startDaemonBinary(t, r.home, r.env, r.args...) // it may be killed again
+	r.daemonProc = startDaemon(t, r.home, r.env, r.args...) // in-process: kill9 it no more
 }
 
 // transformerHome writes a config.yml with transformer "tr" (the plugin
