@@ -14,8 +14,8 @@ import (
 type treeQuery struct{}
 
 // spawnChild asks the guardian for a child of its own beyond the fixed
-// ones (the servers supervisor, the daemon's plugin supervisors), so that
-// it is supervised and stopped with the tree; the answer is *spawnedChild.
+// ones (the servers supervisor), so that it is supervised and stopped with
+// the tree; the answer is *spawnedChild.
 type spawnChild struct {
 	props *actor.Props
 	name  string
