@@ -63,7 +63,11 @@ func runDaemon(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runDaemonRestart(args[1:], stdout, stderr)
 		}
 	}
-	return runDaemonForeground(args, stderr)
+	f, code, ok := parseDaemonArgs(args, stderr)
+	if !ok {
+		return code
+	}
+	return runDaemonForeground(f, stderr)
 }
 
 // Rotation of --log-file.
@@ -72,11 +76,10 @@ const (
 	daemonLogKeep = 3
 )
 
-func runDaemonForeground(args []string, stderr io.Writer) int {
-	f, code, ok := parseDaemonArgs(args, stderr)
-	if !ok {
-		return code
-	}
+// runDaemonForeground is the daemon in this process: the flags become its
+// Config (config), it runs until a signal, and its exit code is
+// serveDaemon's.
+func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		return code

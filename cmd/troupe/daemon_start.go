@@ -98,7 +98,7 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 		return code
 	}
 	if f.foreground {
-		return runDaemonForeground(f.foregroundArgs(), stderr)
+		return runDaemonForeground(f.daemon, stderr)
 	}
 	home, err := datahome.Resolve(f.daemon.common.home, nil)
 	if err != nil {
@@ -166,19 +166,6 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	_ = cmd.Process.Release()
 	fmt.Fprintf(stdout, "troupe daemon: listening on %s (pid %d)\n", url, pid)
 	return 0
-}
-
-// foregroundArgs are the flags given, for runDaemonForeground.
-func (f *startFlags) foregroundArgs() []string {
-	var args []string
-	f.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "foreground", "wait", "timeout":
-			return
-		}
-		args = append(args, "--"+fl.Name+"="+fl.Value.String())
-	})
-	return args
 }
 
 var errExited = errors.New("the daemon exited before it answered")
