@@ -62,8 +62,9 @@ type configError struct{ err error }
 func (e configError) Error() string   { return e.err.Error() }
 func (e configError) Unwrap() []error { return []error{e.err, ErrConfig} }
 
-// startupStop bounds the shutdown of a daemon whose start failed half-way.
-const startupStop = 30 * time.Second
+// stopWait bounds a Shutdown whose context sets no deadline (that of a
+// daemon whose start failed half-way, say), as the command bounds its own.
+const stopWait = 30 * time.Second
 
 // Daemon is a running daemon: the supervision tree, its HTTP server and
 // what they share.
@@ -265,7 +266,7 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 		if d.rt != nil {
 			if _, ok := ctx.Deadline(); !ok {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, startupStop)
+				ctx, cancel = context.WithTimeout(ctx, stopWait)
 				defer cancel()
 			}
 			errs = append(errs, d.rt.Shutdown(ctx))
