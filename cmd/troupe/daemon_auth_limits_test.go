@@ -39,7 +39,9 @@ func clientFrom(local string) *http.Client {
 func TestDaemonLoginLimitHoldsAcrossAddressesAndConcurrency(t *testing.T) {
 	home := t.TempDir()
 	setPassword(t, home, "correct horse")
-	d := startDaemon(t, home, nil)
+	// Five bcrypt checks at once take over the clients' 30 s under -race
+	// on a loaded machine (one takes 4 s, against 0.3 s without).
+	d := startDaemonBinary(t, home, nil)
 
 	const n = 40
 	codes := make([]int, n)
