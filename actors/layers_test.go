@@ -17,6 +17,12 @@ func layer(rel string) int {
 		return 5
 	case rel == "actors": // the guardian, which composes the tree
 		return 4
+	// The daemon's assembly composes the tree with every transport it
+	// serves (it boots the runtime and spawns the plugin supervisors
+	// under the guardian), so it sits beside the guardian; no other
+	// transport may reach the guardian.
+	case rel == "transports/daemon":
+		return 4
 	case strings.HasPrefix(rel, "transports/"):
 		return 3
 	case strings.HasPrefix(rel, "actors/"):
@@ -29,7 +35,7 @@ func layer(rel string) int {
 	return -1 // testkit and its commands sit outside the layers
 }
 
-// The folder tree is layered: boot above the transports, the transports
+// The folder tree is layered: boot (and the daemon's assembly) above the transports, the transports
 // above the actors, the actors above the libraries they use, the store
 // below everything.
 func TestPackagesImportOnlyDownwards(t *testing.T) {

@@ -62,6 +62,24 @@ func (rt *Runtime) StartServers(opts servers.Options) (*actor.PID, error) {
 	return pid, nil
 }
 
+// StartLongLivedServers is the llama-server supervisor of a long-lived
+// command (troupe daemon, troupe mcp): its servers outlive a crash and the
+// next start adopts them, a clean stop ends them. The engine then resolves
+// --provider llama on it. A model that does not resolve is only warned
+// about: these commands serve more than prompts (logs, the bridge's
+// tools), and prompts fail until one resolves.
+func (rt *Runtime) StartLongLivedServers(eng *engine.Engine) (*actor.PID, error) {
+	sup, err := rt.StartServers(servers.Options{Outlive: true})
+	if err != nil {
+		return nil, err
+	}
+	eng.SetLocalServers(rt.LocalServers(sup))
+	if err := eng.Check(); err != nil {
+		rt.Log.Warn("no model resolves; prompts will fail", "error", err)
+	}
+	return sup, nil
+}
+
 // stopServers stops every server at once, waits for them, then stops the
 // supervisor.
 func (rt *Runtime) stopServers(ctx context.Context, sup *actor.PID) error {

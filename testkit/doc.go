@@ -21,7 +21,9 @@
 // ends. Its subpackages: llmserver (a scripted LLM server, over HTTP and
 // in-process as an llm.Provider), transcript (protocol golden tests;
 // -update rewrites them), scale with cmd/troupe-scale (the scale
-// benchmark), sim (troupe sim's scenarios), subprocess, and acpclient.
+// benchmark), sim (troupe sim's scenarios), subprocess, acpclient, and
+// daemontest (the daemon started in the test's own process);
+// cmd/daemontests counts cmd/troupe's tests by how they start the daemon.
 //
 // Production code must not import it: the binary links no testing
 // (cmd/troupe's TestBinaryLinksNoTesting).

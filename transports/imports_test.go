@@ -3,7 +3,9 @@
 // (persistence/event), the contract with its supervisor
 // (actors/transports), its own codec and the other transports' shared
 // packages, never the engine's insides or the store. The hugind bridge
-// also reaches the llama-server supervisor, configs, models and agents.
+// also reaches the llama-server supervisor, configs, models and agents;
+// the daemon's assembly (transports/daemon) composes the tree and is
+// exempt.
 package transports_test
 
 import (
@@ -43,9 +45,18 @@ var allowed = map[string]string{
 	"actors/plugins": "the extensions' and transformers' supervisors (transports/rest)",
 }
 
+// composition is the one package under transports/ that builds the tree
+// rather than speaking to it: the daemon's assembly boots the runtime, the
+// engine and the supervisors it serves (actors/layers_test.go puts it
+// beside the guardian), so the facade rule is not its.
+const composition = module + "transports/daemon"
+
 func TestTransportsImportOnlyTheFacade(t *testing.T) {
 	pkgs := testkit.GoList(t, module+"transports/...")
 	for _, pkg := range pkgs {
+		if pkg.ImportPath == composition {
+			continue
+		}
 		for _, imp := range pkg.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acp"
 )
@@ -47,27 +46,11 @@ func runACP(f acpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(exitCodeOf(err), err)
 	}
 	defer h.stop()
-	settings, err := acpSessionSettings(h.eng, f.models, f.approval)
+	settings, err := h.eng.DefaultSettings()
 	if err != nil {
 		return fail(2, errors.Join(err, shutdown(h.rt)))
 	}
 	cfg := acp.Config{Sessions: h.rt.Sessions, Models: h.eng.Models(), Transport: "stdio", Version: currentVersion(), Settings: settings}
 	d, err := serveTransport(h.ctx, h.rt, acp.Props(cfg, acp.StdioFraming(stdin, stdout, f.maxLine)), "acp")
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe acp: %v\n", err) })
-}
-
-// acpSessionSettings are what a new session records: the flags' settings,
-// the provider and model as resolved.
-func acpSessionSettings(eng *engine.Engine, models modelFlags, approval string) (event.Settings, error) {
-	resume := event.CrashResume
-	s := event.Settings{ApprovalMode: ptr(approval), CrashPolicy: &resume, AutoRetry: ptr(!models.noRetry)}
-	if models.thinking != "" {
-		s.ThinkingLevel = ptr(models.thinking)
-	}
-	res, err := eng.CheckSettings(s)
-	if err != nil {
-		return s, err
-	}
-	s.Provider, s.Model = ptr(res.Provider), ptr(res.Model.ID)
-	return s, nil
 }

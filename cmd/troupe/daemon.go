@@ -1,31 +1,18 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/sessions/engine"
-	"github.com/troupehq/troupe/runtime/datahome"
-	"github.com/troupehq/troupe/runtime/hydraconfig"
 	"github.com/troupehq/troupe/runtime/logfile"
 	"github.com/troupehq/troupe/runtime/logging"
-	"github.com/troupehq/troupe/runtime/pidfile"
-	"github.com/troupehq/troupe/transports/acp"
-	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/daemon"
-	"github.com/troupehq/troupe/transports/rest"
 )
 
 // daemonFlags are the daemon's own: `troupe daemon`'s, and those `daemon
@@ -87,6 +74,9 @@ const (
 	daemonLogKeep = 3
 )
 
+// runDaemonForeground is the daemon in this process: the flags become its
+// Config (config), it runs until a signal, and its exit code is
+// serveDaemon's.
 func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
@@ -100,177 +90,90 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 		defer lf.Close()
 		stderr = lf
 	}
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
+	cfg, err := f.config(stderr)
 	if err != nil {
 		return fail(2, err)
-	}
-	home, err := datahome.Resolve(f.common.home, log)
-	if err != nil {
-		return fail(1, err)
-	}
-	// Hydra's clients pointed at this home read its config.json: listen
-	// where it says, and name its digest in /v1/health, or they refuse us.
-	hydra, err := hydraconfig.Read(home)
-	if err != nil {
-		log.Warn("hydra config ignored: Hydra's clients will refuse this daemon until it is fixed", "error", err)
-	}
-	listen := f.listen
-	if listen == "" && hydra.Present {
-		listen = hydra.Listen()
-	}
-	listen = cmp.Or(listen, daemon.DefaultListen)
-	digest := ""
-	if err == nil {
-		digest = hydra.Digest()
 	}
 	// Every connection costs a descriptor and the store needs its own:
 	// take all the hard limit allows.
 	if n, err := daemon.RaiseFileLimit(); err != nil {
-		log.Warn("open-file limit", "error", err)
+		cfg.Log.Warn("open-file limit", "error", err)
 	} else {
-		log.Debug("open-file limit", "limit", n)
+		cfg.Log.Debug("open-file limit", "limit", n)
 	}
-	// One daemon per home: the pid file's lock says which runs.
-	pidLock, err := pidfile.Acquire(filepath.Join(home, daemonPIDFile))
-	if held := (*pidfile.HeldError)(nil); errors.As(err, &held) {
-		return fail(1, fmt.Errorf("a daemon (pid %d) already runs on %s; see `troupe daemon status`", held.PID, home))
-	}
-	if err != nil {
-		return fail(1, err)
-	}
-	defer func() {
-		if err := pidLock.Release(); err != nil {
-			log.Warn("release pid file", "error", err)
+	cfg.Signals = true
+	return serveDaemon(context.Background(), cfg, stderr)
+}
+
+// parseDaemonArgs parses the foreground daemon's flags as `troupe daemon`
+// does (the tests start it in-process through it); when they do not parse,
+// ok is false and code is the exit code (the reason is printed).
+func parseDaemonArgs(args []string, stderr io.Writer) (f daemonFlags, code int, ok bool) {
+	f.common = &commonFlags{}
+	fs := pflag.NewFlagSet("troupe daemon", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.common.register(fs)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return f, 0, false
 		}
-	}()
-	eng, err := engine.New(engine.Options{
-		Home: home, Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
-		AutoRetry: !f.models.noRetry, Selection: f.models.selection(),
-	})
-	if err != nil {
-		return fail(2, err)
+		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
+		return f, 2, false
 	}
-	cwd := f.cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart)\n", fs.Arg(0))
+		return f, 2, false
+	}
+	return f, 0, true
+}
+
+// config maps the flags to the daemon's Config, its logs written to
+// stderr; the error is a bad --log-level or --log-format.
+func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
+	if err != nil {
+		return daemon.Config{}, err
 	}
 	var origins []string
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
-	agentMCP := newAgentMCP(home, f.mcpRecall)
-	pipe := pipeline.New()
-	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
-	var rt *actors.Runtime
-	sessionEngine := withCommands(eng.Session(), pipe, func() *actor.ActorSystem { return rt.System })
-	sessionEngine.MCPServers = agentMCP.rebase
-	// A chained session's link starts whenever the session comes live,
-	// whatever woke it (the chains are restored before anything can).
-	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	return daemon.Config{
+		Home: f.common.home, Log: log, Listen: f.listen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
+		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
+			AutoRetry: !f.models.noRetry, Selection: f.models.selection()},
+		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
+	}, nil
+}
+
+// serveDaemon runs the daemon until a signal (with cfg.Signals), ctx's
+// end or its server's failure, and stops it: exit 0 on a clean stop, 1
+// when the start (2 when its configuration), the server or the shutdown
+// failed.
+func serveDaemon(ctx context.Context, cfg daemon.Config, stderr io.Writer) int {
+	d, err := daemon.Start(ctx, cfg)
 	if err != nil {
-		return fail(1, err)
-	}
-	pipe.Links = rt.Spawner(actors.SpawnerChainLinks) // before any session can come live
-	sup, err := startLongLivedServers(rt, eng, log)
-	if err != nil {
-		return fail(1, errors.Join(err, shutdown(rt)))
-	}
-	// One hub for both sides: REST entries show who is attached over ACP.
-	hub := acp.NewHub()
-	plug, err := newDaemonPlugins(rt, home, pipe)
-	if err != nil {
-		_ = shutdown(rt)
-		return fail(2, err)
-	}
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
-	if err != nil {
-		// Checked above: sessions are created without a model and their
-		// prompts fail until one resolves.
-		settings.Provider, settings.Model = nil, nil
-	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), DefaultCwd: cwd,
-		Home: home, ConfigDigest: digest,
-		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
-		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
-		Chain:   func() []string { return pipe.ResolveChain(nil) },
-		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
-		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
-	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: currentVersion(), Settings: settings, Hub: hub,
-			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
-		Peer: plug.peer,
-		Start: func(props *actor.Props, name string) error {
-			_, err := rt.StartTransport(props, name)
-			return err
-		},
-		Log: log,
-	})
-	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, log)
-	// /mcp is troupe's own MCP server; /mcp/hydra-acp-stdin and -recall the
-	// agent-facing ones; any other /mcp/{name} an extension's.
-	handlers := agentMCP.handlers(rt.Sessions, currentVersion(), log)
-	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
-	// Signals are ours before daemon.addr exists: a client that reads the
-	// address may stop the daemon at once, and a SIGTERM that came before
-	// the handler would kill it without the ordered shutdown.
-	ctx, stop := actors.NotifyShutdown(context.Background(), log)
-	defer stop()
-	srv, err := daemon.Listen(daemon.Options{
-		Listen: listen, Home: home, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins, API: api,
-		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
-		Handlers: handlers,
-	})
-	if err != nil {
-		_ = shutdown(rt)
-		return fail(2, err)
-	}
-	// /mcp/* takes a session's capability token, checked from the
-	// headers before the route is known.
-	srv.Auth.Capability = func(tok string) bool { _, ok := agentMCP.tokens.Check(tok); return ok }
-	rt.OnShutdown(actors.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
-	agentMCP.setBase(srv.URL())
-	rt.OnShutdown(actors.StageInput, srv.Shutdown)
-	rt.OnShutdown(actors.StageInput, agentMCP.close)
-	if err := plug.start(rt, srv, log); err != nil {
-		_ = shutdown(rt)
-		return fail(1, err)
-	}
-	rt.OnShutdown(actors.StageInput, api.Close)
-	// Before the connections stop: an extension's command cut by the
-	// shutdown is abandoned, and its connection is still there to hear it.
-	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
-	srv.Serve()
-	if err := pidLock.Describe(discovery(listen, srv.Addr())); err != nil {
-		log.Warn("Hydra's clients will not find this daemon", "error", err)
+		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
+		if errors.Is(err, daemon.ErrConfig) {
+			return 2
+		}
+		return 1
 	}
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
-	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", srv.URL())
+	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", d.URL())
+	<-d.Done()
 	code := 0
-	select {
-	case <-ctx.Done():
-	case err := <-srv.Done():
-		if err != nil {
-			fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
-			code = 1
-		}
+	if err := d.Err(); err != nil {
+		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
+		code = 1
 	}
-	if err := shutdown(rt); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := d.Shutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		code = 1
 	}
 	return code
-}
-
-// discovery is the pid file's record of a daemon listening at addr, asked
-// to bind listen: what Hydra's clients find a daemon by.
-func discovery(listen string, addr net.Addr) pidfile.Info {
-	host, _, _ := net.SplitHostPort(listen)
-	port := 0
-	if tcp, ok := addr.(*net.TCPAddr); ok {
-		port = tcp.Port
-	}
-	return pidfile.Info{PID: os.Getpid(), Host: host, Port: port, LoopbackPort: port,
-		StartedAt: time.Now().UTC().Format(time.RFC3339Nano)}
 }

@@ -21,7 +21,8 @@ func TestDaemonACPSIGKILLMidTurnReattach(t *testing.T) {
 		llmserver.Steps(llmserver.Text("one "), llmserver.Text("two "), llmserver.Delay(30*time.Second), llmserver.Text("never")),
 		llmserver.Steps(llmserver.Text("resumed")))
 	args := append(model, "--approval-mode", "yolo")
-	d := startDaemon(t, home, env, args...)
+	// SIGKILLed below: that needs its own process.
+	d := startDaemonBinary(t, home, env, args...)
 	a := d.dialACP(t, "editor")
 	sid, _ := a.NewSession(work)
 	b := d.dialACP(t, "browser")

@@ -20,7 +20,8 @@ import (
 func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 	const deltas = 100_000
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Tokens(deltas, "x")))
-	d := startDaemon(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
+	// The daemon's peak resident memory is its own process's.
+	d := startDaemonBinary(t, t.TempDir(), env, append(model, "--approval-mode", "yolo")...)
 	fast := d.dialACP(t, "fast")
 	sid, _ := fast.NewSession(t.TempDir())
 	slow := d.dialACP(t, "slow")
@@ -80,7 +81,7 @@ func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 	requireSeqsIncreasing(t, "slow", got)
 	testkit.DeepEqual(t, got, fastSeqs)
 
-	hwm := procStatusMB(t, d.proc.Cmd.Process.Pid, "VmHWM:")
+	hwm := procStatusMB(t, d.proc.Pid(), "VmHWM:")
 	t.Logf("daemon peak resident memory %.1f MB; the fast client read the reply in %s (%.0f deltas/s), when the slow one had read %d of %d",
 		hwm, fastTook.Round(time.Millisecond), deltas/fastTook.Seconds(), slowAtFastEnd, deltas)
 	if hwm > 300 {

@@ -39,7 +39,9 @@ func clientFrom(local string) *http.Client {
 func TestDaemonLoginLimitHoldsAcrossAddressesAndConcurrency(t *testing.T) {
 	home := t.TempDir()
 	setPassword(t, home, "correct horse")
-	d := startDaemon(t, home, nil)
+	// Five bcrypt checks at once take over the clients' 30 s under -race
+	// on a loaded machine (one takes 4 s, against 0.3 s without).
+	d := startDaemonBinary(t, home, nil)
 
 	const n = 40
 	codes := make([]int, n)
@@ -219,7 +221,9 @@ func closedWithin(t *testing.T, c *acpclient.Client, start time.Time, limit time
 func TestDaemonClosesConnectionsOfDeadLoginTokens(t *testing.T) {
 	home := t.TempDir()
 	setPassword(t, home, "correct horse")
-	d := startDaemon(t, home, nil)
+	// A login's bcrypt check takes over a second under -race, past the
+	// bound on a two-second token's expiry measured from before it.
+	d := startDaemonBinary(t, home, nil)
 	dial := func(tok string) *acpclient.Client {
 		return acpclient.Dial(t, acpclient.Options{URL: d.wsURL(""), Subprotocols: acpclient.WithToken(tok), Name: "browser", Wait: acpWait})
 	}

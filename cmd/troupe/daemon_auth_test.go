@@ -48,7 +48,8 @@ func TestDaemonRefusesMissingOrWrongTokens(t *testing.T) {
 
 func TestDaemonTokenFileIsPrivateAndKept(t *testing.T) {
 	home := t.TempDir()
-	d := startDaemon(t, home, nil)
+	// Killed below (Stop): that needs its own process.
+	d := startDaemonBinary(t, home, nil)
 	fi, err := os.Stat(filepath.Join(home, "auth-token"))
 	testkit.NoError(t, err)
 	testkit.Equal(t, fi.Mode().Perm(), os.FileMode(0o600))

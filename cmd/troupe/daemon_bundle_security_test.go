@@ -431,7 +431,8 @@ func (w *writeLock) heldFor(d time.Duration, done <-chan struct{}) bool {
 func TestDaemonImportSurvivesSIGKILL(t *testing.T) {
 	const runs = 1500 // 150,000 events
 	home, work := t.TempDir(), t.TempDir()
-	d := startDaemon(t, home, nil)
+	// SIGKILLed below: that needs its own process.
+	d := startDaemonBinary(t, home, nil)
 	want := runs*100 + 1
 	lock := watchWriteLock(t, home)
 	start := time.Now()
@@ -473,7 +474,7 @@ func TestDaemonImportSurvivesSIGKILL(t *testing.T) {
 		d.proc.Kill()
 		d.proc.Wait(t, 30*time.Second)
 		<-done
-		d = startDaemon(t, home, nil)
+		d = startDaemonBinary(t, home, nil) // killed in the next round
 		after := lineageLogs(t, home, lineage)
 		for id, n := range after {
 			if n != want {

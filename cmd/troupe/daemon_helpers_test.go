@@ -2,41 +2,179 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/subprocess"
 )
 
 // daemonProc is a running `troupe daemon` on port 0 and an HTTP client
 // for it, written from the protocol's REST section.
 type daemonProc struct {
-	proc  *testkit.Proc
+	proc  daemonRunner
 	home  string
 	url   string
 	token string
 }
 
-// startDaemon runs the daemon on a fresh port in home and waits until its
-// address file names it.
+// daemonRunner is what the tests do with a running daemon: the binary's
+// process (binaryDaemon) or the daemon run in the test's own process
+// (inProcessDaemon), which cannot be killed.
+type daemonRunner interface {
+	Signal(os.Signal)
+	Wait(t subprocess.TB, timeout time.Duration) int
+	Kill()
+	Stop()
+	Stderr() string
+	Pid() int
+}
+
+// startDaemon runs the daemon in the test's process, under the race
+// detector the test runs with, on a fresh port in home, from args parsed
+// as the command parses them, and waits until its address file names it.
+// env may set only what the engine reads through its Env (inProcessEnv);
+// a test that needs more of a process uses startDaemonBinary.
 func startDaemon(t testing.TB, home string, env []string, args ...string) *daemonProc {
+	t.Helper()
+	_ = os.Remove(filepath.Join(home, "daemon.addr"))
+	getenv := inProcessGetenv(t, env)
+	stderr := new(testkit.Buffer)
+	f, code, ok := parseDaemonArgs(append([]string{"--home", home, "--listen", "127.0.0.1:0"}, args...), stderr)
+	if !ok {
+		t.Fatalf("daemon args %q: exit %d: %s", args, code, stderr)
+	}
+	if f.logFile != "" {
+		t.Fatal("--log-file redirects the process's stderr: use startDaemonBinary")
+	}
+	cfg, err := f.config(stderr)
+	testkit.NoError(t, err)
+	cfg.Engine.Env = getenv
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &inProcessDaemon{t: t, cancel: cancel, exited: make(chan struct{}), stderr: stderr}
+	go func() {
+		defer close(p.exited)
+		p.code = serveDaemon(ctx, cfg, stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-p.exited:
+		case <-time.After(2 * shutdownTimeout):
+			t.Errorf("the in-process daemon did not stop within %s", 2*shutdownTimeout)
+		}
+		if t.Failed() {
+			t.Logf("stderr of the in-process daemon:\n%s", stderr)
+		}
+	})
+	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
+		select {
+		case <-p.exited:
+			t.Fatalf("the daemon exited %d:\n%s", p.code, stderr)
+		default:
+		}
+		_, err := os.Stat(filepath.Join(home, "daemon.addr"))
+		return err == nil
+	})
+	return daemonOf(t, p, home)
+}
+
+// inProcessEnv are the variables an in-process daemon takes from a test's
+// env: the engine reads them through engine.Options.Env, which the binary
+// reads from its environment.
+var inProcessEnv = []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"}
+
+// inProcessGetenv is the engine's Env for env over the test process's
+// environment, as the binary's would be; a variable something else reads
+// fails the test: it needs startDaemonBinary.
+func inProcessGetenv(t testing.TB, env []string) func(string) string {
+	t.Helper()
+	set := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if !slices.Contains(inProcessEnv, k) {
+			t.Fatalf("env %s reaches more than the engine: use startDaemonBinary", k)
+		}
+		set[k] = v
+	}
+	return func(k string) string {
+		if v, ok := set[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+}
+
+// inProcessDaemon is the daemon run by serveDaemon, the command's own
+// loop, in the test's process: a SIGTERM or SIGINT is its context's end,
+// as the command's signal handler makes it, and its exit code is the
+// command's.
+type inProcessDaemon struct {
+	t      testing.TB
+	cancel context.CancelFunc
+	exited chan struct{}
+	code   int // written before exited closes
+	stderr *testkit.Buffer
+}
+
+func (p *inProcessDaemon) Signal(sig os.Signal) {
+	if sig != syscall.SIGTERM && sig != syscall.SIGINT {
+		p.t.Fatalf("signal %v: the in-process daemon takes SIGTERM and SIGINT only; use startDaemonBinary", sig)
+	}
+	p.cancel()
+}
+
+func (p *inProcessDaemon) Wait(t subprocess.TB, timeout time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.code
+	case <-time.After(timeout):
+		t.Fatal(fmt.Sprintf("the in-process daemon did not stop within %s", timeout))
+		return 0
+	}
+}
+
+func (p *inProcessDaemon) Kill() {
+	p.t.Fatal("a kill -9 needs the daemon's own process: use startDaemonBinary")
+}
+
+func (p *inProcessDaemon) Stop() { p.Kill() }
+
+func (p *inProcessDaemon) Stderr() string { return p.stderr.String() }
+
+func (p *inProcessDaemon) Pid() int { return os.Getpid() }
+
+// binaryDaemon is the daemon's own process.
+type binaryDaemon struct{ *testkit.Proc }
+
+func (p binaryDaemon) Pid() int { return p.Cmd.Process.Pid }
+
+// startDaemonBinary runs the troupe binary's daemon on a fresh port in
+// home, for what needs its process: signals other than a stop, a kill -9,
+// its memory or CPU, environment variables, the CLI around it.
+func startDaemonBinary(t testing.TB, home string, env []string, args ...string) *daemonProc {
 	t.Helper()
 	bin := testkit.BuildTroupe(t)
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, bin, env, append([]string{"daemon", "--home", home, "--listen", "127.0.0.1:0"}, args...)...)
-	return daemonOf(t, p, home)
+	return daemonOf(t, binaryDaemon{p}, home)
 }
 
 // daemonOf waits until the daemon p runs (however it was started: under
 // a wrapper, in a namespace) names its address in home's address file,
 // and reads home's token. Remove the address file before starting p.
-func daemonOf(t testing.TB, p *testkit.Proc, home string) *daemonProc {
+func daemonOf(t testing.TB, p daemonRunner, home string) *daemonProc {
 	t.Helper()
 	d := &daemonProc{proc: p, home: home}
 	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {

@@ -45,7 +45,7 @@ func TestDaemonDiscoveredByHydraClients(t *testing.T) {
 	bin := testkit.BuildTroupe(t)
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, bin, nil, "daemon", "--home", home)
-	d := daemonOf(t, p, home)
+	d := daemonOf(t, binaryDaemon{p}, home) // the binary: no --listen, and its own pid in the record
 	u, err := url.Parse(d.url)
 	testkit.NoError(t, err)
 	testkit.Equal(t, u.Port(), strconv.Itoa(port))

@@ -72,12 +72,12 @@ func TestDaemonOnePerHome(t *testing.T) {
 	d := startDaemon(t, home, nil)
 	r := cli(t, nil, "", "daemon", "--home", home, "--listen", "127.0.0.1:0")
 	testkit.Equal(t, r.code, 1)
-	if !strings.Contains(r.stderr, "already runs on "+home) || !strings.Contains(r.stderr, itoa(d.proc.Cmd.Process.Pid)) {
+	if !strings.Contains(r.stderr, "already runs on "+home) || !strings.Contains(r.stderr, itoa(d.proc.Pid())) {
 		t.Fatalf("second daemon: %q", r.stderr)
 	}
 	// daemon start finds the running (foreground) one.
 	out := cli(t, nil, "", "daemon", "start", "--home", home).ok(t, "daemon start")
-	testkit.Equal(t, out, "troupe daemon: already running on "+d.url+" (pid "+itoa(d.proc.Cmd.Process.Pid)+")\n")
+	testkit.Equal(t, out, "troupe daemon: already running on "+d.url+" (pid "+itoa(d.proc.Pid())+")\n")
 	r = cli(t, nil, "", "daemon", "start", "--home", t.TempDir(), "--no-such-flag")
 	testkit.Equal(t, r.code, 2)
 	// A daemon that exits at once: start says so with what its log says.

@@ -162,7 +162,8 @@ func TestDaemonRecoveryNeverSignalsAForgedGroup(t *testing.T) {
 	testkit.Equal(t, d.proc.Wait(t, acpWait), 0)
 	appendForged(t, home, work, "appended", victim)
 
-	d = startDaemon(t, home, nil)
+	// SIGKILLed below: that needs its own process.
+	d = startDaemonBinary(t, home, nil)
 	openAndRecover(t, d, restarted)
 	requireAlive(t, victim, "when a session imported naming it was opened after a daemon restart")
 	openAndRecover(t, d, "appended")
@@ -192,7 +193,7 @@ func startNSDaemon(t *testing.T, home string) (d *daemonProc, daemonPID, victim 
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	script := `sh -c 'sleep 1000; :' "victim-$1" & exec "$0" daemon --home "$1" --listen 127.0.0.1:0`
 	p := testkit.Start(t, "unshare", nil, "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script, testkit.BuildTroupe(t), home)
-	d = daemonOf(t, p, home)
+	d = daemonOf(t, binaryDaemon{p}, home)
 
 	// Refuse to go on unless the daemon really is in another namespace.
 	self, err := os.Readlink("/proc/self/ns/pid")

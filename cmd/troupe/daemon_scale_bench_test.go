@@ -48,10 +48,11 @@ func BenchmarkDaemonScale(b *testing.B) {
 func benchDaemonScale(b *testing.B, n int) {
 	llm := scaleLLM(b, scaleDeltas)
 	env := []string{"OPENAI_BASE_URL=" + llm + "/v1", "OPENAI_API_KEY="}
-	d := startDaemon(b, b.TempDir(), env, "--provider", "openai", "--model", "tiny")
+	// It measures the daemon's own process (CPU, memory).
+	d := startDaemonBinary(b, b.TempDir(), env, "--provider", "openai", "--model", "tiny")
 	cwd := b.TempDir()
 	testkit.NoError(b, os.WriteFile(filepath.Join(cwd, scaleFile), []byte("hello\n"), 0o644))
-	pid := d.proc.Cmd.Process.Pid
+	pid := d.proc.Pid()
 
 	conns := make([]*scaleConn, scaleConns)
 	for i := range conns {

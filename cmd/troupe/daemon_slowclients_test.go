@@ -26,7 +26,7 @@ func startDaemonWithFDLimit(t *testing.T, home string, limit int) *daemonProc {
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, "/bin/sh", nil, "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit),
 		bin, "daemon", "--home", home, "--listen", "127.0.0.1:0")
-	d := daemonOf(t, p, home)
+	d := daemonOf(t, binaryDaemon{p}, home)
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.Cmd.Process.Pid) + "/limits")
 	testkit.NoError(t, err)
 	for _, l := range strings.Split(string(b), "\n") {
@@ -104,7 +104,7 @@ func TestDaemonServesTokenHoldersUnderSlowClients(t *testing.T) {
 		}
 	}
 	d := startDaemonWithFDLimit(t, t.TempDir(), 1024)
-	pid := d.proc.Cmd.Process.Pid
+	pid := d.proc.Pid()
 	addr := strings.TrimPrefix(d.url, "http://")
 
 	stop := make(chan struct{})

@@ -16,12 +16,13 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
+	"github.com/troupehq/troupe/transports/daemon"
 	"github.com/troupehq/troupe/transports/daemonclient"
 )
 
 // The daemon's files in its home besides daemon.addr and auth-token.
 const (
-	daemonPIDFile = "daemon.pid"
+	daemonPIDFile = daemon.PIDFile
 	daemonLogFile = "daemon.log"
 )
 

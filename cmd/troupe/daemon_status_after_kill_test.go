@@ -16,7 +16,8 @@ import (
 func TestDaemonStatusAfterSIGKILL(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("hello")))
-	d := startDaemon(t, home, env, model...)
+	// SIGKILLed below: that needs its own process.
+	d := startDaemonBinary(t, home, env, model...)
 	c := d.dialACP(t, "editor")
 	sid, _ := c.NewSession(work)
 	c.WaitAnswer(c.Prompt(sid, "hi"))

@@ -43,9 +43,14 @@ func newGateHome(t *testing.T, env map[string]string, extra map[string]any, repl
 	return g
 }
 
-func (g *gateHome) start(t *testing.T) *daemonProc {
+func (g *gateHome) start(t *testing.T) *daemonProc { return g.startWith(t, startDaemon) }
+
+// startBinary is start on the troupe binary, for a test that kills it.
+func (g *gateHome) startBinary(t *testing.T) *daemonProc { return g.startWith(t, startDaemonBinary) }
+
+func (g *gateHome) startWith(t *testing.T, start func(testing.TB, string, []string, ...string) *daemonProc) *daemonProc {
 	t.Helper()
-	d := startDaemon(t, g.home, g.env, "--provider", "openai", "--model", "tiny", "--approval-mode", "auto_edit")
+	d := start(t, g.home, g.env, "--provider", "openai", "--model", "tiny", "--approval-mode", "auto_edit")
 	d.waitRunning(t, "transformers", "tr", g.log, 0)
 	return d
 }
@@ -85,7 +90,8 @@ func watchedSession(t *testing.T, d *daemonProc, cwd string) (editor, watcher *a
 // after the daemon is SIGKILLed and started again on the same home.
 func TestDaemonTransformerRewritesUpdates(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello "), llmserver.Text("world")))
-	d := g.start(t)
+	// SIGKILLed below: that needs its own process.
+	d := g.startBinary(t)
 	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "hi")
 	testkit.Equal(t, acpclient.Chunks(t, got), "HELLO WORLD")
@@ -186,7 +192,8 @@ func TestDaemonTransformerKilledMidTurnUpdatesFailOpen(t *testing.T) {
 // is what every client is shown, live, replayed and after a restart.
 func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(50, "x")))
-	d := g.start(t)
+	// SIGKILLed below: that needs its own process.
+	d := g.startBinary(t)
 	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "go")
 	want := strings.Repeat("X", 50)

@@ -27,7 +27,8 @@ func transformedCount(t *testing.T, d *daemonProc, sid string) int {
 // rewritten text.
 func TestDaemonTransformerLinkRunsWhenWokenOffACP(t *testing.T) {
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "upper"}, nil, llmserver.Steps(llmserver.Text("hello")))
-	d := g.start(t)
+	// SIGKILLed below: that needs its own process.
+	d := g.startBinary(t)
 	a := d.dialACP(t, "editor")
 	sid, _ := a.NewSession(t.TempDir())
 	testkit.Equal(t, stopReasonOf(t, a.WaitAnswer(a.Prompt(sid, "hi"))), "end_turn")

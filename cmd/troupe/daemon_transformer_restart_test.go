@@ -16,7 +16,8 @@ import (
 )
 
 // restartedDaemon is a daemon that can be killed with SIGKILL and started
-// again on the same home, with the same environment and flags.
+// again on the same home, with the same environment and flags: the binary,
+// then the daemon in the test's process.
 type restartedDaemon struct {
 	*daemonProc
 	env  []string
@@ -28,7 +29,7 @@ func (r *restartedDaemon) kill9(t *testing.T) {
 	t.Helper()
 	r.proc.Kill()
 	testkit.Equal(t, r.proc.Wait(t, acpWait), -1)
-	r.daemonProc = startDaemon(t, r.home, r.env, r.args...)
+	r.daemonProc = startDaemon(t, r.home, r.env, r.args...) // in-process: kill9 it no more
 }
 
 // transformerHome writes a config.yml with transformer "tr" (the plugin
@@ -79,7 +80,7 @@ func startFineDaemon(t *testing.T, home, log string) (*llmserver.Server, *restar
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: &fine})
 	d := &restartedDaemon{env: []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
 		args: []string{"--provider", "openai", "--model", "tiny"}}
-	d.daemonProc = startDaemon(t, home, d.env, d.args...)
+	d.daemonProc = startDaemonBinary(t, home, d.env, d.args...) // kill9 needs its own process
 	first := d.waitRunning(t, "transformers", "tr", log, 0)
 	waitProbeOf(t, log, first.PID, "commands/register")
 	return srv, d, first
@@ -262,7 +263,7 @@ func TestDaemonExtensionMCPToolSurvivesRestart(t *testing.T) {
 	}})
 	d := &restartedDaemon{env: []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
 		args: []string{"--provider", "openai", "--model", "tiny", "--approval-mode", "yolo"}}
-	d.daemonProc = startDaemon(t, t.TempDir(), d.env, d.args...)
+	d.daemonProc = startDaemonBinary(t, t.TempDir(), d.env, d.args...) // kill9 needs its own process
 	log := d.registerPlugin(t, "extensions", "ext", map[string]string{"PLUGIN_TOOLS": "1"})
 	first := d.waitRunning(t, "extensions", "ext", log, 0)
 	waitProbeOf(t, log, first.PID, "mcp_tools/register")

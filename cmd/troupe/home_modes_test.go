@@ -71,7 +71,8 @@ func TestDaemonHomeIsPrivate(t *testing.T) {
 	_, _ = set.Stdin.Write([]byte("correct horse\n"))
 	_ = set.Stdin.Close()
 	testkit.Equal(t, set.Wait(t, 30*time.Second), 0)
-	d := startDaemon(t, home, env, append(model, "--log-file", filepath.Join(home, "daemon.log"))...)
+	// --log-file redirects the process's own stdout and stderr.
+	d := startDaemonBinary(t, home, env, append(model, "--log-file", filepath.Join(home, "daemon.log"))...)
 
 	c := d.dialACP(t, "tui")
 	var created struct{ SessionID string }

@@ -22,7 +22,7 @@ type hostSetup struct {
 	// Check refuses to start without a model that resolves.
 	Check bool
 	// LongLived starts the llama-server supervisor at boot, its servers
-	// outliving a crash (startLongLivedServers); otherwise a session's
+	// outliving a crash (Runtime.StartLongLivedServers); otherwise a session's
 	// first request to a llama config starts one (actors.LazyServers).
 	LongLived bool
 	// StoreHome is where the store lives when not in the data home
@@ -106,7 +106,7 @@ func startHost(common commonFlags, s hostSetup) (*host, error) {
 	}
 	h := &host{log: log, home: home, eng: eng, rt: rt}
 	if s.LongLived {
-		if h.servers, err = startLongLivedServers(rt, eng, log); err != nil {
+		if h.servers, err = rt.StartLongLivedServers(eng); err != nil {
 			return nil, &hostError{1, errors.Join(err, shutdown(rt))}
 		}
 	}

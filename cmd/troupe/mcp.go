@@ -57,7 +57,7 @@ func runMCP(f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer h.stop()
 	rt, eng, log, sup, ctx := h.rt, h.eng, h.log, h.servers, h.ctx
-	settings, err := acpSessionSettings(eng, f.models, f.approval)
+	settings, err := eng.DefaultSettings()
 	if err != nil {
 		settings.Provider, settings.Model = nil, nil
 	}

@@ -1,4 +1,16 @@
-// Package daemon is the HTTP side of `troupe daemon`: one listener
+// Package daemon is `troupe daemon` as a library: Start builds the whole
+// daemon from a Config (what the command's flags set) and Daemon.Shutdown
+// stops it in the runtime's stage order, so the command and the tests start
+// it the same way. Start boots the actor tree (actors), the llama-server
+// supervisor, the plugin supervisors (spawned under the guardian), the
+// transformer pipeline with the chains the store records, the slash
+// commands extensions answer (commands.go: a provider in front of the
+// session engine's), and the agent-facing MCP servers whose entries are
+// rebased on this run's address and token (agentmcp.go). It is the one
+// package under transports/ that imports actors, the guardian's package:
+// it composes the tree with the transports it serves.
+//
+// Its HTTP side is one listener
 // (loopback, or any address with TLS) that bounds the connections not yet
 // authenticated, the Origin and Host checks that keep browsers on other
 // sites out (DNS rebinding), and authentication as the hydra protocol
@@ -10,9 +22,9 @@
 // each connection to its credential, so that the credential's revocation
 // or expiry closes it.
 //
-// It owns the /v1/auth/* routes and mounts the REST API (transports/rest),
-// the ACP WebSocket handler and the MCP handler (/mcp) it is given; it
-// holds no session state.
+// The server owns the /v1/auth/* routes and mounts the REST API
+// (transports/rest), the ACP WebSocket handler and the MCP handler (/mcp)
+// it is given; it holds no session state.
 //
 // It also owns the limit on login attempts (rate), the wrapper every
 // authenticated route goes through (Auth.wrap), and the bound on the

@@ -116,6 +116,25 @@ func (e *Engine) CheckSettings(set event.Settings) (modelconfig.Resolved, error)
 	return res, err
 }
 
+// DefaultSettings are what a session a long-lived command creates records
+// when its creator names none: the command's approval mode, thinking level
+// and retry, crash policy resume, and the provider and model as resolved.
+// When none resolves the error says why and the provider and model are
+// left unset (the session's prompts fail until one resolves).
+func (e *Engine) DefaultSettings() (event.Settings, error) {
+	resume := event.CrashResume
+	s := event.Settings{ApprovalMode: lo.ToPtr(e.opts.Mode), CrashPolicy: &resume, AutoRetry: lo.ToPtr(e.opts.AutoRetry)}
+	if e.opts.Thinking != "" {
+		s.ThinkingLevel = lo.ToPtr(e.opts.Thinking)
+	}
+	res, err := e.CheckSettings(s)
+	if err != nil {
+		return s, err
+	}
+	s.Provider, s.Model = lo.ToPtr(res.Provider), lo.ToPtr(res.Model.ID)
+	return s, nil
+}
+
 // selection is the command's selection with the session's provider and
 // model over it.
 func (e *Engine) selection(set event.Settings) modelconfig.Selection {

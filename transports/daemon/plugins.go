@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,13 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
-	"github.com/troupehq/troupe/transports/daemon"
 )
 
 // daemonPlugins are the daemon's extensions and transformers: their
@@ -70,7 +67,7 @@ func restoreChains(ss *sessions.Client, pipe *pipeline.Pipeline) error {
 
 // peer names the process whose token r carries.
 func (p *daemonPlugins) peer(r *http.Request) (pipeline.Peer, bool) {
-	for _, tok := range daemon.Presented(r) {
+	for _, tok := range Presented(r) {
 		if id, ok := p.tokens.Lookup(tok); ok {
 			return pipeline.Peer{Kind: id.Kind, Name: id.Name}, true
 		}
@@ -80,7 +77,7 @@ func (p *daemonPlugins) peer(r *http.Request) (pipeline.Peer, bool) {
 
 // start lets the tokens in and spawns the supervisors, which start the
 // configured programs; they are stopped with the other processes.
-func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.Logger) error {
+func (p *daemonPlugins) start(rt *actors.Runtime, srv *Server, log *slog.Logger) error {
 	srv.Auth.Process = func(tok string) bool { _, ok := p.tokens.Lookup(tok); return ok }
 	p.tokens.OnRevoked = srv.Auth.Revoked
 	p.pipeline.MCPBaseURL = srv.URL()
@@ -90,7 +87,9 @@ func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.
 		specs []plugins.Spec
 	}{{p.extensions, p.cfg.Extensions}, {p.transformers, p.cfg.Transformers}} {
 		opts := plugins.Options{Kind: k.c.Kind, Tokens: p.tokens, URL: url, Log: log}
-		pid, err := rt.System.Root.SpawnNamed(plugins.Props(opts, k.specs), k.c.Kind+"s")
+		// Under the guardian, supervised with the tree; stopped with the
+		// other processes.
+		pid, err := rt.SpawnChild(plugins.Props(opts, k.specs), k.c.Kind+"s")
 		if err != nil {
 			return err
 		}
@@ -100,49 +99,4 @@ func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.
 		})
 	}
 	return nil
-}
-
-// withCommands makes the session engine answer /hydra slash commands
-// through the extensions that registered them: the command is queued, run
-// and shown as a prompt is, and its extension's reply is the run's text.
-func withCommands(se *sessions.Engine, p *pipeline.Pipeline, system func() *actor.ActorSystem) *sessions.Engine {
-	inner := se.Resolve
-	if inner == nil {
-		return se
-	}
-	se.Resolve = func(ctx context.Context, st sessions.State) (sessions.RunModel, error) {
-		m, err := inner(ctx, st)
-		if err != nil {
-			return m, err
-		}
-		m.Provider = commandProvider{p: p, system: system(), inner: m.Provider, session: st.ID}
-		return m, nil
-	}
-	return se
-}
-
-// commandProvider answers a request whose last message is a slash
-// command with pipeline.Pipeline.RunCommand; any other goes to inner.
-type commandProvider struct {
-	p       *pipeline.Pipeline
-	system  *actor.ActorSystem
-	inner   llm.Provider
-	session string
-}
-
-func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
-	n := len(req.Messages)
-	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !pipeline.IsCommand(req.Messages[n-1].Content) {
-		return cp.inner.Stream(ctx, req, sink)
-	}
-	text, err := cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content)
-	if err != nil {
-		return nil, err
-	}
-	if sink != nil && text != "" {
-		if err := sink(llm.Chunk{Kind: llm.ChunkText, Text: text}); err != nil {
-			return nil, err
-		}
-	}
-	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: text}, FinishReason: llm.FinishStop}, nil
 }

@@ -1,0 +1,319 @@
+package daemon
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/engine"
+	"github.com/troupehq/troupe/runtime/datahome"
+	"github.com/troupehq/troupe/runtime/hydraconfig"
+	"github.com/troupehq/troupe/runtime/logging"
+	"github.com/troupehq/troupe/runtime/pidfile"
+	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/rest"
+)
+
+// PIDFile in the home holds the running daemon's pid under a lock: one
+// daemon per home.
+const PIDFile = "daemon.pid"
+
+// Config is what `troupe daemon`'s flags set.
+type Config struct {
+	// Home is the data home; "" resolves as datahome.Resolve does.
+	Home string
+	// Log receives the daemon's logs; nil logs at the default level to
+	// stderr.
+	Log *slog.Logger
+	// Listen, TLSCert, TLSKey and AllowedOrigins are the server's (Options).
+	Listen          string
+	TLSCert, TLSKey string
+	AllowedOrigins  []string
+	// Engine is the model selection and the run loop's settings (its Mode
+	// is the approval mode of new sessions); its Home is Config.Home.
+	Engine engine.Options
+	// DefaultCwd is the directory of sessions created without one; "" is
+	// the process's working directory.
+	DefaultCwd string
+	// MCPRecall offers every session created over /acp the
+	// hydra-acp-recall MCP server.
+	MCPRecall bool
+	// Version is what the daemon reports as its own.
+	Version string
+	// Signals makes the first SIGINT or SIGTERM close Done (and a second
+	// exit the process): for a process that is the daemon, not for a test
+	// that hosts several.
+	Signals bool
+}
+
+// ErrConfig marks a Start error the configuration caused (a broken
+// models.yml or config.yml, an address refused, a TLS pair that does not
+// load), as against one of the machine (the store, a port taken).
+var ErrConfig = errors.New("daemon configuration")
+
+type configError struct{ err error }
+
+func (e configError) Error() string   { return e.err.Error() }
+func (e configError) Unwrap() []error { return []error{e.err, ErrConfig} }
+
+// stopWait bounds a Shutdown whose context sets no deadline (that of a
+// daemon whose start failed half-way, say), as the command bounds its own.
+const stopWait = 30 * time.Second
+
+// Daemon is a running daemon: the supervision tree, its HTTP server and
+// what they share.
+type Daemon struct {
+	home  string
+	token string
+	rt    *actors.Runtime
+	srv   *Server
+	lock  *pidfile.Lock
+	log   *slog.Logger
+
+	done chan struct{}
+	err  error // the server's failure; written before done closes
+	stop func()
+
+	shutdown sync.Once
+	shutErr  error
+}
+
+// Start builds the whole daemon from cfg and serves: it takes the home's
+// pid file, boots the runtime with the session engine, the llama-server
+// supervisor, the plugin supervisors and the transformer pipeline, mounts
+// REST, ACP, MCP and the agent-facing routes, writes the address file and
+// answers. ctx ending asks the daemon to stop, as a signal does: Done is
+// closed and the caller calls Shutdown.
+func Start(ctx context.Context, cfg Config) (*Daemon, error) {
+	log := cfg.Log
+	if log == nil {
+		var err error
+		if log, err = logging.New(logging.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	home, err := datahome.Resolve(cfg.Home, log)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := pidfile.Acquire(filepath.Join(home, PIDFile))
+	if held := (*pidfile.HeldError)(nil); errors.As(err, &held) {
+		return nil, fmt.Errorf("a daemon (pid %d) already runs on %s; see `troupe daemon status`", held.PID, home)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{home: home, lock: lock, log: log, done: make(chan struct{})}
+	if err := d.assemble(ctx, cfg, log); err != nil {
+		return nil, errors.Join(err, d.Shutdown(context.Background()))
+	}
+	return d, nil
+}
+
+// assemble boots the runtime and the server; a failure leaves what it
+// started for Shutdown to stop.
+func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) error {
+	opts := cfg.Engine
+	opts.Home = d.home
+	eng, err := engine.New(opts)
+	if err != nil {
+		return configError{err}
+	}
+	cwd := cfg.DefaultCwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	// Hydra's clients pointed at this home read its config.json: listen
+	// where it says (unless told otherwise), and name its digest in
+	// /v1/health, or they refuse this daemon.
+	hydra, herr := hydraconfig.Read(d.home)
+	if herr != nil {
+		log.Warn("hydra config ignored: Hydra's clients will refuse this daemon until it is fixed", "error", herr)
+	}
+	listen := cfg.Listen
+	if listen == "" && hydra.Present {
+		listen = hydra.Listen()
+	}
+	digest := ""
+	if herr == nil {
+		digest = hydra.Digest()
+	}
+	agentMCP := newAgentMCP(d.home, cfg.MCPRecall)
+	pipe := pipeline.New()
+	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
+	var rt *actors.Runtime
+	sessionEngine := withCommands(eng.Session(), pipe, func() *actor.ActorSystem { return rt.System })
+	sessionEngine.MCPServers = agentMCP.rebase
+	// A chained session's link starts whenever the session comes live,
+	// whatever woke it (the chains are restored before anything can).
+	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
+	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	if err != nil {
+		return err
+	}
+	d.rt = rt
+	pipe.Links = rt.Spawner(actors.SpawnerChainLinks) // before any session can come live
+	sup, err := rt.StartLongLivedServers(eng)
+	if err != nil {
+		return err
+	}
+	// One hub for both sides: REST entries show who is attached over ACP.
+	hub := acp.NewHub()
+	plug, err := newDaemonPlugins(rt, d.home, pipe)
+	if err != nil {
+		return configError{err}
+	}
+	settings, err := eng.DefaultSettings()
+	if err != nil {
+		// Warned about above: sessions are created without a model and
+		// their prompts fail until one resolves.
+		settings.Provider, settings.Model = nil, nil
+	}
+	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
+		Home: d.home, ConfigDigest: digest,
+		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
+		Chain:   func() []string { return pipe.ResolveChain(nil) },
+		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
+		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
+	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
+			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
+		Peer: plug.peer,
+		Start: func(props *actor.Props, name string) error {
+			_, err := rt.StartTransport(props, name)
+			return err
+		},
+		Log: log,
+	})
+	mcpServer := daemonMCP(rt, eng, sup, settings, cwd, cfg.Version, log)
+	// /mcp is troupe's own MCP server; /mcp/hydra-acp-stdin and -recall the
+	// agent-facing ones; any other /mcp/{name} an extension's.
+	handlers := agentMCP.handlers(rt.Sessions, cfg.Version, log)
+	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
+	// Signals are ours before daemon.addr exists: a client that reads the
+	// address may stop the daemon at once, and a SIGTERM that came before
+	// the handler would kill it without the ordered shutdown.
+	stopCtx, stop := context.WithCancel(ctx)
+	if cfg.Signals {
+		stopCtx, stop = actors.NotifyShutdown(ctx, log)
+	}
+	d.stop = stop
+	srv, err := Listen(Options{
+		Listen: listen, Home: d.home, TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, AllowedOrigins: cfg.AllowedOrigins, API: api,
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
+		Handlers: handlers,
+	})
+	if err != nil {
+		return configError{err}
+	}
+	d.srv = srv
+	if d.token, err = ServiceToken(d.home); err != nil {
+		return err
+	}
+	// /mcp/* takes a session's capability token, checked from the
+	// headers before the route is known.
+	srv.Auth.Capability = func(tok string) bool { _, ok := agentMCP.tokens.Check(tok); return ok }
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
+	agentMCP.setBase(srv.URL())
+	rt.OnShutdown(actors.StageInput, srv.Shutdown)
+	rt.OnShutdown(actors.StageInput, agentMCP.close)
+	if err := plug.start(rt, srv, log); err != nil {
+		return err
+	}
+	rt.OnShutdown(actors.StageInput, api.Close)
+	// Before the connections stop: an extension's command cut by the
+	// shutdown is abandoned, and its connection is still there to hear it.
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
+	srv.Serve()
+	if err := d.lock.Describe(discovery(cmp.Or(listen, DefaultListen), srv.Addr())); err != nil {
+		log.Warn("Hydra's clients will not find this daemon", "error", err)
+	}
+	go d.watch(stopCtx)
+	return nil
+}
+
+// watch closes done when the daemon is asked to stop or its server fails;
+// it ends with the server, which Shutdown stops.
+func (d *Daemon) watch(stop context.Context) {
+	select {
+	case <-stop.Done():
+	case err := <-d.srv.Done():
+		d.err = err
+	}
+	close(d.done)
+}
+
+// URL is where the daemon answers, e.g. http://127.0.0.1:55514.
+func (d *Daemon) URL() string { return d.srv.URL() }
+
+// Home is the daemon's data home, resolved.
+func (d *Daemon) Home() string { return d.home }
+
+// Token is the home's service token.
+func (d *Daemon) Token() string { return d.token }
+
+// Runtime is the daemon's supervision tree and store.
+func (d *Daemon) Runtime() *actors.Runtime { return d.rt }
+
+// Done is closed when the daemon is asked to stop (a signal with
+// Config.Signals, Start's ctx ending) or its server fails (Err says how).
+func (d *Daemon) Done() <-chan struct{} { return d.done }
+
+// Err is why the server stopped on its own once Done is closed; nil when
+// the daemon was asked to stop.
+func (d *Daemon) Err() error {
+	select {
+	case <-d.done:
+		return d.err
+	default:
+		return nil
+	}
+}
+
+// Shutdown stops the daemon in the runtime's stage order (the server
+// first, the store last), releases the signal handlers and the pid file.
+// It is safe to call more than once; later calls return the first result.
+func (d *Daemon) Shutdown(ctx context.Context) error {
+	d.shutdown.Do(func() {
+		var errs []error
+		if d.rt != nil {
+			if _, ok := ctx.Deadline(); !ok {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, stopWait)
+				defer cancel()
+			}
+			errs = append(errs, d.rt.Shutdown(ctx))
+		}
+		if d.stop != nil {
+			d.stop()
+		}
+		if err := d.lock.Release(); err != nil {
+			d.log.Warn("release pid file", "error", err)
+		}
+		d.shutErr = errors.Join(errs...)
+	})
+	return d.shutErr
+}
+
+// discovery is the pid file's record of a daemon listening at addr, asked
+// to bind listen: what Hydra's clients find a daemon by.
+func discovery(listen string, addr net.Addr) pidfile.Info {
+	host, _, _ := net.SplitHostPort(listen)
+	port := 0
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		port = tcp.Port
+	}
+	return pidfile.Info{PID: os.Getpid(), Host: host, Port: port, LoopbackPort: port,
+		StartedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+}
