@@ -152,6 +152,12 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 // when the start (2 when its configuration), the server or the shutdown
 // failed.
 func serveDaemon(ctx context.Context, cfg daemon.Config, stderr io.Writer) int {
+	return serveDaemonWith(ctx, cfg, stderr, nil)
+}
+
+// serveDaemonWith is serveDaemon telling started, when set, of the daemon
+// once it listens (a test that runs it in-process looks inside).
+func serveDaemonWith(ctx context.Context, cfg daemon.Config, stderr io.Writer, started func(*daemon.Daemon)) int {
 	d, err := daemon.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
@@ -163,6 +169,9 @@ func serveDaemon(ctx context.Context, cfg daemon.Config, stderr io.Writer) int {
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
 	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", d.URL())
+	if started != nil {
+		started(d)
+	}
 	<-d.Done()
 	code := 0
 	if err := d.Err(); err != nil {

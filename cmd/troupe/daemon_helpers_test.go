@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/subprocess"
+	"github.com/troupehq/troupe/transports/daemon"
 )
 
 // daemonProc is a running `troupe daemon` on port 0 and an HTTP client
@@ -64,7 +66,7 @@ func startDaemon(t testing.TB, home string, env []string, args ...string) *daemo
 	p := &inProcessDaemon{t: t, cancel: cancel, exited: make(chan struct{}), stderr: stderr}
 	go func() {
 		defer close(p.exited)
-		p.code = serveDaemon(ctx, cfg, stderr)
+		p.code = serveDaemonWith(ctx, cfg, stderr, func(d *daemon.Daemon) { p.daemon.Store(d) })
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -120,6 +122,7 @@ func inProcessGetenv(t testing.TB, env []string) func(string) string {
 // as the command's signal handler makes it, and its exit code is the
 // command's.
 type inProcessDaemon struct {
+	daemon atomic.Pointer[daemon.Daemon] // once it listens
 	t      testing.TB
 	cancel context.CancelFunc
 	exited chan struct{}
