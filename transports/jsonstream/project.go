@@ -67,12 +67,12 @@ func (p *Projector) project(ch projection.Change) []any {
 	switch m := ch.Payload.(type) {
 	case *event.ToolStartedPayload:
 		if !m.AwaitingApproval {
-			return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: m.Name})
+			return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: toolName(m.Name)})
 		}
 	case *event.PermissionRequestedPayload:
 		args := toolArgs(m.Arguments)
 		return one(ToolRequest{Type: "tool_request", MsgID: m.RunID, CallID: m.ToolCallID,
-			Tool: ToolInfo{Name: m.Name, Category: m.Category, Args: args, Description: describe(m.Name, args)}})
+			Tool: ToolInfo{Name: toolName(m.Name), Category: m.Category, Args: args, Description: describe(m.Name, args)}})
 	case *event.PermissionResolvedPayload:
 		return resolved(ch.Call, m)
 	case *event.ToolCompletedPayload:
@@ -122,7 +122,7 @@ func mcpStatus(m *event.MCPStatusPayload) string {
 func resolved(c *projection.ToolCall, m *event.PermissionResolvedPayload) []any {
 	switch m.Outcome {
 	case "allowed":
-		return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: c.Name})
+		return one(ToolRunning{Type: "tool_running", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: toolName(c.Name)})
 	case "denied":
 		reason := cmp.Or(m.Reason, "User denied")
 		return one(ToolCancelled{Type: "tool_cancelled", MsgID: m.RunID, CallID: m.ToolCallID, Reason: reason})
@@ -142,8 +142,14 @@ func completed(c *projection.ToolCall, m *event.ToolCompletedPayload) []any {
 	switch m.Status {
 	case "success", "error":
 		typ := cmp.Or(m.OutputType, "text")
-		return one(ToolResult{Type: "tool_result", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: m.Name,
-			Status: m.Status, Output: m.Output, OutputType: typ, Metadata: m.Metadata})
+		res := ToolResult{Type: "tool_result", MsgID: m.RunID, CallID: m.ToolCallID, ToolName: toolName(m.Name),
+			Status: m.Status, Output: m.Output, OutputType: typ, Metadata: m.Metadata}
+		if m.Status != "error" || !builtin(m.Name) {
+			return one(res)
+		}
+		// A built-in tool that failed is also the spec's tool_error; the
+		// model sees the failure and goes on, so it is not retryable.
+		return []any{res, NewError(m.RunID, CodeTool, toolName(m.Name)+": "+oneLine(m.Output), false)}
 	default: // cancelled, skipped, interrupted
 		return one(ToolCancelled{Type: "tool_cancelled", MsgID: m.RunID, CallID: m.ToolCallID, Reason: m.Output})
 	}

@@ -46,7 +46,7 @@ func TestProjector(t *testing.T) {
 	)
 	testkit.DeepEqual(t, got, []string{
 		`{"type":"stream_start","msg_id":"r"}`,
-		`{"type":"tool_request","msg_id":"r","call_id":"c","tool":{"name":"bash","category":"exec","args":"not json","description":"Call bash"}}`,
+		`{"type":"tool_request","msg_id":"r","call_id":"c","tool":{"name":"Bash","category":"exec","args":"not json","description":"Call bash"}}`,
 		`{"type":"tool_cancelled","msg_id":"r","call_id":"c","reason":"User denied"}`,
 		`{"type":"info","msg_id":"r","message":"provider error: 503; retrying in 10ms (1/1)"}`,
 		`{"type":"error","msg_id":"r","error":{"code":"provider_error","message":"503","retryable":true}}`,
