@@ -187,7 +187,7 @@ func runDaemonStatus(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, e := range list {
-		if e.Status == "live" {
+		if e.Status == "warm" {
 			st.Live++
 		} else {
 			st.Cold++

@@ -161,7 +161,7 @@ func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
 	})
 	row := strings.Fields(strings.Split(cli(t, env, "", "session", "list").ok(t, "list"), "\n")[1])
 	testkit.Equal(t, row[0], id)
-	testkit.Equal(t, strings.Join(row[2:6], " "), "live yes yes 1") // status, busy, awaiting input, clients
+	testkit.Equal(t, strings.Join(row[2:6], " "), "warm yes yes 1") // status, busy, awaiting input, clients
 	cli(t, env, "", "session", "cancel", id).ok(t, "cancel")
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 130)
 }
