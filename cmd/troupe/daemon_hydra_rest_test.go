@@ -2,6 +2,9 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,5 +96,53 @@ func TestDaemonRestartKeepsUpdatedAt(t *testing.T) {
 		if !after[id].UpdatedAt.Equal(before[id].UpdatedAt) {
 			t.Fatalf("session %s: updatedAt %s after a kill and an attach, was %s", id, after[id].UpdatedAt, before[id].UpdatedAt)
 		}
+	}
+}
+
+// An extension's entry carries what Hydra's `extensions list` prints:
+// restartCount, startedAt (Unix ms, null while stopped), lastExitCode and
+// logPath, the file (where Hydra keeps it) its runs' stdout and stderr
+// are appended to.
+func TestDaemonExtensionEntryRestartCountStartedAtLogPath(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home, nil)
+	type entry struct {
+		Status       string `json:"status"`
+		PID          int    `json:"pid"`
+		RestartCount *int   `json:"restartCount"`
+		StartedAt    *int64 `json:"startedAt"`
+		LastExitCode *int   `json:"lastExitCode"`
+		LogPath      string `json:"logPath"`
+	}
+	before := time.Now().UnixMilli()
+	d.call(t, "POST", "/v1/extensions", map[string]any{"name": "echoer",
+		"command": []string{"sh", "-c", "echo out-line; echo err-line >&2; exec sleep 60"}}, http.StatusCreated, nil)
+	var e entry
+	testkit.Eventually(t, 20*time.Second, "echoer running", func() bool {
+		d.call(t, "GET", "/v1/extensions/echoer", nil, http.StatusOK, &e)
+		return e.Status == "running" && e.PID != 0
+	})
+	if e.RestartCount == nil || *e.RestartCount != 0 || e.StartedAt == nil || *e.StartedAt < before ||
+		*e.StartedAt > time.Now().UnixMilli() || e.LastExitCode != nil {
+		t.Fatalf("running entry: %+v", e)
+	}
+	testkit.Equal(t, e.LogPath, filepath.Join(home, "extensions", "echoer", "current.log"))
+	testkit.Eventually(t, 10*time.Second, "both output lines in the log file", func() bool {
+		b, _ := os.ReadFile(e.LogPath)
+		return strings.Contains(string(b), "out-line\n") && strings.Contains(string(b), "err-line\n")
+	})
+
+	testkit.NoError(t, syscall.Kill(e.PID, syscall.SIGKILL))
+	first := e.PID
+	testkit.Eventually(t, 20*time.Second, "echoer started again", func() bool {
+		d.call(t, "GET", "/v1/extensions/echoer", nil, http.StatusOK, &e)
+		return e.Status == "running" && e.PID != 0 && e.PID != first
+	})
+	if *e.RestartCount != 1 || e.LastExitCode == nil || *e.LastExitCode != -1 {
+		t.Fatalf("restarted entry: %+v", e)
+	}
+	d.call(t, "POST", "/v1/extensions/echoer/stop", nil, http.StatusOK, &e)
+	if e.StartedAt != nil || e.Status != "stopped" {
+		t.Fatalf("stopped entry: %+v", e)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ func (p *daemonPlugins) start(rt *actors.Runtime, srv *daemon.Server, log *slog.
 		specs []plugins.Spec
 	}{{p.extensions, p.cfg.Extensions}, {p.transformers, p.cfg.Transformers}} {
 		opts := plugins.Options{Kind: k.c.Kind, Tokens: p.tokens, URL: url, Log: log}
+		if k.c.Home != "" {
+			opts.LogDir = filepath.Join(k.c.Home, k.c.Kind+"s")
+		}
 		pid, err := rt.System.Root.SpawnNamed(plugins.Props(opts, k.specs), k.c.Kind+"s")
 		if err != nil {
 			return err
