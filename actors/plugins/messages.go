@@ -81,14 +81,14 @@ func (s *Spec) Validate() error {
 
 // Info is a process as it is now: the protocol's extension entry.
 type Info struct {
-	Name     string            `json:"name"`
-	Command  []string          `json:"command"`
-	Args     []string          `json:"args"`
-	Env      map[string]string `json:"env"`
-	Enabled  bool              `json:"enabled"`
-	PID      int               `json:"pid,omitempty"`
-	Status   string            `json:"status"`
-	Version  string            `json:"version,omitempty"`
+	Name    string            `json:"name"`
+	Command []string          `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Enabled bool              `json:"enabled"`
+	PID     int               `json:"pid,omitempty"`
+	Status  string            `json:"status"`
+	Version string            `json:"version,omitempty"`
 	// RestartCount is how many times it was started again after exiting
 	// on its own (Hydra's clients read restartCount; the reference names
 	// no count).
