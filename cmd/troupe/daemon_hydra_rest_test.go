@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -144,5 +146,68 @@ func TestDaemonExtensionEntryRestartCountStartedAtLogPath(t *testing.T) {
 	d.call(t, "POST", "/v1/extensions/echoer/stop", nil, http.StatusOK, &e)
 	if e.StartedAt != nil || e.Status != "stopped" {
 		t.Fatalf("stopped entry: %+v", e)
+	}
+}
+
+// The transcript honours Hydra's query: tool calls only with ?tools=1,
+// thinking only with ?thoughts=1, turns windowed by ?last, ?from/?to
+// (negative from the end) and ?since (Unix ms), a slice saying so; a
+// malformed number is a 400.
+func TestDaemonTranscriptQueryOptions(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t,
+		llmserver.Steps(llmserver.Thinking("pondering turn one"), llmserver.ToolCall("c1", "read", `{"path":"notes.txt"}`)),
+		llmserver.Steps(llmserver.Text("answer one")),
+		llmserver.Steps(llmserver.Text("answer two")),
+		llmserver.Steps(llmserver.Text("answer three")),
+	)
+	testkit.NoError(t, os.WriteFile(filepath.Join(work, "notes.txt"), []byte("tool-ran"), 0o600))
+	d := startDaemon(t, home, env, model...)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	var mid int64
+	for i, p := range []string{"prompt one", "prompt two", "prompt three"} {
+		if i == 2 {
+			time.Sleep(20 * time.Millisecond)
+			mid = time.Now().UnixMilli()
+			time.Sleep(20 * time.Millisecond)
+		}
+		if f := c.WaitAnswer(c.Prompt(sid, p)); f.Error != nil {
+			t.Fatalf("prompt %q: %s", p, f.Raw)
+		}
+	}
+	md := func(query string) string {
+		t.Helper()
+		res := d.do(t, "GET", "/v1/sessions/"+sid+"/transcript"+query, nil)
+		b, _ := io.ReadAll(res.Body)
+		testkit.Equal(t, res.StatusCode, http.StatusOK)
+		return string(b)
+	}
+	has := func(query string, want, not []string) {
+		t.Helper()
+		got := md(query)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Fatalf("transcript%s lacks %q:\n%s", query, w, got)
+			}
+		}
+		for _, n := range not {
+			if strings.Contains(got, n) {
+				t.Fatalf("transcript%s shows %q:\n%s", query, n, got)
+			}
+		}
+	}
+	all := []string{"prompt one", "answer one", "prompt two", "answer two", "prompt three", "answer three"}
+	has("", all, []string{"### Tool", "tool-ran", "pondering", "Showing turns"})
+	has("?tools=1", append(all, "### Tool `read`", "tool-ran"), []string{"pondering"})
+	has("?thoughts=true", append(all, "pondering turn one"), []string{"### Tool"})
+	has("?last=1", []string{"_Showing turns 3-3 of 3._", "prompt three", "answer three"}, []string{"prompt two", "answer one"})
+	has("?from=-2", []string{"_Showing turns 2-3 of 3._", "prompt two", "prompt three"}, []string{"prompt one"})
+	has("?from=1&to=1&tools=yes", []string{"_Showing turns 1-1 of 3._", "prompt one", "tool-ran", "answer one"}, []string{"prompt two"})
+	has("?to=-2", []string{"_Showing turns 1-2 of 3._", "prompt one", "answer two"}, []string{"prompt three"})
+	has(fmt.Sprintf("?since=%d", mid), []string{"_Showing turns 3-3 of 3._", "prompt three"}, []string{"prompt two"})
+	has("?last=10", all, []string{"Showing turns"})
+	for _, bad := range []string{"?last=x", "?from=one", "?since=yesterday"} {
+		wantError(t, d.do(t, "GET", "/v1/sessions/"+sid+"/transcript"+bad, nil), http.StatusBadRequest)
 	}
 }

@@ -32,7 +32,7 @@ func runSessionTranscript(ctx context.Context, c *daemonclient.Client, args []st
 	if !ok {
 		return code
 	}
-	if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript", stdout); err != nil {
+	if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript?tools=1", stdout); err != nil {
 		return failed(stderr, "transcript", c, err)
 	}
 	return 0
