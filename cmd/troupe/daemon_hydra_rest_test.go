@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -209,5 +210,66 @@ func TestDaemonTranscriptQueryOptions(t *testing.T) {
 	has("?last=10", all, []string{"Showing turns"})
 	for _, bad := range []string{"?last=x", "?from=one", "?since=yesterday"} {
 		wantError(t, d.do(t, "GET", "/v1/sessions/"+sid+"/transcript"+bad, nil), http.StatusBadRequest)
+	}
+}
+
+// A session is titled by the first line of the first prompt a person
+// sends it, as Hydra titles one, and that prompt makes it interactive; a
+// title it already has stays. A session hydra's `cat` (clientInfo
+// hydra-acp-cat) makes is not interactive: no title from its prompts,
+// hidden from the default list.
+func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")),
+		llmserver.Steps(llmserver.Text("three")), llmserver.Steps(llmserver.Text("four")))
+	d := startDaemon(t, home, env, model...)
+	type entry struct {
+		Title       string `json:"title"`
+		Interactive *bool  `json:"interactive"`
+	}
+	get := func(id string) entry {
+		t.Helper()
+		var e entry
+		d.call(t, "GET", "/v1/sessions/"+id, nil, http.StatusOK, &e)
+		return e
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	if e := get(sid); e.Title != "" || e.Interactive != nil {
+		t.Fatalf("before any prompt: %+v", e)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "\n  fix the flaky test  \nit fails on CI only")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if e := get(sid); e.Title != "fix the flaky test" || e.Interactive == nil || !*e.Interactive {
+		t.Fatalf("after the first prompt: %+v", e)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "and the other one")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	testkit.Equal(t, get(sid).Title, "fix the flaky test")
+	testkit.Equal(t, d.listed(t, "")[sid].Title, "fix the flaky test")
+
+	var named struct{ SessionID string }
+	testkit.NoError(t, json.Unmarshal(c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": work, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"title": "given"}}})).Result, &named))
+	if f := c.WaitAnswer(c.Prompt(named.SessionID, "a prompt")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	testkit.Equal(t, get(named.SessionID).Title, "given")
+
+	cat := d.dialACP(t, "hydra-acp-cat")
+	piped, _ := cat.NewSession(work)
+	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise this log")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if e := get(piped); e.Title != "" || e.Interactive == nil || *e.Interactive {
+		t.Fatalf("hydra cat's session: %+v", e)
+	}
+	if _, ok := d.listed(t, "")[piped]; ok {
+		t.Fatal("hydra cat's session is in the default list")
+	}
+	if _, ok := d.listed(t, "?includeNonInteractive=1")[piped]; !ok {
+		t.Fatal("hydra cat's session is not listed with includeNonInteractive")
 	}
 }
