@@ -273,3 +273,125 @@ func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 		t.Fatal("hydra cat's session is not listed with includeNonInteractive")
 	}
 }
+
+// POST /v1/sessions/collect deletes cold sessions never made interactive,
+// oldest first, as `hydra sessions collect` asks (selection explicit:
+// only those marked not interactive; maxAgeDays; limit, the rest
+// deferred); interactive and warm sessions stay.
+func TestDaemonSessionsCollect(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("hi")))
+	d := startDaemon(t, home, env, model...)
+	kill := func(id string) {
+		t.Helper()
+		testkit.Equal(t, d.do(t, "POST", "/v1/sessions/"+id+"/kill", nil).StatusCode, http.StatusAccepted)
+	}
+	undecided := d.create(t, work)
+	kill(undecided)
+	c := d.dialACP(t, "editor")
+	var piped struct{ SessionID string }
+	testkit.NoError(t, json.Unmarshal(c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": work, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"interactive": false}}})).Result, &piped))
+	kill(piped.SessionID)
+	talked, _ := c.NewSession(work)
+	if f := c.WaitAnswer(c.Prompt(talked, "hello")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	kill(talked)
+	warm := d.create(t, work)
+
+	type result struct {
+		Considered, Deleted, Failed, Deferred int
+		OldestLastUsedMs                      *int64
+	}
+	var res result
+	d.call(t, "POST", "/v1/sessions/collect", map[string]any{"maxAgeDays": 1}, http.StatusOK, &res)
+	testkit.Equal(t, res, result{})
+	d.call(t, "POST", "/v1/sessions/collect", map[string]any{"maxAgeDays": 0, "selection": "explicit"}, http.StatusOK, &res)
+	if res.Considered != 1 || res.Deleted != 1 || res.Failed != 0 || res.Deferred != 0 || res.OldestLastUsedMs == nil {
+		t.Fatalf("explicit: %+v", res)
+	}
+	left := d.listed(t, "?includeNonInteractive=1")
+	if _, ok := left[piped.SessionID]; ok || len(left) != 3 {
+		t.Fatalf("after explicit: %v", left)
+	}
+
+	second := d.create(t, work)
+	kill(second)
+	d.call(t, "POST", "/v1/sessions/collect", map[string]any{"maxAgeDays": 0, "limit": 1}, http.StatusOK, &res)
+	if res.Considered != 2 || res.Deleted != 1 || res.Deferred != 1 || res.OldestLastUsedMs == nil {
+		t.Fatalf("limit 1: %+v", res)
+	}
+	left = d.listed(t, "?includeNonInteractive=1")
+	if _, ok := left[undecided]; ok { // the older of the two went first
+		t.Fatalf("after limit 1: %v", left)
+	}
+	d.call(t, "POST", "/v1/sessions/collect", map[string]any{}, http.StatusOK, &res)
+	testkit.Equal(t, res.Deleted, 1)
+	left = d.listed(t, "?includeNonInteractive=1")
+	_, hasTalked := left[talked]
+	_, hasWarm := left[warm]
+	if len(left) != 2 || !hasTalked || !hasWarm {
+		t.Fatalf("what collect leaves: %v", left)
+	}
+	wantError(t, d.do(t, "POST", "/v1/sessions/collect", "{"), http.StatusBadRequest)
+}
+
+// GET /v1/sessions/:id/compact/status answers what Hydra's TUI reads on
+// attach: shouldCompact from the context the last step used out of the
+// model's window (currentUsage {used, size}), inFlight; POST …/compact
+// starts one (202), which the status then counts.
+func TestDaemonCompactStatus(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t,
+		llmserver.Steps(llmserver.Text("small"), llmserver.ReportUsage(llmserver.Usage{PromptTokens: 1000, CompletionTokens: 10})),
+		llmserver.Steps(llmserver.Text("big"), llmserver.ReportUsage(llmserver.Usage{PromptTokens: 120000, CompletionTokens: 10})),
+		llmserver.Steps(llmserver.Text("the summary")),
+	)
+	d := startDaemon(t, home, env, model...)
+	type status struct {
+		InFlight      bool   `json:"inFlight"`
+		ShouldCompact *bool  `json:"shouldCompact"`
+		ApproxTokens  *int64 `json:"approxTokens"`
+		CurrentUsage  *struct {
+			Used, Size int64
+		} `json:"currentUsage"`
+		Compactions int `json:"compactions"`
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	var st status
+	d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
+	if st.ShouldCompact == nil || *st.ShouldCompact || st.CurrentUsage != nil || st.InFlight {
+		t.Fatalf("before any turn: %+v", st)
+	}
+	// Long enough for a compaction to have something to summarise.
+	if f := c.WaitAnswer(c.Prompt(sid, "one "+strings.Repeat("lorem ipsum ", 12000))); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
+	if *st.ShouldCompact || st.CurrentUsage == nil || st.CurrentUsage.Used != 1010 || st.CurrentUsage.Size != 128000 || *st.ApproxTokens != 1010 {
+		t.Fatalf("after a small turn: %+v %+v", st, st.CurrentUsage)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "two")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
+	if !*st.ShouldCompact || st.CurrentUsage.Used != 120010 {
+		t.Fatalf("past the threshold: %+v %+v", st, st.CurrentUsage)
+	}
+
+	var sched struct{ Scheduled bool }
+	d.call(t, "POST", "/v1/sessions/"+sid+"/compact", nil, http.StatusAccepted, &sched)
+	testkit.Equal(t, sched.Scheduled, true)
+	testkit.Eventually(t, 20*time.Second, "the compaction counted", func() bool {
+		st = status{}
+		d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
+		return st.Compactions == 1 && !st.InFlight
+	})
+	if *st.ShouldCompact || st.CurrentUsage != nil {
+		t.Fatalf("after compacting: %+v", st)
+	}
+	wantError(t, d.do(t, "GET", "/v1/sessions/nope/compact/status", nil), http.StatusNotFound)
+	wantError(t, d.do(t, "POST", "/v1/sessions/nope/compact", nil), http.StatusNotFound)
+}
