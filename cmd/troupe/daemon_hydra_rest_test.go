@@ -395,3 +395,29 @@ func TestDaemonCompactStatus(t *testing.T) {
 	wantError(t, d.do(t, "GET", "/v1/sessions/nope/compact/status", nil), http.StatusNotFound)
 	wantError(t, d.do(t, "POST", "/v1/sessions/nope/compact", nil), http.StatusNotFound)
 }
+
+// A session that is not interactive (hydra's cat's) goes cold once its
+// last client leaves, not after the idle timeout; an interactive one
+// stays warm.
+func TestDaemonNonInteractiveSessionGoesColdWhenLeft(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")))
+	d := startDaemon(t, home, env, model...)
+	cat := d.dialACP(t, "hydra-acp-cat")
+	piped, _ := cat.NewSession(work)
+	editor := d.dialACP(t, "editor")
+	talked, _ := editor.NewSession(work)
+	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if f := editor.WaitAnswer(editor.Prompt(talked, "hello")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	testkit.Equal(t, d.listed(t, "?includeNonInteractive=1")[piped].Status, "warm")
+	cat.WS.Close()
+	editor.WS.Close()
+	testkit.Eventually(t, 10*time.Second, "cat's session cold", func() bool {
+		return d.listed(t, "?includeNonInteractive=1")[piped].Status == "cold"
+	})
+	testkit.Equal(t, d.listed(t, "")[talked].Status, "warm")
+}

@@ -157,9 +157,16 @@ func (s *session) Receive(ctx actor.Context) {
 			s.log.Warn("status not recorded", "error", m.Err)
 		}
 	case *actor.Terminated:
+		_, watched := s.subs[m.Who.Id]
 		delete(s.subs, m.Who.Id)
 		delete(s.weak, m.Who.Id)
 		s.childStopped(ctx, m.Who)
+		if watched && s.f.st.Interactive != nil && !*s.f.st.Interactive {
+			// Hydra lets a session that is not interactive (piped, cat's)
+			// go cold once its last client leaves, not after the idle
+			// timeout: nobody will come back to it.
+			s.requestPassivation(ctx, true)
+		}
 	case *idleCheck:
 		s.onIdleCheck(ctx)
 	case *Passivate:
