@@ -112,7 +112,7 @@ type session struct {
 	handled uint64
 
 	queuePID  *actor.PID
-	runPID   *actor.PID
+	runPID    *actor.PID
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
 	stopping  bool
