@@ -163,7 +163,7 @@ func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error
 		}
 	}
 	for _, st := range b.Statuses {
-		if _, err := tx.Stmt(s.stmts.status).ExecContext(ctx, st.Status, st.Reason, now, st.SessionID, st.Status); err != nil {
+		if _, err := tx.Stmt(s.stmts.status).ExecContext(ctx, st.Status, st.Reason, st.SessionID, st.Status); err != nil {
 			return fmt.Errorf("commit batch: session %s status: %w", st.SessionID, err)
 		}
 	}

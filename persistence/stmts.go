@@ -33,10 +33,14 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 				provider = excluded.provider, model = excluded.model, usage = excluded.usage,
 				parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
 				interactive = excluded.interactive, child_of = excluded.child_of,
-				transformers = excluded.transformers, updated_at = excluded.updated_at`},
+				transformers = excluded.transformers`},
 		// Only a new failure replaces a failed status: the actor of a
 		// failed session still records itself cold as it is stopped.
-		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?, updated_at = ?
+		// Neither this nor the upsert above moves updated_at past the
+		// session's creation: a session's last update is its newest
+		// event's, and a status (an actor started or stopped, a daemon's
+		// restart) is no activity.
+		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?
 			WHERE id = ? AND (status != 'failed' OR ? = 'failed')`},
 		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
 		{&w.leaseRow, leaseRowSQL},

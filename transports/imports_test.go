@@ -30,8 +30,9 @@ var allowed = map[string]string{
 	"runtime/tooltext":     "tool calls a message wrote as text, reparsed as the run parsed them (projection.MessageCalls)",
 	"runtime/jsontext":     "JSON strings written by hand on the hot paths, as encoding/json writes them",
 	// Every door that takes a directory for a session checks it alike.
-	"actors/spawner":  "the guardian's spawners: an actor a transport starts beyond its own children (a chained session's link)",
-	"runtime/workdir": "the one check of a directory a client or a bundle names for a session",
+	"actors/spawner":     "the guardian's spawners: an actor a transport starts beyond its own children (a chained session's link)",
+	"runtime/compaction": "when a session should compact, as REST's compact/status reports it",
+	"runtime/workdir":    "the one check of a directory a client or a bundle names for a session",
 	// The hugind bridge manages llama-servers, configs and models, not
 	// sessions: these are what its methods are about.
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",

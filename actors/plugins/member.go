@@ -27,6 +27,10 @@ type member struct {
 	restart   *time.Timer // pending while crashed
 	attempt   int         // restarts since the last stable run
 	restarts  int
+	lastExit  *int
+	// out is the current run's log file (Options.LogDir), nil without
+	// one; opened at launch, closed when the run ends.
+	out *os.File
 }
 
 // restartNow is the backoff timer's message.
@@ -53,6 +57,7 @@ func (m *member) Receive(ctx actor.Context) {
 	case *process.Line:
 		if m.current(ctx) {
 			m.opts.Log.Debug(m.opts.Kind, "name", m.spec.Name, "stream", msg.Stream.String(), "line", msg.Text)
+			m.writeLine(msg.Text)
 		}
 	case *process.Exited:
 		if m.current(ctx) {
@@ -76,7 +81,11 @@ func (m *member) current(ctx actor.Context) bool {
 
 func (m *member) info() Info {
 	in := Info{Name: m.spec.Name, Command: m.spec.Command, Args: m.spec.Args, Env: m.spec.Env,
-		Enabled: *m.spec.Enabled, PID: m.pid, Status: m.status, Restarts: m.restarts}
+		Enabled: *m.spec.Enabled, PID: m.pid, Status: m.status, RestartCount: m.restarts,
+		LastExitCode: m.lastExit, LogPath: m.logPath()}
+	if m.proc != nil {
+		in.StartedAt = new(m.startedAt.UnixMilli())
+	}
 	return in
 }
 
@@ -89,6 +98,7 @@ func (m *member) changed(ctx actor.Context) {
 func (m *member) launch(ctx actor.Context) {
 	m.run++
 	m.pid, m.startedAt = 0, time.Now()
+	m.openLog()
 	m.token = m.opts.Tokens.mint(m.id())
 	env := append(os.Environ(), lo.MapToSlice(m.spec.Env, func(k, v string) string { return k + "=" + v })...)
 	env = append(env, "HYDRA_ACP_TOKEN="+m.token, "TROUPE_TOKEN="+m.token,
@@ -107,6 +117,8 @@ func (m *member) exited(ctx actor.Context, ex *process.Exited) {
 	m.token = ""
 	ctx.Stop(m.proc)
 	m.proc, m.pid = nil, 0
+	m.lastExit = new(ex.Code)
+	m.closeLog()
 	policy := m.opts.backoff()
 	if policy.Stable(time.Since(m.startedAt)) {
 		m.attempt = 0
@@ -178,5 +190,6 @@ func (m *member) halt(ctx actor.Context) {
 		ctx.Stop(m.proc)
 		m.proc = nil
 	}
+	m.closeLog()
 	m.pid, m.status = 0, StatusStopped
 }

@@ -81,15 +81,27 @@ func (s *Spec) Validate() error {
 
 // Info is a process as it is now: the protocol's extension entry.
 type Info struct {
-	Name     string            `json:"name"`
-	Command  []string          `json:"command"`
-	Args     []string          `json:"args"`
-	Env      map[string]string `json:"env"`
-	Enabled  bool              `json:"enabled"`
-	PID      int               `json:"pid,omitempty"`
-	Status   string            `json:"status"`
-	Version  string            `json:"version,omitempty"`
-	Restarts int               `json:"restarts"`
+	Name    string            `json:"name"`
+	Command []string          `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Enabled bool              `json:"enabled"`
+	PID     int               `json:"pid,omitempty"`
+	Status  string            `json:"status"`
+	Version string            `json:"version,omitempty"`
+	// RestartCount is how many times it was started again after exiting
+	// on its own (Hydra's clients read restartCount; the reference names
+	// no count).
+	RestartCount int `json:"restartCount"`
+	// StartedAt is when the current run started, in Unix milliseconds;
+	// null while none runs.
+	StartedAt *int64 `json:"startedAt"`
+	// LastExitCode is how the last run ended on its own (-1: a signal or
+	// no start); null before any did.
+	LastExitCode *int `json:"lastExitCode"`
+	// LogPath is the file its runs' stdout and stderr are appended to
+	// (Options.LogDir); "" when output goes to the daemon's log only.
+	LogPath string `json:"logPath"`
 }
 
 // Register adds a process and starts it when enabled; answered *Reply.

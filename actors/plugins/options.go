@@ -22,6 +22,11 @@ type Options struct {
 	StableAfter time.Duration
 	// StopGrace is the SIGTERM-to-SIGKILL grace of a stop. Default 5s.
 	StopGrace time.Duration
+	// LogDir, when set, is where each program's output is appended:
+	// LogDir/<name>/current.log, where Hydra keeps it (its CLI's
+	// `extensions logs` tails that file). Unset, output lines go to Log
+	// at debug level only.
+	LogDir string
 	// OnEvent receives every status change, from an actor: never block.
 	OnEvent func(Info)
 	Log     *slog.Logger

@@ -18,6 +18,9 @@ type PromptRequest struct {
 	Position  string // head | tail (the default) | after
 	After     string // the message it goes after, with Position after
 	Client    string // who sent it, recorded in prompt.queued
+	// Ancillary marks machine traffic (hydra's _meta ancillary): it
+	// neither titles the session nor makes it interactive.
+	Ancillary bool
 }
 
 // PromptResult answers Prompt once prompt.queued is durable. The run it
@@ -174,7 +177,7 @@ func (c *Client) Fork(ctx context.Context, req ForkRequest) (string, error) {
 
 func promptCall(req PromptRequest) call[PromptResult] {
 	msg := &session.Prompt{MessageID: req.MessageID, Content: req.Content, Delivery: req.Delivery,
-		Position: req.Position, After: req.After, Client: req.Client}
+		Position: req.Position, After: req.After, Client: req.Client, Ancillary: req.Ancillary}
 	return call[PromptResult]{msg: msg, read: func(res any) (PromptResult, error) {
 		q, err := replyAs[*queue.Enqueued](res, "prompt")
 		if err != nil {

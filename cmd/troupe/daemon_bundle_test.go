@@ -61,7 +61,7 @@ func TestDaemonDiffTranscriptSearchFork(t *testing.T) {
 	testkit.Equal(t, len(diffs), 0)
 	wantError(t, d.do(t, "GET", "/v1/sessions/nope/diff", nil), http.StatusNotFound)
 
-	res := d.do(t, "GET", "/v1/sessions/"+id+"/transcript", nil)
+	res := d.do(t, "GET", "/v1/sessions/"+id+"/transcript?tools=1", nil)
 	testkit.Equal(t, res.Header.Get("Content-Type"), "text/markdown; charset=utf-8")
 	md, _ := io.ReadAll(res.Body)
 	for _, want := range []string{"## User\n\nplease edit f.txt", "### Tool `write` (success)", "### Tool `edit` (success)", "## Assistant\n\ndone editing"} {

@@ -26,7 +26,7 @@ type pluginInfo struct {
 	PID      int               `json:"pid"`
 	Status   string            `json:"status"`
 	Version  string            `json:"version"`
-	Restarts int               `json:"restarts"`
+	Restarts int               `json:"restartCount"`
 }
 
 // registerPlugin registers testkit's plugin program as kind ("extensions"

@@ -29,7 +29,7 @@ func TestDaemonServesOtherProcessesSessionsReadOnly(t *testing.T) {
 
 	var e sessionEntry
 	d.call(t, "GET", "/v1/sessions/"+id, nil, http.StatusOK, &e)
-	testkit.Equal(t, e.Status, "live")
+	testkit.Equal(t, e.Status, "warm")
 	if lines := ndjson(t, d.do(t, "GET", "/v1/sessions/"+id+"/history", nil)); len(lines) < 3 {
 		t.Fatalf("history of the running session: %v", lines)
 	}

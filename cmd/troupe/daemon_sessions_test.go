@@ -27,7 +27,7 @@ func TestDaemonSessionsCreateListGetRetitleDelete(t *testing.T) {
 	d.call(t, "GET", "/v1/sessions", nil, http.StatusOK, &list)
 	testkit.Equal(t, len(list.Sessions), 2)
 	d.call(t, "GET", "/v1/sessions?cwd="+dirA+"&includeNonInteractive=1", nil, http.StatusOK, &list)
-	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != a || list.Sessions[0].Status != "live" {
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != a || list.Sessions[0].Status != "warm" {
 		t.Fatalf("list by cwd: %+v", list.Sessions)
 	}
 
@@ -108,7 +108,7 @@ func TestDaemonKillGoesColdAndBack(t *testing.T) {
 		d.call(t, "GET", "/v1/sessions/"+id, nil, http.StatusOK, &e)
 		return e.Status
 	}
-	testkit.Equal(t, status(), "live")
+	testkit.Equal(t, status(), "warm")
 	var agents struct {
 		Agents []struct {
 			ID, Installed string
@@ -132,7 +132,7 @@ func TestDaemonKillGoesColdAndBack(t *testing.T) {
 		t.Fatalf("troupe run on the cold session: exit %d\n%s", code, out)
 	}
 	testkit.Equal(t, d.do(t, "PATCH", "/v1/sessions/"+id, map[string]string{"title": "back"}).StatusCode, http.StatusNoContent)
-	testkit.Equal(t, status(), "live")
+	testkit.Equal(t, status(), "warm")
 	lines := ndjson(t, d.do(t, "GET", "/v1/sessions/"+id+"/history", nil))
 	kinds := []string{}
 	for _, l := range lines {

@@ -47,7 +47,7 @@ func TestDaemonStatusAfterSIGKILL(t *testing.T) {
 		return "", ""
 	}
 	rest, acp := status(d)
-	testkit.Equal(t, rest, "live")
+	testkit.Equal(t, rest, "warm")
 	testkit.Equal(t, acp, "live")
 
 	d.proc.Kill()
@@ -59,6 +59,6 @@ func TestDaemonStatusAfterSIGKILL(t *testing.T) {
 
 	d.dialACP(t, "editor").Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	rest, acp = status(d)
-	testkit.Equal(t, rest, "live")
+	testkit.Equal(t, rest, "warm")
 	testkit.Equal(t, acp, "live")
 }

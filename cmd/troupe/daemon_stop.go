@@ -209,7 +209,7 @@ func runDaemonStatus(cf clientFlags, asJSON bool, stdout, stderr io.Writer) int 
 		return 1
 	}
 	for _, e := range list {
-		if e.Status == "live" {
+		if e.Status == "warm" {
 			st.Live++
 		} else {
 			st.Cold++

@@ -51,7 +51,7 @@ func shownIn(t *testing.T, lines []string) (string, map[string]int) {
 
 func transcriptOf(t *testing.T, d *daemonProc, id string) string {
 	t.Helper()
-	res := d.do(t, "GET", "/v1/sessions/"+id+"/transcript", nil)
+	res := d.do(t, "GET", "/v1/sessions/"+id+"/transcript?tools=1", nil)
 	b, err := io.ReadAll(res.Body)
 	testkit.NoError(t, err)
 	testkit.Equal(t, res.StatusCode, http.StatusOK)

@@ -336,7 +336,8 @@ func TestSessionPromptTurnRenders(t *testing.T) {
 	res := testkit.ChanRead(t, done, acpWait)
 	testkit.NoError(t, res.err)
 	testkit.Equal(t, res.stop, "end_turn")
-	want := "The notes have a typo.\nI'll fix the typo.\n" +
+	want := "title: fix the typo in notes.txt\n" + // the first prompt titled the session
+		"The notes have a typo.\nI'll fix the typo.\n" +
 		"? allow edit notes.txt?  [y] Allow once  [a] Always allow  [n] Reject → Allow once\n" +
 		"  ✓ edit notes.txt N.Ns\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
 		"Fixed: notes.txt now says hello.\n── end_turn\n"
@@ -371,8 +372,8 @@ func TestSessionAttachFromStart(t *testing.T) {
 	v.waitFor(t, "attached to")
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
-	want := "› say hello\nEasy.\nHello there.\n── end_turn\n" +
-		"attached to SESSION (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
+	want := "title: say hello\n› say hello\nEasy.\nHello there.\n── end_turn\n" + // the first prompt titled the session
+		"attached to SESSION \"say hello\" (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}), want)
 
 	// --new-only replays nothing.
@@ -381,5 +382,5 @@ func TestSessionAttachFromStart(t *testing.T) {
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}),
-		"attached to SESSION (live, 2 clients); Ctrl-C cancels the running turn, twice detaches\ndetached\n")
+		"attached to SESSION \"say hello\" (live, 2 clients); Ctrl-C cancels the running turn, twice detaches\ndetached\n")
 }

@@ -51,7 +51,7 @@ func TestSessionCLIDaemonStartPromptStopStartTranscript(t *testing.T) {
 	row := strings.Fields(lines[1])
 	testkit.Equal(t, row[0], id)
 	testkit.Equal(t, row[1], "greetings")
-	testkit.Equal(t, row[2], "live")
+	testkit.Equal(t, row[2], "warm")
 	testkit.Equal(t, row[6], "openai/tiny")
 	var entries []sessionInfo
 	testkit.NoError(t, json.Unmarshal([]byte(cli(t, env, "", "session", "list", "--json").ok(t, "list --json")), &entries))

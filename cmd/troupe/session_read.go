@@ -31,7 +31,7 @@ func newSessionTranscriptCmd(s *sessionCmd) *cobra.Command {
 	verb := s.verb("transcript")
 	verb.Args = wantArgs(1, 1, "a session id")
 	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript", stdout); err != nil {
+		if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/transcript?tools=1", stdout); err != nil {
 			return failed(stderr, "transcript", c, err)
 		}
 		return 0

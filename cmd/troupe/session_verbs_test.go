@@ -161,7 +161,7 @@ func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
 	})
 	row := strings.Fields(strings.Split(cli(t, env, "", "session", "list").ok(t, "list"), "\n")[1])
 	testkit.Equal(t, row[0], id)
-	testkit.Equal(t, strings.Join(row[2:6], " "), "live yes yes 1") // status, busy, awaiting input, clients
+	testkit.Equal(t, strings.Join(row[1:7], " "), "run echo warm yes yes 1") // title (the first prompt's), status, busy, awaiting input, clients
 	cli(t, env, "", "session", "cancel", id).ok(t, "cancel")
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 130)
 }
@@ -173,7 +173,8 @@ func TestSessionCLIPromptDaemonStops(t *testing.T) {
 	waitBusy(t, env)
 	d.proc.Signal(syscall.SIGTERM)
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 1)
-	msg := p.Stderr()
+	// The first prompt titled the session: that note comes first.
+	msg := strings.TrimPrefix(p.Stderr(), "title: take your time\n")
 	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "the daemon closed the connection") || !strings.Contains(msg, "troupe session transcript "+id) {
 		t.Fatalf("prompt's stderr when the daemon stopped: %q", msg)
 	}

@@ -137,6 +137,11 @@ type PromptQueuedPayload struct {
 	Position       string  `json:"position,omitempty"` // head | tail | after
 	AfterMessageID string  `json:"after_message_id,omitempty"`
 	Client         string  `json:"client,omitempty"`
+	// Ancillary marks machine traffic (hydra's `_meta["hydra-acp"].ancillary`:
+	// `hydra cat`, a transformer's worker prompts): it neither titles the
+	// session nor makes an undecided one interactive (the fold promotes
+	// it on the first prompt that is not).
+	Ancillary bool `json:"ancillary,omitempty"`
 }
 
 // PromptChangedPayload covers prompt.updated, prompt.cancelled and prompt.amended.

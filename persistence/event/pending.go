@@ -17,6 +17,7 @@ type Prompt struct {
 	Content   []Block
 	Delivery  string // prompt | steer | follow_up
 	Client    string
+	Ancillary bool // machine traffic: see PromptQueuedPayload
 }
 
 // Apply folds one event in, given its decoded payload (DecodePayload's

@@ -18,10 +18,11 @@ type Expect struct {
 }
 
 // kinds is how many events of each kind a complete log holds. Every answer
-// is a step; the first also calls the tool, which adds a step.
+// is a step; the first also calls the tool, which adds a step. The first
+// prompt titles the (untitled) session: one settings change.
 func (x Expect) kinds() map[event.Kind]int {
 	steps := x.Prompts + 1
-	return map[event.Kind]int{
+	want := map[event.Kind]int{
 		event.SessionCreated:   1,
 		event.PromptQueued:     x.Prompts,
 		event.RunStarted:       x.Prompts,
@@ -33,6 +34,10 @@ func (x Expect) kinds() map[event.Kind]int {
 		event.ToolCompleted:    1,
 		event.RunEnded:         x.Prompts,
 	}
+	if x.Prompts > 0 {
+		want[event.SessionSettingsChanged] = 1
+	}
+	return want
 }
 
 // Verify loads each session's log from the store and checks it is

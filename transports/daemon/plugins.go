@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -87,6 +88,9 @@ func (p *daemonPlugins) start(rt *actors.Runtime, srv *Server, log *slog.Logger)
 		specs []plugins.Spec
 	}{{p.extensions, p.cfg.Extensions}, {p.transformers, p.cfg.Transformers}} {
 		opts := plugins.Options{Kind: k.c.Kind, Tokens: p.tokens, URL: url, Log: log}
+		if k.c.Home != "" {
+			opts.LogDir = filepath.Join(k.c.Home, k.c.Kind+"s")
+		}
 		// Under the guardian, supervised with the tree; stopped with the
 		// other processes.
 		pid, err := rt.SpawnChild(plugins.Props(opts, k.specs), k.c.Kind+"s")

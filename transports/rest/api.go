@@ -146,6 +146,9 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/sessions/{id}/attention", a.attention)
 	mux.HandleFunc("GET /v1/sessions/attention", a.attentionBySource)
 	mux.HandleFunc("POST /v1/sessions/{id}/attention/clear", a.attentionClear)
+	mux.HandleFunc("POST /v1/sessions/collect", a.collect)
+	mux.HandleFunc("GET /v1/sessions/{id}/compact/status", a.compactStatus)
+	mux.HandleFunc("POST /v1/sessions/{id}/compact", a.compact)
 	a.registerPlugins(mux, a.cfg.Extensions, "/v1/extensions")
 	a.registerPlugins(mux, a.cfg.Transformers, "/v1/transformers")
 }

@@ -10,7 +10,9 @@
 // Authentication and the /v1/auth routes belong to transports/daemon, which
 // mounts this API behind its checks.
 //
-// Besides those routes: search, fork, bundles, transcript, diff.
+// Besides those routes: search, fork, bundles, transcript, diff, and what
+// Hydra's clients call beyond the reference: collect, compact/status and
+// compact.
 //
 // It reaches sessions only through the session facade and plugins only
 // through actors/plugins' messages, never the engine's actors or the store

@@ -16,7 +16,7 @@ type entry struct {
 	AgentID             string    `json:"agentId"`
 	Cwd                 string    `json:"cwd"`
 	Title               string    `json:"title"`
-	Status              string    `json:"status"` // live | cold
+	Status              string    `json:"status"` // warm | cold (the clients' words; the reference says live)
 	StatusReason        string    `json:"statusReason,omitempty"`
 	Busy                bool      `json:"busy"`
 	AwaitingInput       bool      `json:"awaitingInput"`
@@ -39,6 +39,14 @@ type usage struct {
 	Cost             float64 `json:"cost"`
 }
 
+// An entry's statuses: Hydra's clients sort and filter on warm (a
+// process hosts the session) and cold; the reference's "live" is the
+// store's word, never an entry's.
+const (
+	StatusWarm = "warm"
+	StatusCold = "cold"
+)
+
 // entryOf builds m's entry. running says whether a live process hosts it
 // (Sessions.Running), hosted whether this daemon does, in which case its
 // actor says whether a run is under way or queued; awaiting whether any
@@ -60,13 +68,15 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	}
 	switch {
 	case m.Status == "failed":
-		// The protocol knows live and cold; a failed session is cold and
+		// The protocol knows warm and cold; a failed session is cold and
 		// starts again on its next request.
-		e.Status, e.StatusReason = "cold", m.StatusReason
+		e.Status, e.StatusReason = StatusCold, m.StatusReason
 	case !running:
 		// The store still says live for a session whose process was
 		// killed.
-		e.Status = "cold"
+		e.Status = StatusCold
+	default:
+		e.Status = StatusWarm
 	}
 	if hosted {
 		if st, err := a.cfg.Sessions.State(ctx, m.ID); err == nil {
@@ -83,6 +93,13 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	// when asked for.
 	all := r.URL.Query().Get("includeNonInteractive")
 	withPiped := all == "1" || all == "true"
+	// ?status=warm|cold keeps that status; another value is ignored (the
+	// whole list), as Hydra does, so a client asking for a status this
+	// daemon does not know filters for itself.
+	only := r.URL.Query().Get("status")
+	if only != StatusWarm && only != StatusCold {
+		only = ""
+	}
 	metas, err := a.cfg.Sessions.List(ctx, r.URL.Query().Get("cwd"))
 	if err != nil {
 		a.sessionError(w, "", err)
@@ -114,7 +131,14 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		if m.Interactive != nil && !*m.Interactive && !withPiped {
 			continue
 		}
-		out = append(out, a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID]))
+		if only == StatusWarm && !running[m.ID] {
+			continue // a warm session's entry needs no State of the cold ones
+		}
+		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID])
+		if only != "" && e.Status != only {
+			continue
+		}
+		out = append(out, e)
 	}
 	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
 }

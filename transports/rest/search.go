@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -11,9 +12,41 @@ import (
 )
 
 type searchRequest struct {
-	Q          string   `json:"q"`
-	SessionIDs []string `json:"sessionIds"`
+	Q            string   `json:"q"`
+	SessionIDs   []string `json:"sessionIds"`
+	SnippetWidth int      `json:"snippetWidth"`
 }
+
+// searchAnswer is the reference's matches beside the results Hydra's
+// clients read (the TUI's ^F, `hydra session changes`).
+type searchAnswer struct {
+	Query     string        `json:"query"`
+	Truncated bool          `json:"truncated"`
+	Results   []searchHit   `json:"results"`
+	Matches   []searchMatch `json:"matches"`
+}
+
+// searchHit is one session's hits.
+type searchHit struct {
+	SessionID    string          `json:"sessionId"`
+	Title        string          `json:"title,omitempty"`
+	Cwd          string          `json:"cwd"`
+	Status       string          `json:"status"`
+	UpdatedAt    time.Time       `json:"updatedAt"`
+	TotalMatches int             `json:"totalMatches"`
+	Snippets     []searchSnippet `json:"snippets"`
+}
+
+type searchSnippet struct {
+	Kind       string `json:"kind"`
+	ToolName   string `json:"toolName,omitempty"`
+	Text       string `json:"text"`
+	RecordedAt int64  `json:"recordedAt"` // Unix ms
+}
+
+// maxSearchSessions bounds the sessions one search answers (then
+// truncated), as Hydra's does.
+const maxSearchSessions = 200
 
 type searchMatch struct {
 	SessionID string `json:"sessionId"`
@@ -37,8 +70,9 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, "q is required")
 		return
 	}
+	out := searchAnswer{Query: req.Q, Results: []searchHit{}, Matches: []searchMatch{}}
 	if req.SessionIDs != nil && len(req.SessionIDs) == 0 {
-		httpjson.WriteJSON(w, http.StatusOK, map[string]any{"matches": []searchMatch{}})
+		httpjson.WriteJSON(w, http.StatusOK, out)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -48,8 +82,48 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, "", err)
 		return
 	}
-	out := lo.Map(found, func(m sessions.Match, _ int) searchMatch {
+	out.Matches = lo.Map(found, func(m sessions.Match, _ int) searchMatch {
 		return searchMatch{SessionID: m.SessionID, MessageID: m.MessageID, Snippet: m.Snippet}
 	})
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"matches": out})
+	if out.Results, out.Truncated, err = a.searchHits(ctx, req); err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	httpjson.WriteJSON(w, http.StatusOK, out)
+}
+
+// searchHits is the query's hits (Hydra's syntax: sessions.ParseQuery),
+// a session each, most recently updated first, at most maxSearchSessions.
+func (a *API) searchHits(ctx context.Context, req searchRequest) ([]searchHit, bool, error) {
+	hits, err := a.cfg.Sessions.SearchHits(ctx, sessions.ParseQuery(req.Q), req.SessionIDs, sessions.DefaultMaxSnippets, req.SnippetWidth)
+	if err != nil || len(hits) == 0 {
+		return []searchHit{}, false, err
+	}
+	metas, err := a.cfg.Sessions.List(ctx, "")
+	if err != nil {
+		return nil, false, err
+	}
+	running, err := a.cfg.Sessions.Running(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	out := []searchHit{}
+	for _, m := range metas {
+		h := hits[m.ID]
+		if h == nil {
+			continue
+		}
+		if len(out) == maxSearchSessions {
+			return out, true, nil
+		}
+		status := StatusCold
+		if running[m.ID] && m.Status != "failed" {
+			status = StatusWarm
+		}
+		out = append(out, searchHit{SessionID: m.ID, Title: m.Title, Cwd: m.Cwd, Status: status, UpdatedAt: m.UpdatedAt,
+			TotalMatches: h.TotalMatches, Snippets: lo.Map(h.Snippets, func(s sessions.Snippet, _ int) searchSnippet {
+				return searchSnippet{Kind: s.Kind, ToolName: s.ToolName, Text: s.Text, RecordedAt: s.RecordedAt.UnixMilli()}
+			})})
+	}
+	return out, false, nil
 }

@@ -9,19 +9,27 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 
 // maxToolOutput is how much of a tool's output a transcript shows.
 const maxToolOutput = 4000
 
-// transcript renders the conversation as markdown: each prompt, each
-// reply, each tool call with its arguments and output.
+// transcript renders the conversation as markdown: each prompt and each
+// reply; with ?tools=1 each tool call with its arguments and output, with
+// ?thoughts=1 the model's thinking; ?from, ?to, ?last and ?since window
+// it (TranscriptOptions).
 func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	opts, err := transcriptOptions(r)
+	if err != nil {
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	md, err := transcript(ctx, a.cfg.Sessions, a.cfg.Gate, id)
+	md, err := transcript(ctx, a.cfg.Sessions, a.cfg.Gate, id, opts)
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
@@ -32,30 +40,54 @@ func (a *API) transcript(w http.ResponseWriter, r *http.Request) {
 }
 
 // Transcript renders session id's conversation (a fork's inherited
-// history first) as markdown; sessions.ErrNotFound when it has no log.
-// The MCP transport's session.transcript tool shows the same.
+// history first) as markdown, tool calls included; sessions.ErrNotFound
+// when it has no log. The MCP transport's session.transcript tool shows
+// it.
 func Transcript(ctx context.Context, s *sessions.Client, id string) (string, error) {
-	return transcript(ctx, s, nil, id)
+	return transcript(ctx, s, nil, id, TranscriptOptions{Tools: true})
 }
 
-// transcript is Transcript; with a gate, what the session's response
-// chain has not decided yet is left out.
-func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string) (string, error) {
+// transcript is Transcript with opts; with a gate, what the session's
+// response chain has not decided yet is left out.
+func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string, opts TranscriptOptions) (string, error) {
 	m, err := s.Meta(ctx, id)
 	if err != nil {
+		return "", err
+	}
+	var all []shownEvent
+	if err := shownConversation(ctx, s, gate, id, func(d *decisions, e event.Event) error {
+		all = append(all, shownEvent{d: d, e: e})
+		return nil
+	}); err != nil {
 		return "", err
 	}
 	var md strings.Builder
 	title := cmp.Or(m.Title, id)
 	fmt.Fprintf(&md, "# %s\n\n_session %s · %s_\n", title, id, m.Cwd)
-	t := &transcriber{md: &md, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
-	if err := shownConversation(ctx, s, gate, id, t.add); err != nil {
-		return "", err
+	turns, w := opts.window(all)
+	if w.sliced() {
+		fmt.Fprintf(&md, "\n_Showing turns %d-%d of %d._\n", w.from, w.to, w.total)
+	}
+	var skipped strings.Builder
+	t := &transcriber{opts: opts, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
+	for i, se := range all {
+		// Every event feeds the transcriber's state (a prompt queued in
+		// an earlier turn, a call started before the window); only the
+		// kept turns' are written.
+		t.md = &skipped
+		if turns[i] {
+			t.md = &md
+		}
+		if err := t.add(se.d, se.e); err != nil {
+			return "", err
+		}
+		skipped.Reset()
 	}
 	return md.String(), nil
 }
 
 type transcriber struct {
+	opts    TranscriptOptions
 	md      *strings.Builder
 	prompts map[string][]event.Block
 	calls   map[string]event.ToolStartedPayload
@@ -104,6 +136,9 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 			text = b.String()
 			delete(t.shown, v.MessageID)
 		}
+		if t.opts.Thoughts && strings.TrimSpace(v.Thinking) != "" {
+			t.md.WriteString("\n### Thinking\n\n" + strings.TrimSpace(v.Thinking) + "\n")
+		}
 		if strings.TrimSpace(text) != "" {
 			t.md.WriteString("\n## Assistant\n\n" + strings.TrimSpace(text) + "\n")
 		}
@@ -112,8 +147,8 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 	case *event.ToolCompletedPayload:
 		call := t.calls[v.ToolCallID]
 		delete(t.calls, v.ToolCallID)
-		if decided && dec.Dropped {
-			return nil // its clients were not shown how it ended
+		if decided && dec.Dropped || !t.opts.Tools {
+			return nil // its clients were not shown how it ended, or tools are not asked for
 		}
 		if decided {
 			v.Output = shownText(dec, v.Output)

@@ -105,7 +105,7 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	}
 	d, ok := q.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{
 		MessageID: e.MessageID, Content: e.Content, Delivery: e.Delivery,
-		Position: m.Position, AfterMessageID: m.After, Client: e.Client,
+		Position: m.Position, AfterMessageID: m.After, Client: e.Client, Ancillary: e.Ancillary,
 	})
 	if !ok {
 		ctx.Respond(&Enqueued{MessageID: e.MessageID, Err: fmt.Errorf("queue %s: invalid prompt", e.MessageID)})

@@ -31,6 +31,7 @@ type Prompt struct {
 	Position  string // head | tail | after
 	After     string
 	Client    string
+	Ancillary bool // machine traffic: titles nothing, promotes nothing
 }
 
 // QueueOp carries *queue.CancelPrompt, *queue.UpdatePrompt or
@@ -102,7 +103,7 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 			m.MessageID = s.cfg.Engine.NewID("msg")
 		}
 		ctx.RequestWithCustomSender(s.queuePID, &queue.Enqueue{
-			Prompt:   event.Prompt{MessageID: m.MessageID, Content: m.Content, Delivery: m.Delivery, Client: m.Client},
+			Prompt:   event.Prompt{MessageID: m.MessageID, Content: m.Content, Delivery: m.Delivery, Client: m.Client, Ancillary: m.Ancillary},
 			Position: m.Position, After: m.After,
 		}, sender)
 	case *QueueOp:
@@ -228,7 +229,7 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	case *run.AllowCategory:
 		// Recorded by the permission_resolved event the turn emitted.
 	case *queue.Emit:
-		s.commit(ctx, m.Events, m.ReplyTo, m.Reply)
+		s.commit(ctx, s.promoted(m.Events), m.ReplyTo, m.Reply)
 	case *queue.StartRun:
 		s.startRun(ctx, m.MessageID)
 	case *queue.CancelRun:

@@ -157,9 +157,16 @@ func (s *session) Receive(ctx actor.Context) {
 			s.log.Warn("status not recorded", "error", m.Err)
 		}
 	case *actor.Terminated:
+		_, watched := s.subs[m.Who.Id]
 		delete(s.subs, m.Who.Id)
 		delete(s.weak, m.Who.Id)
 		s.childStopped(ctx, m.Who)
+		if watched && s.f.st.Interactive != nil && !*s.f.st.Interactive {
+			// Hydra lets a session that is not interactive (piped, cat's)
+			// go cold once its last client leaves, not after the idle
+			// timeout: nobody will come back to it.
+			s.requestPassivation(ctx, true)
+		}
 	case *idleCheck:
 		s.onIdleCheck(ctx)
 	case *Passivate:
@@ -514,12 +521,13 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 	evs := make([]event.Event, len(drafts))
 	for i, d := range drafts {
 		evs[i] = event.Event{SessionID: s.cfg.ID, Seq: first + int64(i), RecordedAt: now, Kind: d.Kind, Payload: d.Payload}
+		undecided := s.f.st.Interactive == nil
 		if err := s.f.apply(evs[i], true); err != nil {
 			// Unreachable for validated or engine-built drafts; a fold
 			// that cannot read its own events must not go on serving.
 			panic(fmt.Errorf("fold event %s: %w", d.Kind, err))
 		}
-		s.metaDirty = s.metaDirty || metaChanging(d.Kind)
+		s.metaDirty = s.metaDirty || metaChanging(d.Kind) || (undecided && s.f.st.Interactive != nil)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
 	if len(evs) > 0 {

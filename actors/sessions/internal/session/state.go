@@ -36,6 +36,8 @@ type State struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	Interactive  *bool
+	// OriginTransport is session.created's: the protocol that made it.
+	OriginTransport string
 	// Attention is the flag set of the last attention.changed.
 	Attention []event.AttentionFlag
 
@@ -72,7 +74,12 @@ func (s *State) apply(e event.Event, p any) {
 		s.Cwd, s.Title, s.AdditionalDirs, s.MCPServers = p.Cwd, p.Title, p.AdditionalDirs, p.MCPServers
 		s.ParentID, s.ForkedFromSeq = p.ParentSessionID, p.ForkedFromSeq
 		s.ChildOf, s.Transformers = p.ChildOf, slices.Clip(p.Transformers)
-		s.Interactive = p.Interactive
+		s.Interactive, s.OriginTransport = p.Interactive, p.OriginTransport
+		if p.Interactive == nil && p.OriginClient == HydraCatClient {
+			// hydra's `cat` says nothing at session/new; its sessions are
+			// not interactive, as hydra infers from the client's name.
+			s.Interactive = new(false)
+		}
 		s.Settings = s.Settings.Merge(p.Settings)
 	case *event.Settings:
 		s.Settings = s.Settings.Merge(*p)
@@ -89,6 +96,11 @@ func (s *State) apply(e event.Event, p any) {
 		}
 	case *event.PromptQueuedPayload:
 		s.Queued++
+		if s.Interactive == nil && !p.Ancillary {
+			// hydra's promotion: an undecided session's first prompt from
+			// a person makes it interactive (shown in default lists).
+			s.Interactive = new(true)
+		}
 	case *event.PromptChangedPayload:
 		if e.Kind == event.PromptCancelled {
 			s.Queued--
