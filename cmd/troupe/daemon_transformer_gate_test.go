@@ -228,7 +228,9 @@ func TestDaemonTransformerJoinsChunksBehind(t *testing.T) {
 func TestDaemonTransformerQueueBoundFailsOpen(t *testing.T) {
 	const n = 6000
 	g := newGateHome(t, map[string]string{"PLUGIN_UPDATES": "slowupper"}, nil, llmserver.Steps(llmserver.Tokens(n, "x")))
-	d := g.start(t)
+	// The binary: the bound needs the turn to outrun the slow transformer,
+	// which a daemon under the race detector may not.
+	d := g.startBinary(t)
 	a, w, sid := watchedSession(t, d, t.TempDir())
 	got, watched := gatedTurn(t, a, w, sid, "go")
 	text := acpclient.Chunks(t, got)
