@@ -37,6 +37,22 @@ func init() {
 	}
 }
 
+// Spec is a built-in verb as clients are told of it: `/hydra <Verb>`, its
+// arguments (hydra's argsHint) and what it does.
+type Spec struct {
+	Verb, ArgsHint, Description string
+}
+
+// Builtins lists the built-in verbs, in hydra's order (what a client's
+// completions and available_commands offer).
+func Builtins() []Spec {
+	out := make([]Spec, len(builtins))
+	for i, b := range builtins {
+		out[i] = Spec{Verb: b.verb, ArgsHint: b.argsHint, Description: b.description}
+	}
+	return out
+}
+
 // find is the built-in named verb; nil for none.
 func find(verb string) *builtin {
 	for i := range builtins {

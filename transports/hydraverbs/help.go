@@ -10,8 +10,8 @@ import (
 func (v *Verbs) help(_ context.Context, _, _ string) string {
 	var b strings.Builder
 	b.WriteString("Hydra commands:\n")
-	for _, c := range builtins {
-		line(&b, "/hydra "+c.verb, c.argsHint, c.description)
+	for _, c := range Builtins() {
+		line(&b, "/hydra "+c.Verb, c.ArgsHint, c.Description)
 	}
 	if v.cfg.Extensions == nil {
 		return b.String()
