@@ -91,6 +91,15 @@ func TestDaemonHydraBuiltinVerbs(t *testing.T) {
 	testkit.Equal(t, entry.ForkedFromSessionID, sid)
 	testkit.Equal(t, entry.Title, "Bug hunt")
 
+	// With no title, the model writes one (this one answers "fine").
+	if reply, _ := slash(t, c, sid, "/hydra title"); reply != "" {
+		t.Fatalf("/hydra title answered %q", reply)
+	}
+	testkit.Eventually(t, acpWait, "the written title", func() bool {
+		d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &entry)
+		return entry.Title == "fine"
+	})
+
 	slash(t, c, sid, "/hydra kill")
 	c.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/session/closed" })
 	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &entry)
