@@ -16,9 +16,11 @@ var nonBlocking = map[string]bool{"Async": true, "Unsubscribe": true, "StorePath
 
 // handlerPackages run no actor: rest serves each HTTP request on its own
 // net/http goroutine, hugind each bridge request on a goroutine of its
-// own, mcp each tool call on the MCP SDK's goroutine; none is an actor's
+// own, mcp each tool call on the MCP SDK's goroutine, hydraverbs each
+// slash command on its run's stream goroutine (the engine's provider call)
+// and what follows one on a goroutine of its own; none is an actor's
 // Receive, so they may wait for an answer (bounded by the call's context).
-var handlerPackages = map[string]bool{"rest": true, "hugind": true, "mcp": true}
+var handlerPackages = map[string]bool{"rest": true, "hugind": true, "mcp": true, "hydraverbs": true}
 
 // One request style toward sessions, never blocking a mailbox: transport
 // code calls the session client only through Async, and waits on no

@@ -42,6 +42,11 @@ func (a Async) Inherited(m Meta, then func([]event.Event, error)) {
 	offMailbox(a, requestTimeout, func(ctx context.Context) ([]event.Event, error) { return a.c.Inherited(ctx, m) }, then)
 }
 
+// InheritedShown is Client.InheritedShown.
+func (a Async) InheritedShown(m Meta, then func([]event.Event, error)) {
+	offMailbox(a, requestTimeout, func(ctx context.Context) ([]event.Event, error) { return a.c.InheritedShown(ctx, m) }, then)
+}
+
 // RunBash is Client.RunBash; cancelling ctx kills the command, whose
 // output so far is still the answer.
 func (a Async) RunBash(ctx context.Context, cwd, command string, then func(event.BashExecutedPayload, error)) {

@@ -86,6 +86,8 @@ func TestDaemonTransformerRewritesShowEverywhere(t *testing.T) {
 	if md := transcriptOf(t, d, fork.SessionID); !strings.Contains(md, "HELLO WORLD") || strings.Contains(md, "hello world") {
 		t.Fatalf("the fork's transcript does not show the rewritten reply:\n%s", md)
 	}
+	// Its ACP replay shows the parent's turn as the parent's clients saw it.
+	testkit.Equal(t, acpclient.Chunks(t, fullReplay(t, d, fork.SessionID)), "HELLO WORLD")
 	res := d.do(t, "GET", "/v1/sessions/"+fork.SessionID+"/export", nil)
 	bundle, err := io.ReadAll(res.Body)
 	testkit.NoError(t, err)
@@ -147,6 +149,11 @@ func TestDaemonTransformerDropsShowEverywhere(t *testing.T) {
 			t.Fatalf("the transcript of %s shows the dropped call:\n%s", id, md)
 		}
 	}
+	// The fork's ACP replay drops them too, those decided after the
+	// parent's turn ended (where the fork starts) among them.
+	forkReplay := fullReplay(t, d, fork.SessionID)
+	testkit.Equal(t, acpclient.Count(forkReplay, "tool_call")+acpclient.Count(forkReplay, "tool_call_update"), 0)
+	testkit.Equal(t, acpclient.Chunks(t, forkReplay), "done")
 	res := d.do(t, "GET", "/v1/sessions/"+fork.SessionID+"/export", nil)
 	bundle, err := io.ReadAll(res.Body)
 	testkit.NoError(t, err)

@@ -96,6 +96,9 @@ type attachOptions struct {
 	info      ClientInfo // who attaches, for connectedClients (initialize's clientInfo by default)
 	drip      bool
 	speed     float64
+	// inherited are the updates of a fork's inherited conversation, shown
+	// before its own history when the whole of it is replayed.
+	inherited []replayed
 	// answer sends the method's response once the replay is out: n
 	// updates were replayed, under the policy applied.
 	answer func(a *attachment, n int, policy string)
@@ -120,7 +123,22 @@ func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 		}
 		// Watching a cold session does not start it: the store has it all.
 		o.fromStore = o.readonly && m.Status != "live"
-		c.startAttachment(ctx, id, o)
+		if !o.showsInherited(m) {
+			c.startAttachment(ctx, id, o)
+			return
+		}
+		c.async(ctx).InheritedShown(m, func(evs []event.Event, err error) {
+			if err != nil {
+				o.refused(SessionError(id, err))
+				return
+			}
+			if _, ok := c.att[id]; ok || c.closing {
+				o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
+				return
+			}
+			o.inherited = inheritedUpdates(id, c.cfg.Models, evs)
+			c.startAttachment(ctx, id, o)
+		})
 	})
 }
 

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -15,6 +16,7 @@ type forkParams struct {
 	ForkAt    string `json:"forkAt"`
 	Cwd       string `json:"cwd"`
 	AgentID   string `json:"agentId"`
+	Title     string `json:"title"` // names the fork; empty, it has none of its own
 }
 
 // sessionFork branches the session at a turn boundary: the new session
@@ -55,7 +57,7 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 	set := a.view.Settings
 	set.Title = nil
 	req := sessions.ForkRequest{Parent: a.id, Seq: seq, Entry: at,
-		Session: event.CreatedPayload{Cwd: p.Cwd, Settings: set, OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}}
+		Session: event.CreatedPayload{Cwd: p.Cwd, Title: strings.TrimSpace(p.Title), Settings: set, OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}}
 	c.async(ctx).Fork(req, func(newID string, err error) {
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)

@@ -33,16 +33,10 @@ func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {
 	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(p.Tools)})
 }
 
-type commandSpec struct {
-	Verb        string `json:"verb"`
-	ArgsHint    string `json:"argsHint,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
 // commandsRegister records (or replaces) the calling process's verbs.
 func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 	var p struct {
-		Commands []commandSpec `json:"commands"`
+		Commands []pipeline.CommandSpec `json:"commands"`
 	}
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
@@ -55,7 +49,7 @@ func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 		}
 		verbs[cmd.Verb] = true
 	}
-	c.cfg.Pipeline.RegisterCommands(c.peer.Name, ctx.Self(), verbs)
+	c.cfg.Pipeline.RegisterCommands(c.peer.Name, ctx.Self(), p.Commands)
 	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(verbs)})
 }
 

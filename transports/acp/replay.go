@@ -108,6 +108,12 @@ func newReplay(session string, o attachOptions) *replay {
 // (last) nothing is held back.
 func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
 	r := a.replay
+	// A fork's inherited conversation comes before anything of its own.
+	for _, u := range r.opts.inherited {
+		c.notify(ctx, "session/update", u.params)
+		r.sent++
+	}
+	r.opts.inherited = nil
 	if len(r.updates) == 0 && (!last || len(r.unsettled) == 0) {
 		return
 	}
@@ -264,6 +270,11 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 		return
 	}
 	ups, policy := r.selected()
+	if policy == policyFull && len(r.opts.inherited) > 0 {
+		// A fork's inherited conversation comes before its own.
+		ups = append(r.opts.inherited, ups...)
+	}
+	r.opts.inherited = nil
 	r.sent = len(ups)
 	if !r.opts.drip || len(ups) == 0 {
 		for _, u := range ups {

@@ -52,7 +52,7 @@ func (m *Mapper) Updates(ch projection.Change) []any {
 		if ch.Delivered == nil {
 			return nil
 		}
-		return append(UserChunks(ch.Delivered), Received(p.RunID, ch.Delivered))
+		return append(CompatChunks(ch.Delivered), Received(p.RunID, ch.Delivered))
 	case *event.PromptDeliveredPayload:
 		if ch.Delivered != nil {
 			return UserChunks(ch.Delivered)
@@ -145,6 +145,17 @@ func UserChunks(p *event.Prompt) []any {
 	out := make([]any, 0, len(p.Content)+1)
 	for _, b := range p.Content {
 		out = append(out, &Chunk{SessionUpdate: "user_message_chunk", Content: Block(b), MessageID: p.MessageID})
+	}
+	return out
+}
+
+// CompatChunks are UserChunks shown beside the prompt's prompt_received:
+// marked as its twin, as hydra marks them, so that a client reading both
+// shows the prompt once and one that knows only chunks still shows it.
+func CompatChunks(p *event.Prompt) []any {
+	out := UserChunks(p)
+	for _, u := range out {
+		u.(*Chunk).Meta = &ChunkMeta{Hydra: ChunkHydra{CompatFor: "prompt_received"}}
 	}
 	return out
 }

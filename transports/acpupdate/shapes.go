@@ -20,6 +20,19 @@ type Chunk struct {
 	SessionUpdate string       `json:"sessionUpdate"`
 	Content       ContentBlock `json:"content"`
 	MessageID     string       `json:"messageId,omitempty"`
+	Meta          *ChunkMeta   `json:"_meta,omitempty"`
+}
+
+// ChunkMeta is a chunk's own _meta: hydra's marker on the user chunks a
+// prompt_received accompanies, by which its renderers show the prompt
+// once.
+type ChunkMeta struct {
+	Hydra ChunkHydra `json:"hydra-acp"`
+}
+
+// ChunkHydra is ChunkMeta's hydra-acp object.
+type ChunkHydra struct {
+	CompatFor string `json:"compatFor,omitempty"` // prompt_received
 }
 
 // ToolContent is one item of a tool call's content.

@@ -7,12 +7,14 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/hydraverbs"
 )
 
-// withCommands makes the session engine answer /hydra slash commands
-// through the extensions that registered them: the command is queued, run
-// and shown as a prompt is, and its extension's reply is the run's text.
-func withCommands(se *sessions.Engine, p *pipeline.Pipeline, system func() *actor.ActorSystem) *sessions.Engine {
+// withCommands makes the session engine answer /hydra slash commands:
+// hydra's built-in verbs (hydraverbs), and through the extensions that
+// registered them the others. The command is queued, run and shown as a
+// prompt is, and the reply is the run's text.
+func withCommands(se *sessions.Engine, p *pipeline.Pipeline, verbs func() *hydraverbs.Verbs, system func() *actor.ActorSystem) *sessions.Engine {
 	inner := se.Resolve
 	if inner == nil {
 		return se
@@ -22,16 +24,18 @@ func withCommands(se *sessions.Engine, p *pipeline.Pipeline, system func() *acto
 		if err != nil {
 			return m, err
 		}
-		m.Provider = commandProvider{p: p, system: system(), inner: m.Provider, session: st.ID}
+		m.Provider = commandProvider{p: p, verbs: verbs(), system: system(), inner: m.Provider, session: st.ID}
 		return m, nil
 	}
 	return se
 }
 
 // commandProvider answers a request whose last message is a slash
-// command with pipeline.Pipeline.RunCommand; any other goes to inner.
+// command with a built-in verb (hydraverbs.Verbs.Run) or else
+// pipeline.Pipeline.RunCommand; any other goes to inner.
 type commandProvider struct {
 	p       *pipeline.Pipeline
+	verbs   *hydraverbs.Verbs
 	system  *actor.ActorSystem
 	inner   llm.Provider
 	session string
@@ -42,9 +46,12 @@ func (cp commandProvider) Stream(ctx context.Context, req llm.Request, sink func
 	if n == 0 || req.Messages[n-1].Role != llm.RoleUser || !pipeline.IsCommand(req.Messages[n-1].Content) {
 		return cp.inner.Stream(ctx, req, sink)
 	}
-	text, err := cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content)
-	if err != nil {
-		return nil, err
+	text, builtin := cp.verbs.Run(ctx, cp.session, req.Messages[n-1].Content)
+	if !builtin {
+		var err error
+		if text, err = cp.p.RunCommand(ctx, cp.system, cp.session, req.Messages[n-1].Content); err != nil {
+			return nil, err
+		}
 	}
 	if sink != nil && text != "" {
 		if err := sink(llm.Chunk{Kind: llm.ChunkText, Text: text}); err != nil {

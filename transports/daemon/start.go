@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,6 +22,7 @@ import (
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
+	"github.com/troupehq/troupe/transports/hydraverbs"
 	"github.com/troupehq/troupe/transports/rest"
 )
 
@@ -152,7 +154,10 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	pipe := pipeline.New()
 	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
 	var rt *actors.Runtime
-	sessionEngine := withCommands(eng.Session(), pipe, func() *actor.ActorSystem { return rt.System })
+	// hydra's built-in /hydra verbs, once the sessions and the API are up:
+	// a session resumed as the runtime starts may run before.
+	var verbs atomic.Pointer[hydraverbs.Verbs]
+	sessionEngine := withCommands(eng.Session(), pipe, verbs.Load, func() *actor.ActorSystem { return rt.System })
 	sessionEngine.MCPServers = agentMCP.rebase
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
@@ -186,6 +191,10 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		Chain:   func() []string { return pipe.ResolveChain(nil) },
 		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
 		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
+	builtins := hydraverbs.New(hydraverbs.Config{Sessions: rt.Sessions, Models: eng.Models(), Regen: api.Regen,
+		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log})
+	verbs.Store(builtins)
+	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -48,8 +49,18 @@ type bundleSession struct {
 	Title               string `json:"title,omitempty"`
 	CurrentModel        string `json:"currentModel,omitempty"`
 	ForkedFromSessionID string `json:"forkedFromSessionId,omitempty"`
-	CreatedAt           string `json:"createdAt"`
-	UpdatedAt           string `json:"updatedAt"`
+	// Interactive is hydra's tristate, absent while undecided;
+	// OriginatingClient names the client that opened the session. An
+	// import reads neither: troupe.created says what the session was.
+	Interactive       *bool              `json:"interactive,omitempty"`
+	OriginatingClient *originatingClient `json:"originatingClient,omitempty"`
+	CreatedAt         string             `json:"createdAt"`
+	UpdatedAt         string             `json:"updatedAt"`
+}
+
+// originatingClient is hydra's record of the client that opened a session.
+type originatingClient struct {
+	Name string `json:"name"`
 }
 
 // historyEntry is one line of a hydra history: a notification and when
@@ -126,6 +137,10 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	if m.Model != "" {
 		b.Session.CurrentModel = m.Provider + "/" + m.Model
 	}
+	b.Session.Interactive = m.Interactive
+	if c.OriginClient != "" {
+		b.Session.OriginatingClient = &originatingClient{Name: c.OriginClient}
+	}
 	var red redaction
 	if c.MCPServers, err = red.servers(c.MCPServers, "troupe.created.mcp_servers"); err != nil {
 		return bundle{}, err
@@ -141,6 +156,9 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 		if e.Kind == event.SessionCreated {
 			return nil
 		}
+		if text, ok := typed(e); ok {
+			b.PromptHistory = append(b.PromptHistory, text)
+		}
 		payload := red.scrub(e.Payload, fmt.Sprintf("troupe.events[%d].payload", len(b.Troupe.Events)))
 		b.Troupe.Events = append(b.Troupe.Events, bundleEvent{Seq: e.Seq, RecordedAt: e.RecordedAt, Kind: e.Kind, Payload: payload})
 		for _, u := range proj.project(e) {
@@ -155,6 +173,27 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	})
 	b.Redacted = red.paths
 	return b, err
+}
+
+// typed is the text a prompt.queued event's prompt was typed as, for the
+// bundle's promptHistory (hydra's composer history: each prompt sent, in
+// order, a fork's inherited ones first); false for any other event and a
+// prompt with no text.
+func typed(e event.Event) (string, bool) {
+	if e.Kind != event.PromptQueued {
+		return "", false
+	}
+	var p event.PromptQueuedPayload
+	if e.Decode(&p) != nil {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, b := range p.Content {
+		if b.Type == "text" {
+			sb.WriteString(b.Text)
+		}
+	}
+	return sb.String(), sb.Len() > 0
 }
 
 // check validates a decoded bundle. It returns the payload the imported

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -14,6 +15,8 @@ type forkRequest struct {
 	ForkAt  string  `json:"forkAt"`
 	Cwd     *string `json:"cwd"`
 	AgentID *string `json:"agentId"`
+	// Title names the fork; absent, it keeps the source's.
+	Title *string `json:"title"`
 }
 
 // forkPoint is where a fork branches: the seq it inherits up to, and the
@@ -92,13 +95,17 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	title := src.Title
+	if req.Title != nil {
+		title = strings.TrimSpace(*req.Title)
+	}
 	at, err := a.findForkPoint(ctx, id, req.ForkAt)
 	if err != nil {
 		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	newID, err := a.cfg.Sessions.Fork(ctx, sessions.ForkRequest{Parent: id, Seq: at.seq, Entry: at.messageID,
-		Session: event.CreatedPayload{Cwd: cwd, Title: src.Title, OriginTransport: "rest"}})
+		Session: event.CreatedPayload{Cwd: cwd, Title: title, OriginTransport: "rest"}})
 	if err != nil {
 		a.sessionError(w, id, err)
 		return

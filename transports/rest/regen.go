@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -35,6 +36,20 @@ func (a *API) regen(id string, m metaModel) {
 			a.cfg.Log.Warn("title not regenerated", "session", id, "error", err)
 		}
 	}()
+}
+
+// Regen has session id's model write it a new title in the background,
+// as PATCH {"regen": true} does (hydra's `/hydra title` with no title).
+func (a *API) Regen(ctx context.Context, id string) error {
+	if a.cfg.Titler == nil {
+		return errors.New("this daemon has no model to write titles")
+	}
+	m, err := a.cfg.Sessions.Meta(ctx, id)
+	if err != nil {
+		return err
+	}
+	a.regen(id, metaModel{provider: m.Provider, model: m.Model})
+	return nil
 }
 
 // metaModel is the session's provider and model, as its snapshot says.

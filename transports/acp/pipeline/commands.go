@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -32,6 +33,21 @@ type commands struct {
 type commandProcess struct {
 	conn  *actor.PID
 	verbs map[string]bool
+	specs []CommandSpec // as registered, in order
+}
+
+// CommandSpec is one verb a process registered: `/hydra <name> <verb>`,
+// with the arguments it takes (shown in help) and what it does.
+type CommandSpec struct {
+	Verb        string `json:"verb"`
+	ArgsHint    string `json:"argsHint,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// RegisteredCommand is a verb some process serves, for listing.
+type RegisteredCommand struct {
+	Name string // the process
+	CommandSpec
 }
 
 // pendingCommand is a queued slash command, until its run asks for it.
@@ -44,10 +60,40 @@ type pendingCommand struct {
 
 // RegisterCommands records (or replaces) process name's verbs, served by
 // its connection conn.
-func (c *commands) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
+func (c *commands) RegisterCommands(name string, conn *actor.PID, specs []CommandSpec) {
+	verbs := make(map[string]bool, len(specs))
+	for _, sp := range specs {
+		verbs[sp.Verb] = true
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.byName[name] = &commandProcess{conn: conn, verbs: verbs}
+	c.byName[name] = &commandProcess{conn: conn, verbs: verbs, specs: slices.Clone(specs)}
+}
+
+// Commands lists every verb the connected processes serve, by process
+// name, each's in the order it registered them.
+func (c *commands) Commands() []RegisteredCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []RegisteredCommand
+	for _, name := range slices.Sorted(maps.Keys(c.byName)) {
+		for _, sp := range c.byName[name].specs {
+			out = append(out, RegisteredCommand{Name: name, CommandSpec: sp})
+		}
+	}
+	return out
+}
+
+// serving is the process that serves `/hydra name …`: name's, or by
+// hydra's convention hydra-acp-name's when name is a package's short name.
+func (c *commands) serving(name string) (string, *commandProcess) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p := c.byName[name]; p != nil {
+		return name, p
+	}
+	long := "hydra-acp-" + name
+	return long, c.byName[long]
 }
 
 // drop forgets conn's verbs when it closes.
@@ -231,12 +277,11 @@ func (c *commands) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	if len(fields) < 2 {
 		return "usage: /hydra <extension> <verb> [args]", nil
 	}
-	name, verb := fields[0], fields[1]
-	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), name)), verb))
-	c.mu.Lock()
-	proc := c.byName[name]
-	c.mu.Unlock()
+	typed, verb := fields[0], fields[1]
+	args := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, commandPrefix), typed)), verb))
+	name, proc := c.serving(typed)
 	if proc == nil {
+		name = typed
 		return "no extension " + name + " serves /hydra commands", nil
 	}
 	if !proc.verbs[verb] {
