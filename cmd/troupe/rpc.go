@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/troupehq/troupe/actors"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/rpc"
 )
@@ -99,5 +101,8 @@ func runRPC(f rpcFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		Thinking: f.models.thinking, Cwd: cwd,
 		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: h.log,
 	}), "rpc")
+	if d.Code == rpc.ExitTerminated && actors.ShutdownSignal(h.ctx) == syscall.SIGINT {
+		d.Code = exitCancelled // Ctrl-C: 130, as pi and shells say it
+	}
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe rpc: %v\n", err) })
 }

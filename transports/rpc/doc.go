@@ -67,5 +67,5 @@
 // owes (answers, and the run in progress, so a piped script gets its whole
 // output) and reports Done with 0; on transports.Terminate (the runtime's
 // shutdown after SIGTERM) the run is aborted, its end written, and it
-// reports 143.
+// reports 143 (the command makes it 130 when the signal was SIGINT).
 package rpc
