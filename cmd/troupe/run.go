@@ -31,7 +31,7 @@ func newRunCmd(a *app) *cobra.Command {
 		Long:  runLong,
 	}
 	fs := c.Flags()
-	c.RunE = a.action(func(pos []string) int { return runRun(f, explicitFlags(fs), pos, a.stdout, a.stderr) })
+	c.RunE = a.action(func(pos []string) int { return runRun(f, explicitFlags(fs), pos, a.stdin, a.stdout, a.stderr) })
 	f.common.register(fs)
 	f.models.register(fs)
 	fs.StringVar(&f.sessionID, "session", "", "continue this session (created if it does not exist)")
@@ -44,11 +44,24 @@ func newRunCmd(a *app) *cobra.Command {
 	return c
 }
 
-func runRun(f runFlags, set map[string]bool, pos []string, stdout, stderr io.Writer) int {
+func runRun(f runFlags, set map[string]bool, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.yolo {
 		f.mode = event.ApprovalYolo
 	}
 	prompt := strings.Join(pos, " ")
+	if prompt == "-" {
+		// The prompt on stdin, as `session prompt ID -` takes it: past the
+		// argument list's 128 KiB.
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "troupe run: read the prompt from stdin: %v\n", err)
+			return exitError
+		}
+		if prompt = string(b); strings.TrimSpace(prompt) == "" {
+			fmt.Fprintln(stderr, "troupe run: the prompt on stdin is empty")
+			return exitUsage
+		}
+	}
 	if prompt == "" && f.sessionID == "" && f.resume == "" {
 		fmt.Fprintln(stderr, "troupe run: give a prompt, or --session ID to continue a run a crash interrupted")
 		return exitUsage
