@@ -230,8 +230,8 @@ func (a *attachment) decision(c *conn, e event.Event) (overrides.Decision, bool)
 }
 
 // runStarted shows the prompt's user chunks (marked as repeating it) and
-// its prompt_received: all on replay; live, the prompt_received to the
-// clients that did not send it (they were shown the prompt as queued).
+// its prompt_received, as Hydra records them: on replay, and live to the
+// clients that did not send it.
 func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, out *eventUpdates) {
 	if !live {
 		// after_message a prompt's id resumes after its prompt_received.
@@ -243,7 +243,7 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 		return
 	}
 	_, mine := a.prompts[p.RunID]
-	emitAll(acpupdate.CompatChunks(ch.Delivered), out.only(!live))
+	emitAll(acpupdate.CompatChunks(ch.Delivered), out.only(!live || !mine))
 	out.add(acpupdate.Received(p.RunID, ch.Delivered), !live || !mine)
 }
 
