@@ -17,7 +17,8 @@ import (
 // the update.messageId of any update it saw, as Hydra's TUI and shim do:
 // it gets exactly the updates that stood after it, coalesced as a replay
 // is (a message's consecutive chunks joined, a tool call's last update),
-// each with the id it had live: nothing it saw, nothing missing. A
+// each with the id it had live (REST's history and events show the same
+// ids): nothing it saw, nothing missing. A
 // prompt's message id, which an older troupe stamped on a turn's updates,
 // resumes after that prompt's prompt_received, as Hydra resolves it.
 func TestDaemonACPReattachAfterAnyUpdate(t *testing.T) {
@@ -54,6 +55,24 @@ func TestDaemonACPReattachAfterAnyUpdate(t *testing.T) {
 			t.Fatalf("update id %q twice or not its anchor: %s", u.id, f.Raw)
 		}
 		ids[u.id] = true
+	}
+	// REST shows the same updates under the same ids: /history every one,
+	// /events the kinds it serves.
+	rest := map[string]string{}
+	for _, m := range ndjson(t, d.do(t, "GET", "/v1/sessions/"+sid+"/history", nil)) {
+		u := m["params"].(map[string]any)["update"].(map[string]any)
+		if id, _ := u["messageId"].(string); id != "" {
+			rest[id] = u["sessionUpdate"].(string)
+		}
+	}
+	for _, f := range seen {
+		u := decodeUpdate(t, f)
+		testkit.Equal(t, rest[u.id], u.kind)
+	}
+	for _, r := range d.eventRows(t, "/v1/sessions/"+sid+"/events?kinds=prompt_received,turn_complete,tool_call,tool_call_update") {
+		if !ids[r.MessageID] || r.Update["messageId"] != r.MessageID {
+			t.Fatalf("/events row %+v: its messageId is no update the client saw", r)
+		}
 	}
 	cuts := map[string]int{
 		"first prompt_received":  index(t, seen, "prompt_received", 0),
