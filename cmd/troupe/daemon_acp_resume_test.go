@@ -21,6 +21,8 @@ import (
 // ids): nothing it saw, nothing missing. A
 // prompt's message id, which an older troupe stamped on a turn's updates,
 // resumes after that prompt's prompt_received, as Hydra resolves it.
+// State updates (usage) are not replayed as history: their current value
+// closes a replay once.
 func TestDaemonACPReattachAfterAnyUpdate(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	env, model := llmEnv(t,
@@ -90,6 +92,29 @@ func TestDaemonACPReattachAfterAnyUpdate(t *testing.T) {
 			replayed, res := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": decodeUpdate(t, seen[i]).id})
 			testkit.Equal(t, res.HistoryPolicy, "after_message")
 			testkit.Equal(t, lines(t, recorded(t, replayed)), lines(t, coalesced(t, seen[i+1:])))
+		})
+	}
+
+	// State is not replayed as history: its current value closes the
+	// replay, once (pending_only: alone), as the last usage the client saw
+	// live says.
+	var lastUsage string
+	for _, f := range live {
+		if f.IsUpdate("usage_update") {
+			lastUsage = string(updateJSON(t, f))
+		}
+	}
+	for _, policy := range []string{"full", "pending_only"} {
+		t.Run("state "+policy, func(t *testing.T) {
+			c := d.dialACP(t, "tui")
+			replayed, _ := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": policy})
+			testkit.Equal(t, acpclient.Count(replayed, "usage_update"), 1)
+			last := replayed[len(replayed)-1]
+			testkit.Equal(t, last.IsUpdate("usage_update"), true)
+			testkit.Equal(t, string(updateJSON(t, last)), lastUsage)
+			if policy == "pending_only" {
+				testkit.Equal(t, len(recorded(t, replayed)), 0)
+			}
 		})
 	}
 
@@ -170,6 +195,16 @@ func coalesced(t testing.TB, fs []acpclient.Frame) []seenUpdate {
 		}
 	}
 	return kept
+}
+
+// updateJSON is a session/update's update object.
+func updateJSON(t testing.TB, f acpclient.Frame) json.RawMessage {
+	t.Helper()
+	var p struct {
+		Update json.RawMessage `json:"update"`
+	}
+	f.DecodeParams(t, &p)
+	return p.Update
 }
 
 // seenUpdate is what these tests read of an update: its kind, id (and
