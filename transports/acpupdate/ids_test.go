@@ -1,6 +1,7 @@
 package acpupdate
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -37,14 +38,14 @@ func TestUpdateIDs(t *testing.T) {
 // id; a rewrite (JSON) is stamped too.
 func TestStamp(t *testing.T) {
 	us := Stamp(4, []any{&Chunk{SessionUpdate: "user_message_chunk"}, &Usage{SessionUpdate: "usage_update"},
-		map[string]any{"sessionUpdate": "tool_call", "messageId": "theirs"}, &PromptReceived{SessionUpdate: "prompt_received"}})
+		json.RawMessage(`{"sessionUpdate":"tool_call","messageId":"theirs"}`), &PromptReceived{SessionUpdate: "prompt_received"}})
 	if id := us[0].(*Chunk).MessageID; id != "ev-4.0" {
 		t.Errorf("chunk %q", id)
 	}
-	if id := us[3].(map[string]any)["messageId"]; id != "ev-4.1" {
+	if id := us[2].(map[string]any)["messageId"]; id != "ev-4.1" {
 		t.Errorf("rewrite %v", id)
 	}
-	if id := us[4].(*PromptReceived).MessageID; id != "ev-4" {
+	if id := us[3].(*PromptReceived).MessageID; id != "ev-4" {
 		t.Errorf("prompt_received %q", id)
 	}
 }
