@@ -89,13 +89,14 @@ func TestDaemonACPSlowClientDuringLongReply(t *testing.T) {
 	}
 }
 
-// anchorSeq is the seq of a session/update frame's messageId (ev-<seq>).
+// anchorSeq is the seq of a session/update frame's messageId (ev-<seq>,
+// or ev-<seq>.<index>).
 func anchorSeq(frame string) int64 {
 	_, rest, ok := strings.Cut(frame, `"messageId":"ev-`)
 	if !ok {
 		return -1
 	}
-	end := strings.IndexByte(rest, '"')
+	end := strings.IndexAny(rest, `".`)
 	if end < 0 {
 		return -1
 	}

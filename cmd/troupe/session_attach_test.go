@@ -365,16 +365,18 @@ func TestSessionAttachFromStart(t *testing.T) {
 	d := startDaemon(t, t.TempDir(), env, model...)
 	sid := d.create(t, t.TempDir())
 	other := d.dialACP(t, "editor")
-	other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	_, att := other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	other.WaitAnswer(other.Prompt(sid, "say hello"))
 
 	v := startAttach(t, d, false, nil, sid, "--from-start", "--readonly")
 	v.waitFor(t, "attached to")
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
-	want := "title: say hello\n› say hello\nEasy.\nHello there.\n── end_turn\n" + // the first prompt titled the session
+	// The prompt replays as its prompt_received, naming who sent it.
+	// The title (the first prompt's) is state: its value closes the replay.
+	want := "› say hello (from EDITOR)\nEasy.\nHello there.\n── end_turn\ntitle: say hello\n" +
 		"attached to SESSION \"say hello\" (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
-	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}), want)
+	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION", att.ClientID: "EDITOR"}), want)
 
 	// --new-only replays nothing.
 	v = startAttach(t, d, false, nil, sid, "--new-only")

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"strings"
 	"testing"
 )
@@ -56,20 +57,38 @@ func MessageSeq(t testing.TB, f Frame) int64 {
 	return n
 }
 
+// Position is where an update's anchor (its id) stands in the log; false
+// for an update without one (the state a replay closes with).
+func Position(t testing.TB, f Frame) (acpupdate.Position, bool) {
+	t.Helper()
+	id := Anchor(t, f)
+	if id == "" {
+		return acpupdate.Position{}, false
+	}
+	p, ok := acpupdate.ParseID(id)
+	if !ok {
+		t.Fatalf("messageId of %s is no update id", f.Raw)
+	}
+	return p, true
+}
+
 // RequireIncreasing checks the anchored updates' anchors strictly
 // increase: nothing twice, nothing out of order. Updates without an
 // anchor are passed over.
 func RequireIncreasing(t testing.TB, fs []Frame) {
 	t.Helper()
-	last := int64(-1)
+	last := acpupdate.Position{Seq: -1}
 	for _, f := range fs {
-		if f.Method != "session/update" || Anchor(t, f) == "" {
+		if f.Method != "session/update" {
 			continue
 		}
-		n := MessageSeq(t, f)
-		if n <= last {
-			t.Fatalf("update ev-%d after ev-%d: %s", n, last, f.Raw)
+		p, ok := Position(t, f)
+		if !ok {
+			continue
 		}
-		last = n
+		if p.Compare(last) <= 0 {
+			t.Fatalf("update %s after %+v: %s", Anchor(t, f), last, f.Raw)
+		}
+		last = p
 	}
 }

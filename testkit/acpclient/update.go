@@ -12,11 +12,17 @@ type Update struct {
 		Content       struct {
 			Text string `json:"text"`
 		} `json:"content"`
-		MessageID  string `json:"messageId"`
+		MessageID  string `json:"messageId"` // the update's id
 		ToolCallID string `json:"toolCallId"`
 		Status     string `json:"status"`
 		StopReason string `json:"stopReason"`
 		ResolvedBy string `json:"resolvedBy"`
+		Meta       struct {
+			Hydra struct {
+				ACPMessageID string `json:"acpMessageId"` // the prompt's or the message's
+				CompatFor    string `json:"compatFor"`
+			} `json:"hydra-acp"`
+		} `json:"_meta"`
 	} `json:"update"`
 	Meta struct {
 		Hydra struct {

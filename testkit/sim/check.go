@@ -210,8 +210,12 @@ func (r *runner) finalChecks() {
 	if r.opts.Inject == "duplicate-update" {
 		c := r.sessions[0].clients[0]
 		c.mu.Lock()
-		if n := len(c.updates); n > 0 {
-			c.updates = append(c.updates, c.updates[n-1])
+		// The last with an anchor: a replay's closing state has none.
+		for i := len(c.updates) - 1; i >= 0; i-- {
+			if c.updates[i].seq > 0 {
+				c.updates = append(c.updates, c.updates[i])
+				break
+			}
 		}
 		c.mu.Unlock()
 		r.res.note("inject: %s was given its last update twice", c.name())

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"sync"
 	"time"
 
@@ -303,8 +303,8 @@ func (c *client) record(params json.RawMessage) {
 	if up.kind == "agent_message_chunk" {
 		up.text = u.Update.Content.Text
 	}
-	if id, ok := strings.CutPrefix(u.Meta.Hydra.MessageID, "ev-"); ok {
-		_, _ = fmt.Sscan(id, &up.seq)
+	if pos, ok := acpupdate.ParseID(u.Meta.Hydra.MessageID); ok {
+		up.seq = pos.Seq
 	}
 	c.mu.Lock()
 	c.updates = append(c.updates, up)

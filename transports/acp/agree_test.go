@@ -10,8 +10,9 @@ import (
 )
 
 // An ACP replay shows every event kind as the table says a client attached
-// from the start is shown it, but for what an attaching client learns
-// otherwise (Case.NotReplayed); REST's history runs the same table
+// from the start is shown it, ids and all, but for what an attaching
+// client learns otherwise (Case.Replayed: the state updates); REST's
+// history runs the same table
 // (transports/rest), so the two agree. Both replays are run: collected
 // (drip) and streamed, whose chunks are joined as they come.
 func TestReplayShowsEveryKindAsTheTable(t *testing.T) {
@@ -35,7 +36,7 @@ func TestReplayShowsEveryKindAsTheTable(t *testing.T) {
 				last := tc.Log.Events[len(tc.Log.Events)-1].Seq
 				var got []string
 				for _, u := range a.replay.updates {
-					if u.seq != last {
+					if u.pos.Seq != last {
 						continue
 					}
 					b, err := json.Marshal(u.params.Update)

@@ -15,7 +15,8 @@ func appendChunkFrame(dst []byte, sessionID, kind, text, messageID string, seq, 
 	dst = append(dst, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`...)
 	dst = jsontext.AppendString(dst, sessionID, true)
 	dst = append(dst, `,"update":`...)
-	dst = acpupdate.AppendChunk(dst, kind, text, messageID)
+	// A delta shows one update: its id is its event's.
+	dst = acpupdate.AppendChunk(dst, kind, text, acpupdate.EventID(seq), messageID)
 	dst = append(dst, `,"_meta":{"hydra-acp":{"messageId":"ev-`...)
 	dst = strconv.AppendInt(dst, seq, 10)
 	dst = append(dst, `","recordedAt":`...)

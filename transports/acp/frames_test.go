@@ -16,8 +16,9 @@ func TestChunkFrameEqualsMarshal(t *testing.T) {
 		for _, mid := range []string{"", "msg-1"} {
 			want, err := json.Marshal(jsonrpc.NewNotification("session/update", &updateParams{
 				SessionID: "s<1>",
-				Update:    &acpupdate.Chunk{SessionUpdate: "agent_message_chunk", Content: acpupdate.ContentBlock{Type: "text", Text: text}, MessageID: mid},
-				Meta:      &updateMeta{Hydra: stamp{MessageID: anchorID(42), RecordedAt: 1700000000123}},
+				Update: &acpupdate.Chunk{SessionUpdate: "agent_message_chunk", Content: acpupdate.ContentBlock{Type: "text", Text: text},
+					MessageID: acpupdate.EventID(42), Meta: acpupdate.MessageMeta(mid)},
+				Meta: &updateMeta{Hydra: stamp{MessageID: acpupdate.EventID(42), RecordedAt: 1700000000123}},
 			}))
 			if err != nil {
 				t.Fatal(err)

@@ -29,8 +29,8 @@ func (o attachOptions) showsInherited(m sessions.Meta) bool {
 	case policyFull:
 		return true
 	case policyAfter:
-		_, isSeq := parseAnchor(o.anchor)
-		return !isSeq
+		_, isID := acpupdate.ParseID(o.anchor)
+		return !isID
 	}
 	return false
 }
@@ -70,8 +70,10 @@ func inheritedUpdates(id string, models sessions.Models, evs []event.Event) []re
 			if u = conversational(u); u == nil {
 				continue
 			}
+			anchor := acpupdate.EventID(inheritedAnchor)
+			acpupdate.SetID(u, anchor)
 			p := &updateParams{SessionID: id, Update: u,
-				Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(inheritedAnchor), RecordedAt: e.RecordedAt.UnixMilli()}}}
+				Meta: &updateMeta{Hydra: stamp{MessageID: anchor, RecordedAt: e.RecordedAt.UnixMilli()}}}
 			out = append(out, replayed{at: e.RecordedAt, params: p})
 		}
 	}

@@ -73,14 +73,14 @@ func (a *attachment) reissue(c *conn, ctx actor.Context) {
 
 // resolved: the first answer won. The clients that did not give it are
 // told permission_resolved; a request still open here is forgotten.
-func (a *attachment) resolved(c *conn, ctx actor.Context, p *event.PermissionResolvedPayload, live bool, emit func(any)) {
+func (a *attachment) resolved(c *conn, ctx actor.Context, p *event.PermissionResolvedPayload, live bool, out *eventUpdates) {
 	if req, ok := a.asked[p.ToolCallID]; ok {
 		delete(c.outgoing, req)
 		delete(a.asked, p.ToolCallID)
 	}
-	if !live || !a.decided[p.ToolCallID] {
-		emit(acpupdate.Resolved(p))
-	}
+	// The client that answered is not told its own answer.
+	out.add(acpupdate.Resolved(p), !live || !a.decided[p.ToolCallID])
+	a.show(c, ctx, out)
 	delete(a.decided, p.ToolCallID)
 	delete(a.raised, p.ToolCallID)
 	if live {

@@ -31,14 +31,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		}
 	}
 	ch := a.view.Apply(e)
-	emit := func(u any) {
-		p := &updateParams{SessionID: a.id, Update: u, Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
-		if live {
-			c.notify(ctx, "session/update", p)
-		} else {
-			a.replay.add(e, p)
-		}
-	}
+	out := &eventUpdates{e: e}
+	emit := out.emit
 	// agent shows the event's agent update as the response chain decided.
 	agent := emit
 	if decided {
@@ -67,6 +61,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		if !live {
 			a.replay.anchor(p.MessageID, e.Seq)
 		}
+	case *event.HistoryImportedPayload:
+		emitAll(acpupdate.Imported(p), emit)
 	case *event.PromptQueuedPayload:
 		if !live {
 			a.replay.anchor(p.MessageID, e.Seq)
@@ -78,13 +74,12 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 			a.promptChanged(c, ctx, e, p)
 		}
 	case *event.RunStartedPayload:
-		a.runStarted(c, ctx, ch, p, live, emit)
+		a.runStarted(c, ctx, ch, p, live, out)
 	case *event.PromptDeliveredPayload:
-		if !live && ch.Delivered != nil {
-			emitAll(acpupdate.UserChunks(ch.Delivered), emit)
+		if ch.Delivered != nil {
+			// Live, the prompt was shown as it was queued.
+			emitAll(acpupdate.UserChunks(ch.Delivered), out.only(!live))
 		}
-	case *event.HistoryImportedPayload:
-		emitAll(acpupdate.Imported(p), emit)
 	case *event.ToolStartedPayload, *event.ToolProgressPayload, *event.ToolCompletedPayload:
 		a.toolUpdate(ch.Call, agent)
 	case *event.UpdateTransformedPayload:
@@ -102,12 +97,12 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		}
 	case *event.PermissionResolvedPayload:
 		a.toolUpdate(ch.Call, emit)
-		a.resolved(c, ctx, p, live, emit)
+		a.resolved(c, ctx, p, live, out)
 	case *event.StepEndedPayload:
 		emit(acpupdate.UsageOf(c.cfg.Models, a.view, p))
 	case *event.RunEndedPayload:
 		a.turnEnds[p.RunID], a.lastTurn = e.Seq, p.RunID
-		a.runEnded(c, ctx, p, live, emit)
+		a.runEnded(c, ctx, p, live, out)
 	case *event.Settings:
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
@@ -120,6 +115,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 			}
 		}
 	}
+	a.show(c, ctx, out)
 }
 
 // chunkFrame is a live text or thinking delta's session/update, built by
@@ -128,6 +124,64 @@ func (a *attachment) chunkFrame(d *event.MessageDeltaPayload, e event.Event) []b
 	b := appendChunkFrame(make([]byte, 0, 192+len(d.Text)), a.id, acpupdate.ChunkKind(d.Channel), d.Text, d.MessageID, e.Seq, e.RecordedAt.UnixMilli())
 	a.frames.put(e.Seq, b)
 	return b
+}
+
+// eventUpdates are the updates one event shows, in order: all of them,
+// also those this client is not shown (its own prompt's prompt_received,
+// say), since an update's id counts them all.
+type eventUpdates struct {
+	e     event.Event
+	us    []any
+	shown []bool
+}
+
+func (o *eventUpdates) emit(u any) { o.add(u, true) }
+
+func (o *eventUpdates) add(u any, shown bool) {
+	o.us = append(o.us, u)
+	o.shown = append(o.shown, shown)
+}
+
+// only emits when shown, else counts the update as not shown.
+func (o *eventUpdates) only(shown bool) func(any) {
+	return func(u any) { o.add(u, shown) }
+}
+
+// show sends (live) or keeps for the replay the updates of the event
+// this client is shown, each with its id; once all are in (what follows
+// from them, an attention update say, goes out after them).
+func (a *attachment) show(c *conn, ctx actor.Context, out *eventUpdates) {
+	if len(out.us) == 0 {
+		return
+	}
+	e := out.e
+	us, shown := acpupdate.Stamp(e.Seq, out.us), out.shown
+	out.us, out.shown = nil, nil
+	at := e.RecordedAt.UnixMilli()
+	index := 0
+	for i, u := range us {
+		kind, id := acpupdate.Describe(u)
+		state := acpupdate.State(kind)
+		pos := acpupdate.Position{Seq: e.Seq, Index: index}
+		if !state {
+			index++
+		}
+		if !shown[i] {
+			continue
+		}
+		if state || id == "" {
+			id = acpupdate.EventID(e.Seq)
+		}
+		p := &updateParams{SessionID: a.id, Update: u, Meta: &updateMeta{Hydra: stamp{MessageID: id, RecordedAt: at}}}
+		switch {
+		case a.replay == nil:
+			c.notify(ctx, "session/update", p)
+		case state:
+			a.replay.state(kind, p)
+		default:
+			a.replay.add(pos, e.RecordedAt, p)
+		}
+	}
 }
 
 func emitAll(us []any, emit func(any)) {
@@ -175,21 +229,25 @@ func (a *attachment) decision(c *conn, e event.Event) (overrides.Decision, bool)
 	return c.cfg.Pipeline.Decision(a.id, e.Seq)
 }
 
-func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, emit func(any)) {
+// runStarted shows the prompt's user chunks (marked as repeating it) and
+// its prompt_received, as Hydra records them: on replay, and live to the
+// clients that did not send it.
+func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change, p *event.RunStartedPayload, live bool, out *eventUpdates) {
 	if !live {
-		if ch.Delivered != nil {
-			emitAll(acpupdate.UserChunks(ch.Delivered), emit)
-		}
+		// after_message a prompt's id resumes after its prompt_received.
+		a.replay.anchor(p.RunID, ch.Event.Seq)
+	} else {
+		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.RunID, Reason: "started"})
+	}
+	if ch.Delivered == nil {
 		return
 	}
-	c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.RunID, Reason: "started"})
-	if _, mine := a.prompts[p.RunID]; mine || ch.Delivered == nil {
-		return
-	}
-	emit(acpupdate.Received(p.RunID, ch.Delivered))
+	_, mine := a.prompts[p.RunID]
+	emitAll(acpupdate.CompatChunks(ch.Delivered), out.only(!live || !mine))
+	out.add(acpupdate.Received(p.RunID, ch.Delivered), !live || !mine)
 }
 
-func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
+func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, out *eventUpdates) {
 	if live {
 		// A command whose run ended before it asked (cancelled at once).
 		c.cfg.Pipeline.QueueLeft(a.id, p.RunID)
@@ -201,9 +259,11 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 		} else {
 			c.reply(ctx, req, promptResult{StopReason: acpupdate.StopReason(p.StopReason)})
 		}
+		out.add(acpupdate.TurnEnded(p), false)
 	} else {
-		emit(acpupdate.TurnEnded(p))
+		out.emit(acpupdate.TurnEnded(p))
 	}
+	a.show(c, ctx, out)
 	if live {
 		a.attention(c, ctx)
 	}

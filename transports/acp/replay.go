@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -12,15 +12,16 @@ import (
 
 // replay takes the history a first subscription brings, up to the
 // subscription's replay point, coalesced; then the method is answered.
-// An instant replay whose start is known (full, or an ev- anchor) streams:
-// each batch the subscription brings is coalesced and sent at once, so
-// the first update never waits for the whole history. Otherwise (drip, a
-// message-id anchor found only on the way) it is collected and sent at
-// the end.
+// An instant replay whose start is known (full, or an update id anchor)
+// streams: each batch the subscription brings is coalesced and sent at
+// once, so the first update never waits for the whole history. Otherwise
+// (drip, a message-id anchor found only on the way) it is collected and
+// sent at the end. State updates (acpupdate.State) are not replayed: the
+// latest of each closes the history, as the session's state now.
 type replay struct {
 	session string
 	opts    attachOptions
-	updates []replayed // in seq order: the window being coalesced, or all when collecting
+	updates []replayed // in log order: the window being coalesced, or all when collecting
 	sent    int
 	// streaming: windows go out as they are projected.
 	streaming bool
@@ -29,47 +30,54 @@ type replay struct {
 	// last update: a newer one replaces it, and what is left goes out
 	// with the last window.
 	unsettled []replayed
-	sentTo    int64 // the latest event a streamed update was sent for
-	// anchors resolve after_message ids: prompt and assistant message ids
-	// to the seq of the event that ended them.
-	anchors map[string]int64
-	ending  bool          // sent or dripping; live events wait in held
-	held    []event.Event // live events that came while dripping
+	sentTo    acpupdate.Position // the latest update streamed
+	sentToID  string
+	// anchors resolve after_message ids that are not update ids: a
+	// prompt's to after its prompt_received (before it started, after it
+	// was queued), an assistant message's to after it ended.
+	anchors map[string]acpupdate.Position
+	// states are the latest update of each state kind.
+	states map[string]*updateParams
+	ending bool          // sent or dripping; live events wait in held
+	held   []event.Event // live events that came while dripping
 }
 
 type replayed struct {
-	seq    int64
+	pos    acpupdate.Position
 	at     time.Time
 	params *updateParams
 	// text is a streamed chunk's text, joined as its deltas come (set
-	// into the chunk when the window goes out); joined is the seq of the
-	// last delta joined.
-	text   []byte
-	joined int64
+	// into the chunk when the window goes out); joined is where the last
+	// delta joined stands, joinedID its id.
+	text     []byte
+	joined   acpupdate.Position
+	joinedID string
 }
 
 // addChunk takes one text or thinking delta of a streamed replay: it
 // extends the chunk just before it when that is the same message's,
 // without an update of its own (what coalesce would make of it anyway).
 func (r *replay) addChunk(e event.Event, kind string, d *event.MessageDeltaPayload) {
-	if r.skips(e) {
+	pos := acpupdate.Position{Seq: e.Seq}
+	if r.skips(pos) {
 		return
 	}
+	id := acpupdate.EventID(e.Seq) // a delta shows one update
 	if n := len(r.updates); n > 0 {
 		u := &r.updates[n-1]
-		if c, ok := u.params.Update.(*acpupdate.Chunk); ok && u.text != nil && c.SessionUpdate == kind && c.MessageID == d.MessageID {
+		if c, ok := u.params.Update.(*acpupdate.Chunk); ok && u.text != nil && c.SessionUpdate == kind && c.Meta.ACPMessage() == d.MessageID {
 			u.text = append(u.text, d.Text...)
-			u.joined = e.Seq
+			u.joined, u.joinedID = pos, id
 			return
 		}
 	}
-	p := &updateParams{SessionID: r.session, Update: &acpupdate.Chunk{SessionUpdate: kind, Content: acpupdate.ContentBlock{Type: "text"}, MessageID: d.MessageID},
-		Meta: &updateMeta{Hydra: stamp{MessageID: anchorID(e.Seq), RecordedAt: e.RecordedAt.UnixMilli()}}}
-	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p, text: append(make([]byte, 0, 256), d.Text...), joined: e.Seq})
+	c := &acpupdate.Chunk{SessionUpdate: kind, Content: acpupdate.ContentBlock{Type: "text"}, MessageID: id, Meta: acpupdate.MessageMeta(d.MessageID)}
+	p := &updateParams{SessionID: r.session, Update: c, Meta: &updateMeta{Hydra: stamp{MessageID: id, RecordedAt: e.RecordedAt.UnixMilli()}}}
+	r.updates = append(r.updates, replayed{pos: pos, at: e.RecordedAt, params: p, text: append(make([]byte, 0, 256), d.Text...), joined: pos, joinedID: id})
 }
 
-// settle sets the text of the chunks addChunk joined, anchored on the
-// last delta each holds.
+// settle sets the text of the chunks addChunk joined, each with the id of
+// the last delta it holds.
 func settle(ups []replayed) {
 	for i := range ups {
 		u := &ups[i]
@@ -77,9 +85,9 @@ func settle(ups []replayed) {
 			continue
 		}
 		u.params.Update.(*acpupdate.Chunk).Content.Text = string(u.text)
-		if u.joined > u.seq {
-			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(u.joined), RecordedAt: u.params.Meta.Hydra.RecordedAt}}
-			u.seq = u.joined
+		if u.joined.Compare(u.pos) > 0 {
+			reanchor(u.params, u.joinedID)
+			u.pos = u.joined
 		}
 		u.text = nil
 	}
@@ -92,11 +100,11 @@ const maxDripGap = 2 * time.Second
 type dripTick struct{ session string }
 
 func newReplay(session string, o attachOptions) *replay {
-	r := &replay{session: session, opts: o, anchors: map[string]int64{}}
+	r := &replay{session: session, opts: o, anchors: map[string]acpupdate.Position{}, states: map[string]*updateParams{}}
 	switch o.policy {
 	case policyAfter:
-		_, isSeq := parseAnchor(o.anchor)
-		r.streaming = isSeq && !o.drip
+		_, isID := acpupdate.ParseID(o.anchor)
+		r.streaming = isID && !o.drip
 	default:
 		r.streaming = !o.drip
 	}
@@ -127,14 +135,14 @@ func (a *attachment) flushWindow(c *conn, ctx actor.Context, last bool) {
 			r.unsettled = append(r.unsettled, u)
 			continue
 		}
-		if u.seq < r.sentTo {
-			// Held back past later events: it is the call's state as of
+		if u.pos.Compare(r.sentTo) < 0 {
+			// Held back past later updates: it is the call's state as of
 			// the last one sent, and anchored there, so that anchors
 			// never go back.
-			m := u.params.Meta.Hydra
-			u.params.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(r.sentTo), RecordedAt: m.RecordedAt}}
+			reanchor(u.params, r.sentToID)
+		} else {
+			r.sentTo, r.sentToID = u.pos, u.params.Meta.Hydra.MessageID
 		}
-		r.sentTo = max(r.sentTo, u.seq)
 		c.notify(ctx, "session/update", u.params)
 		r.sent++
 	}
@@ -146,45 +154,50 @@ func unsettled(u replayed) bool {
 	return ok && v.SessionUpdate == "tool_call_update" && v.Status != "completed" && v.Status != "failed"
 }
 
-// add takes one update of the history, unless the policy will not send
-// it (none, pending_only, or before an ev- anchor).
-func (r *replay) add(e event.Event, p *updateParams) {
-	if r.skips(e) {
+// add takes one update of the history, standing at pos, unless the
+// policy will not send it (none, pending_only, or up to an update id
+// anchor).
+func (r *replay) add(pos acpupdate.Position, at time.Time, p *updateParams) {
+	if r.skips(pos) {
 		return
 	}
-	r.updates = append(r.updates, replayed{seq: e.Seq, at: e.RecordedAt, params: p})
+	r.updates = append(r.updates, replayed{pos: pos, at: at, params: p})
+}
+
+// state takes a state update: the latest of each kind is replayed.
+func (r *replay) state(kind string, p *updateParams) {
+	r.states[kind] = p
 }
 
 // coalesce joins consecutive chunks of one message and keeps only each
 // tool call's last update (each carries the call's whole state; the
-// tool_call that opened it stays).
+// tool_call that opened it stays). A joined chunk takes the id of the last
+// chunk it holds: after_message from it replays nothing it showed.
 func coalesce(ups []replayed) []replayed {
 	out := make([]replayed, 0, len(ups))
 	lastCall := map[string]int{}
 	lastChunk := -1
-	var text []byte  // the text of the chunk at lastChunk, joined
-	var joined int64 // the seq of the last chunk joined to it
+	var text []byte // the text of the chunk at lastChunk, joined
+	var joined *replayed
 	endChunk := func() {
 		if lastChunk >= 0 {
 			p := out[lastChunk].params
 			p.Update.(*acpupdate.Chunk).Content.Text = string(text)
-			if joined != 0 {
-				// Anchored on the last event it holds: after_message from
-				// it replays nothing it already showed.
-				p.Meta = &updateMeta{Hydra: stamp{MessageID: anchorID(joined), RecordedAt: p.Meta.Hydra.RecordedAt}}
-				out[lastChunk].seq = joined
+			if joined != nil {
+				reanchor(p, joined.params.Meta.Hydra.MessageID)
+				out[lastChunk].pos = joined.pos
 			}
 		}
-		lastChunk, text, joined = -1, text[:0], 0
+		lastChunk, text, joined = -1, text[:0], nil
 	}
-	for _, u := range ups {
+	for i, u := range ups {
 		switch v := u.params.Update.(type) {
 		case *acpupdate.Chunk:
 			if lastChunk >= 0 {
 				prev := out[lastChunk].params.Update.(*acpupdate.Chunk)
-				if prev.SessionUpdate == v.SessionUpdate && prev.MessageID == v.MessageID && prev.Content.Type == "text" && v.Content.Type == "text" {
+				if prev.SessionUpdate == v.SessionUpdate && prev.Meta.ACPMessage() == v.Meta.ACPMessage() && prev.Content.Type == "text" && v.Content.Type == "text" {
 					text = append(text, v.Content.Text...)
-					joined = u.seq
+					joined = &ups[i]
 					continue
 				}
 			}
@@ -214,23 +227,23 @@ func coalesce(ups []replayed) []replayed {
 	return kept
 }
 
-// skips reports an event whose updates the policy will not send.
-func (r *replay) skips(e event.Event) bool {
+// skips reports an update the policy will not send.
+func (r *replay) skips(pos acpupdate.Position) bool {
 	switch r.opts.policy {
 	case policyNone, policyPendingOnly:
 		return true
 	case policyAfter:
-		if seq, ok := parseAnchor(r.opts.anchor); ok && e.Seq <= seq {
+		if after, ok := acpupdate.ParseID(r.opts.anchor); ok && pos.Compare(after) <= 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// anchor records an after_message anchor the event ends.
+// anchor records that after_message id resumes after the event at seq.
 func (r *replay) anchor(id string, seq int64) {
 	if id != "" {
-		r.anchors[id] = seq
+		r.anchors[id] = acpupdate.Position{Seq: seq, Index: math.MaxInt}
 	}
 }
 
@@ -238,23 +251,50 @@ func (r *replay) anchor(id string, seq int64) {
 // unknown after_message anchor falls back to full, and says so.
 func (r *replay) selected() ([]replayed, string) {
 	policy := r.opts.policy
-	var after int64
+	var after acpupdate.Position // before everything
 	switch policy {
 	case policyNone, policyPendingOnly:
 		return nil, policy
 	case policyAfter:
-		seq, ok := parseAnchor(r.opts.anchor)
+		pos, ok := acpupdate.ParseID(r.opts.anchor)
 		if !ok {
-			seq, ok = r.anchors[r.opts.anchor]
+			pos, ok = r.anchors[r.opts.anchor]
 		}
 		if !ok {
 			policy = policyFull
 		}
-		after = seq
+		after = pos
 	}
-	// The first update past after: seqs are whole, so the first at after+1 or later.
-	i, _ := slices.BinarySearchFunc(r.updates, after+1, func(u replayed, seq int64) int { return cmp.Compare(u.seq, seq) })
+	// The first update past after (an update at after itself counts as before).
+	i, _ := slices.BinarySearchFunc(r.updates, after, func(u replayed, p acpupdate.Position) int {
+		if c := u.pos.Compare(p); c > 0 {
+			return 1
+		}
+		return -1
+	})
 	return coalesce(r.updates[i:]), policy
+}
+
+// snapshot is the session's state as the replay closes with it: its
+// title, then the latest of each state update the history showed (the
+// compaction only while one is under way). None for policy none.
+func (a *attachment) snapshot() []*updateParams {
+	r := a.replay
+	if r.opts.policy == policyNone {
+		return nil
+	}
+	var out []*updateParams
+	if a.view.Title != "" {
+		out = append(out, &updateParams{SessionID: a.id, Update: &acpupdate.Info{SessionUpdate: "session_info_update", Title: a.view.Title}})
+	}
+	for _, kind := range []string{"current_mode_update", "config_option_update", "usage_update", "hydra_compaction"} {
+		p := r.states[kind]
+		if p == nil || (kind == "hydra_compaction" && a.view.Compaction == nil) {
+			continue
+		}
+		out = append(out, &updateParams{SessionID: a.id, Update: p.Update})
+	}
+	return out
 }
 
 // endReplay sends the history (at once, or dripped), then answers.
@@ -264,9 +304,13 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 		return
 	}
 	r.ending = true
+	state := a.snapshot()
 	if r.streaming {
 		a.flushWindow(c, ctx, true)
-		a.answer(c, ctx, r.sent, r.opts.policy)
+		for _, p := range state {
+			c.notify(ctx, "session/update", p)
+		}
+		a.answer(c, ctx, r.sent+len(state), r.opts.policy)
 		return
 	}
 	ups, policy := r.selected()
@@ -275,6 +319,13 @@ func (a *attachment) endReplay(c *conn, ctx actor.Context) {
 		ups = append(r.opts.inherited, ups...)
 	}
 	r.opts.inherited = nil
+	var at time.Time // the state goes out right after the history, also dripped
+	if n := len(ups); n > 0 {
+		at = ups[n-1].at
+	}
+	for _, p := range state {
+		ups = append(ups, replayed{at: at, params: p})
+	}
 	r.sent = len(ups)
 	if !r.opts.drip || len(ups) == 0 {
 		for _, u := range ups {

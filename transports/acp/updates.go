@@ -1,6 +1,6 @@
 package acp
 
-import "strconv"
+import "github.com/troupehq/troupe/transports/acpupdate"
 
 // The session/update frame: the params ACP sends an update in, with the
 // event it comes from. The updates themselves are acpupdate's.
@@ -15,22 +15,22 @@ type updateMeta struct {
 	Hydra stamp `json:"hydra-acp"`
 }
 
-// stamp names the event an update comes from: MessageID is an anchor
-// session/attach after_message takes; RecordedAt is the event's time in
-// epoch ms, the same live and on replay.
+// stamp names where an update stands: MessageID is the update's id
+// (acpupdate.UpdateID, the anchor session/attach after_message takes; a
+// state update's is its event's); RecordedAt is the event's time in epoch
+// ms, the same live and on replay.
 type stamp struct {
 	MessageID  string `json:"messageId"`
 	RecordedAt int64  `json:"recordedAt"`
 }
 
-// anchorID is the after_message anchor of the event at seq.
-func anchorID(seq int64) string { return "ev-" + strconv.FormatInt(seq, 10) }
-
-// parseAnchor reads an anchorID.
-func parseAnchor(s string) (int64, bool) {
-	if len(s) < 4 || s[:3] != "ev-" {
-		return 0, false
+// reanchor gives p's update id: a coalesced update stands for the last
+// of those it joins.
+func reanchor(p *updateParams, id string) {
+	at := int64(0)
+	if p.Meta != nil {
+		at = p.Meta.Hydra.RecordedAt
 	}
-	n, err := strconv.ParseInt(s[3:], 10, 64)
-	return n, err == nil && n > 0
+	p.Meta = &updateMeta{Hydra: stamp{MessageID: id, RecordedAt: at}}
+	acpupdate.SetID(p.Update, id)
 }

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"fmt"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"strings"
 	"testing"
 	"time"
@@ -48,10 +49,13 @@ func TestWebSocketTwoClients(t *testing.T) {
 			got = f.Update(t)
 		}
 	}
-	testkit.Equal(t, got.Update.MessageID != "", true)
+	testkit.Equal(t, strings.HasPrefix(got.Update.Meta.Hydra.ACPMessageID, "msg-"), true)
 	last := bFrames[len(bFrames)-1].Update(t)
 	testkit.Equal(t, last.Update.StopReason, "end_turn")
-	testkit.Equal(t, last.Update.MessageID, got.Update.MessageID)
+	testkit.Equal(t, last.Update.Meta.Hydra.ACPMessageID, got.Update.Meta.Hydra.ACPMessageID)
+	// Each update has its own id, the same as its _meta anchor.
+	testkit.Equal(t, got.Update.MessageID, got.Meta.Hydra.MessageID)
+	testkit.Equal(t, last.Update.MessageID != got.Update.MessageID, true)
 }
 
 // A client detaches mid-reply and attaches again after_message the last
@@ -184,14 +188,20 @@ func assertNonDecreasing(t testing.TB, fs []acpclient.Frame) {
 
 func assertAnchors(t testing.TB, fs []acpclient.Frame, strict bool) {
 	t.Helper()
-	var last int64
+	var last acpupdate.Position
 	for _, f := range fs {
 		if f.Method != "session/update" {
 			continue
 		}
-		n := acpclient.MessageSeq(t, f)
-		if n < last || strict && n == last {
-			t.Fatalf("update of seq %d after seq %d: %s", n, last, f.Raw)
+		n, ok := acpclient.Position(t, f)
+		if !ok {
+			if !acpupdate.State(f.Update(t).Update.SessionUpdate) {
+				t.Fatalf("update without its id: %s", f.Raw)
+			}
+			continue // the state a replay closes with
+		}
+		if c := n.Compare(last); c < 0 || strict && c == 0 {
+			t.Fatalf("update at %+v after %+v: %s", n, last, f.Raw)
 		}
 		last = n
 	}

@@ -3,7 +3,9 @@
 // their kinds, titles, status and content, usage, modes, config options,
 // titles, turn boundaries, permission outcomes, compaction) and, in Mapper,
 // which updates each event kind is shown as to a client attached from the
-// start. Every view of a session's updates goes through it: ACP live and on
+// start, and each update's id (ids.go: from its event's seq and its place
+// among the event's updates, so the same in every view and every process).
+// Every view of a session's updates goes through it: ACP live and on
 // replay, REST's history, events and bundles (and so the terminal client and
 // every other ACP client, which render what ACP sends).
 //

@@ -35,8 +35,16 @@ func NewMapper(id string, models sessions.Models) *Mapper {
 func (m *Mapper) Apply(e event.Event) []any { return m.Updates(m.View.Apply(e)) }
 
 // Updates returns the updates of the event the View returned ch for, in
-// order; nil for an event no client is shown.
+// order, each with its id (Stamp); nil for an event no client is shown.
 func (m *Mapper) Updates(ch projection.Change) []any {
+	us := m.updates(ch)
+	if len(us) == 0 {
+		return nil
+	}
+	return Stamp(ch.Event.Seq, us)
+}
+
+func (m *Mapper) updates(ch projection.Change) []any {
 	switch p := ch.Payload.(type) {
 	case nil:
 		if ch.Delta != nil {
@@ -94,7 +102,7 @@ func ChunkKind(channel string) string {
 func Delta(shown map[string]bool, d *event.MessageDeltaPayload) any {
 	switch d.Channel {
 	case event.ChannelText, event.ChannelThinking:
-		return &Chunk{SessionUpdate: ChunkKind(d.Channel), Content: ContentBlock{Type: "text", Text: d.Text}, MessageID: d.MessageID}
+		return &Chunk{SessionUpdate: ChunkKind(d.Channel), Content: ContentBlock{Type: "text", Text: d.Text}, Meta: MessageMeta(d.MessageID)}
 	case event.ChannelToolCallArgs:
 		if d.ToolCallID == "" || shown[d.ToolCallID] {
 			return nil
@@ -144,25 +152,30 @@ func Blocks(bs []event.Block) []ContentBlock {
 func UserChunks(p *event.Prompt) []any {
 	out := make([]any, 0, len(p.Content)+1)
 	for _, b := range p.Content {
-		out = append(out, &Chunk{SessionUpdate: "user_message_chunk", Content: Block(b), MessageID: p.MessageID})
+		out = append(out, &Chunk{SessionUpdate: "user_message_chunk", Content: Block(b), Meta: MessageMeta(p.MessageID)})
 	}
 	return out
 }
 
-// CompatChunks are UserChunks shown beside the prompt's prompt_received:
-// marked as its twin, as hydra marks them, so that a client reading both
-// shows the prompt once and one that knows only chunks still shows it.
+// CompatChunks are the user_message_chunks of a prompt a run started,
+// shown with its prompt_received and marked as repeating it (Hydra's
+// compatFor): clients that know prompt_received skip them, the others
+// show the prompt from them.
 func CompatChunks(p *event.Prompt) []any {
 	out := UserChunks(p)
 	for _, u := range out {
-		u.(*Chunk).Meta = &ChunkMeta{Hydra: ChunkHydra{CompatFor: "prompt_received"}}
+		c := u.(*Chunk)
+		if c.Meta == nil {
+			c.Meta = &UpdateMeta{}
+		}
+		c.Meta.Hydra.CompatFor = "prompt_received"
 	}
 	return out
 }
 
 // Received is the prompt_received of the prompt run runID started.
 func Received(runID string, p *event.Prompt) *PromptReceived {
-	return &PromptReceived{SessionUpdate: "prompt_received", MessageID: runID, Prompt: Blocks(p.Content), SentBy: p.Client}
+	return &PromptReceived{SessionUpdate: "prompt_received", Prompt: Blocks(p.Content), SentBy: p.Client, Meta: MessageMeta(runID)}
 }
 
 // Imported shows a conversation brought in (history.imported) as the
@@ -191,7 +204,7 @@ func StopReason(canonical string) string {
 
 // TurnEnded is a run's turn_complete.
 func TurnEnded(p *event.RunEndedPayload) *TurnComplete {
-	return &TurnComplete{SessionUpdate: "turn_complete", StopReason: StopReason(p.StopReason), MessageID: p.RunID}
+	return &TurnComplete{SessionUpdate: "turn_complete", StopReason: StopReason(p.StopReason), Meta: MessageMeta(p.RunID)}
 }
 
 // Resolved is a permission's permission_resolved.
@@ -257,7 +270,7 @@ func Describe(u any) (kind, messageID string) {
 	case *Chunk:
 		return u.SessionUpdate, u.MessageID
 	case *ToolCall:
-		return u.SessionUpdate, ""
+		return u.SessionUpdate, u.MessageID
 	case *Usage:
 		return u.SessionUpdate, ""
 	case *Mode:
@@ -271,7 +284,7 @@ func Describe(u any) (kind, messageID string) {
 	case *TurnComplete:
 		return u.SessionUpdate, u.MessageID
 	case *PermissionResolved:
-		return u.SessionUpdate, ""
+		return u.SessionUpdate, u.MessageID
 	case *Compaction:
 		return u.SessionUpdate, ""
 	case map[string]any:

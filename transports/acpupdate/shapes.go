@@ -19,20 +19,44 @@ type ContentBlock struct {
 type Chunk struct {
 	SessionUpdate string       `json:"sessionUpdate"`
 	Content       ContentBlock `json:"content"`
-	MessageID     string       `json:"messageId,omitempty"`
-	Meta          *ChunkMeta   `json:"_meta,omitempty"`
+	// MessageID is the update's id (see UpdateID); the message it is a
+	// chunk of is in Meta.
+	MessageID string      `json:"messageId,omitempty"`
+	Meta      *UpdateMeta `json:"_meta,omitempty"`
 }
 
-// ChunkMeta is a chunk's own _meta: hydra's marker on the user chunks a
-// prompt_received accompanies, by which its renderers show the prompt
-// once.
-type ChunkMeta struct {
-	Hydra ChunkHydra `json:"hydra-acp"`
+// UpdateMeta is an update's own _meta.
+type UpdateMeta struct {
+	Hydra UpdateHydra `json:"hydra-acp"`
 }
 
-// ChunkHydra is ChunkMeta's hydra-acp object.
-type ChunkHydra struct {
-	CompatFor string `json:"compatFor,omitempty"` // prompt_received
+// UpdateHydra are the hydra-acp fields of an update's _meta.
+type UpdateHydra struct {
+	// ACPMessageID is the ACP message the update belongs to: the
+	// prompt's or the assistant message's id, shared by all its chunks
+	// (and the prompt's on its prompt_received and turn_complete). The
+	// update's own messageId is its id (UpdateID), which Hydra's clients
+	// resume after_message from.
+	ACPMessageID string `json:"acpMessageId,omitempty"`
+	// CompatFor marks a user chunk that repeats a prompt_received for
+	// clients that do not know it; those that do skip it.
+	CompatFor string `json:"compatFor,omitempty"`
+}
+
+// ACPMessage is the ACP message id meta carries, "" for none.
+func (m *UpdateMeta) ACPMessage() string {
+	if m == nil {
+		return ""
+	}
+	return m.Hydra.ACPMessageID
+}
+
+// MessageMeta is the meta of an update of ACP message id, nil for none.
+func MessageMeta(id string) *UpdateMeta {
+	if id == "" {
+		return nil
+	}
+	return &UpdateMeta{Hydra: UpdateHydra{ACPMessageID: id}}
 }
 
 // ToolContent is one item of a tool call's content.
@@ -51,6 +75,7 @@ type ToolCall struct {
 	Status        string          `json:"status,omitempty"`
 	RawInput      json.RawMessage `json:"rawInput,omitempty"`
 	Content       []ToolContent   `json:"content,omitempty"`
+	MessageID     string          `json:"messageId,omitempty"` // the update's id; none on a permission request's toolCall
 }
 
 // Usage is a usage_update: the context used out of the model's window
@@ -100,16 +125,18 @@ type Info struct {
 // started its run.
 type PromptReceived struct {
 	SessionUpdate string         `json:"sessionUpdate"` // prompt_received
-	MessageID     string         `json:"messageId"`
+	MessageID     string         `json:"messageId"`     // the update's id; the prompt's is in Meta
 	Prompt        []ContentBlock `json:"prompt"`
 	SentBy        string         `json:"sentBy,omitempty"`
+	Meta          *UpdateMeta    `json:"_meta,omitempty"`
 }
 
 // TurnComplete is hydra's turn_complete: a run ended.
 type TurnComplete struct {
-	SessionUpdate string `json:"sessionUpdate"` // turn_complete
-	StopReason    string `json:"stopReason"`
-	MessageID     string `json:"messageId,omitempty"`
+	SessionUpdate string      `json:"sessionUpdate"` // turn_complete
+	StopReason    string      `json:"stopReason"`
+	MessageID     string      `json:"messageId,omitempty"` // the update's id; the prompt's is in Meta
+	Meta          *UpdateMeta `json:"_meta,omitempty"`
 }
 
 // PermissionResolved is hydra's permission_resolved.
@@ -119,6 +146,7 @@ type PermissionResolved struct {
 	Outcome        string `json:"outcome"`
 	ChosenOptionID string `json:"chosenOptionId,omitempty"`
 	ResolvedBy     string `json:"resolvedBy,omitempty"`
+	MessageID      string `json:"messageId,omitempty"` // the update's id
 }
 
 // Compaction is hydra's hydra_compaction.

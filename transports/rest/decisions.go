@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/overrides"
 )
 
@@ -91,7 +92,9 @@ func readDecisions(ctx context.Context, s *sessions.Client, gate Gate, id string
 // decided shows a decision in place of an event's updates as recorded: a
 // drop shows nothing, a rewrite the update recorded instead. One that is
 // not an update object shows the event as recorded (fail-open, as ACP).
-func decided(d overrides.Decision, recorded []update) []update {
+// The rewrite is the event's one update: its id is the event's (seq; 0
+// where no id is shown).
+func decided(d overrides.Decision, seq int64, recorded []update) []update {
 	if d.Dropped {
 		return nil
 	}
@@ -100,6 +103,9 @@ func decided(d overrides.Decision, recorded []update) []update {
 		return recorded
 	}
 	kind, _ := body["sessionUpdate"].(string)
+	if seq > 0 {
+		acpupdate.Stamp(seq, []any{body})
+	}
 	msg, _ := body["messageId"].(string)
 	return []update{{kind: kind, messageID: msg, body: body}}
 }

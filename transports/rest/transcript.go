@@ -196,7 +196,7 @@ func shownText(d overrides.Decision, recorded string) string {
 	if d.Dropped {
 		return ""
 	}
-	for _, u := range decided(d, nil) {
+	for _, u := range decided(d, 0, nil) {
 		body, _ := u.body.(map[string]any)
 		if c, ok := body["content"].(map[string]any); ok && c["type"] == "text" {
 			s, _ := c["text"].(string)

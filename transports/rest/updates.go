@@ -40,7 +40,7 @@ func (p *projector) project(e event.Event) []update {
 		return nil
 	}
 	if d, ok := p.decisions.of(e); ok {
-		return decided(d, p.canonical(e))
+		return decided(d, e.Seq, p.canonical(e))
 	}
 	return p.canonical(e)
 }

@@ -201,6 +201,11 @@ type update struct {
 	CurrentModeID string          `json:"currentModeId"`
 	Phase         string          `json:"phase"`
 	Error         string          `json:"error"`
+	Meta          struct {
+		Hydra struct {
+			CompatFor string `json:"compatFor"`
+		} `json:"hydra-acp"`
+	} `json:"_meta"`
 }
 
 type updateParams struct {
@@ -224,6 +229,9 @@ func (r *Renderer) Update(params json.RawMessage) {
 	case "agent_thought_chunk":
 		r.chunk("thought", sgrDim, "", u.Content)
 	case "user_message_chunk":
+		if u.Meta.Hydra.CompatFor == "prompt_received" {
+			return // the prompt_received with it shows the prompt
+		}
 		r.chunk("user", sgrBold, "› ", u.Content)
 	case "prompt_received":
 		r.promptReceived(u)

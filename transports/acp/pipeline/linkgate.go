@@ -57,6 +57,7 @@ func (l *link) observe(ctx actor.Context, e event.Event) {
 	if u == nil {
 		return
 	}
+	acpupdate.SetID(u, acpupdate.EventID(e.Seq)) // an agent event shows one update
 	if len(l.updates) >= maxUpdateQueue {
 		actorlog.For(ctx, "chain_link", l.session).Warn("the response chain is behind: updates let through unchanged",
 			"waiting", len(l.updates))
@@ -79,10 +80,11 @@ func (l *link) next() (pendingUpdate, error) {
 		for ; n < len(l.updates) && n < maxJoined; n++ {
 			nx := l.updates[n]
 			d, ok := nx.u.(*acpupdate.Chunk)
-			if !ok || nx.prev != cur.seq || d.SessionUpdate != joined.SessionUpdate || d.MessageID != joined.MessageID || d.Content.Type != "text" {
+			if !ok || nx.prev != cur.seq || d.SessionUpdate != joined.SessionUpdate || d.Meta.ACPMessage() != joined.Meta.ACPMessage() || d.Content.Type != "text" {
 				break
 			}
 			joined.Content.Text += d.Content.Text
+			joined.MessageID = d.MessageID // the last it holds
 			cur.seq = nx.seq
 		}
 		cur.u = &joined

@@ -13,12 +13,12 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/projection/projectiontest"
 )
 
@@ -30,35 +30,23 @@ type Case struct {
 	Log *projectiontest.Log
 	// Want are the last event's updates, as JSON, in order.
 	Want []string
-	// NotReplayed are the sessionUpdate kinds of Want an ACP replay does
-	// not show (see acpupdate.Mapper): the title of session.created (an
-	// attaching client has it from the attach answer) and prompt_received
-	// (the live marker for the clients that did not send the prompt).
-	NotReplayed []string
 }
 
-// Replayed is Want without NotReplayed: what an ACP replay shows. A user
-// chunk replayed without its prompt_received is the prompt's only showing,
-// so it is not marked as prompt_received's twin.
+// Replayed is Want without the state updates (acpupdate.State): what an
+// ACP replay shows of the event in the history (the state's current value
+// closes the replay instead).
 func (c Case) Replayed() []string {
 	var out []string
-	unmark := slices.Contains(c.NotReplayed, "prompt_received")
 	for _, w := range c.Want {
 		var u struct {
 			SessionUpdate string `json:"sessionUpdate"`
 		}
-		if json.Unmarshal([]byte(w), &u) != nil || !slices.Contains(c.NotReplayed, u.SessionUpdate) {
-			if unmark && u.SessionUpdate == "user_message_chunk" {
-				w = strings.Replace(w, compatMark, "", 1)
-			}
+		if json.Unmarshal([]byte(w), &u) != nil || !acpupdate.State(u.SessionUpdate) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
-
-// compatMark is the _meta of a user chunk shown beside its prompt_received.
-const compatMark = `,"_meta":{"hydra-acp":{"compatFor":"prompt_received"}}`
 
 // Session is the id of every case's session.
 const Session = "s1"
@@ -129,8 +117,7 @@ func rows(tb testing.TB) []Case {
 	yolo, title := event.ApprovalYolo, "renamed"
 	return []Case{
 		{Name: "created", Kind: event.SessionCreated, Log: created(tb),
-			Want:        []string{`{"sessionUpdate":"session_info_update","title":"a test"}`},
-			NotReplayed: []string{"session_info_update"}},
+			Want: []string{`{"sessionUpdate":"session_info_update","title":"a test"}`}},
 		{Name: "settings", Kind: event.SessionSettingsChanged,
 			Log: created(tb).Add(event.SessionSettingsChanged, event.Settings{ApprovalMode: &yolo, Title: &title}),
 			Want: []string{`{"sessionUpdate":"current_mode_update","currentModeId":"yolo"}`,
@@ -143,46 +130,46 @@ func rows(tb testing.TB) []Case {
 		{Name: "amended", Kind: event.PromptAmended, Log: queued(tb).Add(event.PromptAmended,
 			event.PromptChangedPayload{MessageID: "m1", Content: []event.Block{{Type: "text", Text: "and fix it"}}})},
 		{Name: "run started", Kind: event.RunStarted, Log: queued(tb).Add(event.RunStarted, event.RunStartedPayload{RunID: "m1"}),
-			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"find the bug"},"messageId":"m1"` + compatMark + `}`,
-				`{"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","uri":"file:///work/main.go"},"messageId":"m1"` + compatMark + `}`,
-				`{"sessionUpdate":"prompt_received","messageId":"m1","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":"editor"}`},
-			NotReplayed: []string{"prompt_received"}},
+			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"find the bug"},"messageId":"ev-3.0","_meta":{"hydra-acp":{"acpMessageId":"m1","compatFor":"prompt_received"}}}`,
+				`{"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","uri":"file:///work/main.go"},"messageId":"ev-3.1","_meta":{"hydra-acp":{"acpMessageId":"m1","compatFor":"prompt_received"}}}`,
+				`{"sessionUpdate":"prompt_received","messageId":"ev-3","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":"editor","_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`},
+		},
 		{Name: "steer delivered", Kind: event.PromptDelivered, Log: running(tb).
 			Add(event.PromptQueued, event.PromptQueuedPayload{MessageID: "m2", Delivery: "steer", Content: []event.Block{{Type: "text", Text: "hurry"}}}).
 			Add(event.PromptDelivered, event.PromptDeliveredPayload{MessageID: "m2", RunID: "m1", Delivery: "steer"}),
-			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hurry"},"messageId":"m2"}`}},
+			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hurry"},"messageId":"ev-6","_meta":{"hydra-acp":{"acpMessageId":"m2"}}}`}},
 		{Name: "step started", Kind: event.StepStarted, Log: running(tb)},
 		{Name: "text delta", Kind: event.MessageDelta, Log: running(tb).Deltas("m1", "a1", event.ChannelText, "Looking"),
-			Want: []string{`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking"},"messageId":"a1"}`}},
+			Want: []string{`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking"},"messageId":"ev-5","_meta":{"hydra-acp":{"acpMessageId":"a1"}}}`}},
 		{Name: "thinking delta", Kind: event.MessageDelta, Log: running(tb).Deltas("m1", "a1", event.ChannelThinking, "hmm"),
-			Want: []string{`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"},"messageId":"a1"}`}},
+			Want: []string{`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"},"messageId":"ev-5","_meta":{"hydra-acp":{"acpMessageId":"a1"}}}`}},
 		{Name: "call announced", Kind: event.MessageDelta, Log: running(tb).CallDeltas("m1", "a1", "c1", "grep"),
-			Want: []string{`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"grep","kind":"search","status":"pending"}`}},
+			Want: []string{`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"grep","kind":"search","status":"pending","messageId":"ev-5"}`}},
 		{Name: "call arguments", Kind: event.MessageDelta, Log: running(tb).CallDeltas("m1", "a1", "c1", "grep", `{"pattern":`)},
 		{Name: "message completed", Kind: event.MessageCompleted, Log: running(tb).Deltas("m1", "a1", event.ChannelText, "Done.").
 			Add(event.MessageCompleted, event.MessageCompletedPayload{RunID: "m1", MessageID: "a1", Text: "Done."})},
 		{Name: "tool started", Kind: event.ToolStarted, Log: calling(tb),
-			Want: []string{`{"sessionUpdate":"tool_call_update",` + grepPending + `}`}},
+			Want: []string{`{"sessionUpdate":"tool_call_update",` + grepPending + `,"messageId":"ev-8"}`}},
 		{Name: "tool started unannounced", Kind: event.ToolStarted, Log: running(tb).
 			Add(event.ToolStarted, event.ToolStartedPayload{RunID: "m1", ToolCallID: "c2", Name: "bash", Category: "exec",
 				Arguments: `{"command":"go test"}`, Origin: "native", MessageID: "a1"}),
-			Want: []string{`{"sessionUpdate":"tool_call","toolCallId":"c2","title":"bash","kind":"execute","status":"in_progress","rawInput":{"command":"go test"}}`}},
+			Want: []string{`{"sessionUpdate":"tool_call","toolCallId":"c2","title":"bash","kind":"execute","status":"in_progress","rawInput":{"command":"go test"},"messageId":"ev-5"}`}},
 		{Name: "permission requested", Kind: event.ToolPermissionRequested, Log: calling(tb).Add(event.ToolPermissionRequested,
 			event.PermissionRequestedPayload{RunID: "m1", ToolCallID: "c1", Name: "grep", Category: "info", Arguments: `{"pattern":"TODO"}`})},
 		{Name: "permission resolved", Kind: event.ToolPermissionResolved, Log: allowed(tb),
-			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"}}`,
-				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","resolvedBy":"editor"}`}},
+			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"messageId":"ev-10.0"}`,
+				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","resolvedBy":"editor","messageId":"ev-10"}`}},
 		{Name: "tool progress", Kind: event.ToolProgress, Log: allowed(tb).
 			Add(event.ToolProgress, event.ToolProgressPayload{RunID: "m1", ToolCallID: "c1", Output: "main.go:3"}),
-			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3"}}]}`}},
+			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3"}}],"messageId":"ev-11"}`}},
 		{Name: "tool process", Kind: event.ToolProcess, Log: allowed(tb).
 			Add(event.ToolProcess, event.ToolProcessPayload{RunID: "m1", ToolCallID: "c1", Pgid: 4242})},
 		{Name: "tool completed", Kind: event.ToolCompleted, Log: allowed(tb).
 			Add(event.ToolCompleted, event.ToolCompletedPayload{RunID: "m1", ToolCallID: "c1", Name: "grep", Status: "success", Output: "main.go:3: TODO", DurationMS: 12}),
-			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"completed","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3: TODO"}}]}`}},
+			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"completed","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3: TODO"}}],"messageId":"ev-11"}`}},
 		{Name: "tool failed", Kind: event.ToolCompleted, Log: allowed(tb).
 			Add(event.ToolCompleted, event.ToolCompletedPayload{RunID: "m1", ToolCallID: "c1", Name: "grep", Status: "error", Output: "bad pattern"}),
-			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"failed","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"bad pattern"}}]}`}},
+			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"failed","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"bad pattern"}}],"messageId":"ev-11"}`}},
 		{Name: "step ended", Kind: event.StepEnded, Log: running(tb).
 			Add(event.StepEnded, event.StepEndedPayload{RunID: "m1", Step: 1, MessageID: "a1", FinishReason: "stop",
 				Usage: event.Usage{Input: 100, Output: 20, CacheRead: 5, Cost: 0.25}}),
@@ -193,9 +180,9 @@ func rows(tb testing.TB) []Case {
 			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Error: "overloaded"}).
 			Add(event.RetryEnded, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Success: true})},
 		{Name: "run ended", Kind: event.RunEnded, Log: running(tb).Add(event.RunEnded, event.RunEndedPayload{RunID: "m1", StopReason: "end_turn"}),
-			Want: []string{`{"sessionUpdate":"turn_complete","stopReason":"end_turn","messageId":"m1"}`}},
+			Want: []string{`{"sessionUpdate":"turn_complete","stopReason":"end_turn","messageId":"ev-5","_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`}},
 		{Name: "run failed", Kind: event.RunEnded, Log: running(tb).Add(event.RunEnded, event.RunEndedPayload{RunID: "m1", StopReason: "error", Error: "boom"}),
-			Want: []string{`{"sessionUpdate":"turn_complete","stopReason":"end_turn","messageId":"m1"}`}},
+			Want: []string{`{"sessionUpdate":"turn_complete","stopReason":"end_turn","messageId":"ev-5","_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`}},
 		{Name: "run interrupted", Kind: event.RunInterrupted, Log: running(tb).Add(event.RunInterrupted, event.RunInterruptedPayload{RunID: "m1"})},
 		{Name: "compaction started", Kind: event.CompactionStarted, Log: created(tb).Add(event.CompactionStarted, event.CompactionPayload{}),
 			Want: []string{`{"sessionUpdate":"hydra_compaction","phase":"started","requestedAt":` + milliAt(2) + `}`}},
@@ -208,8 +195,8 @@ func rows(tb testing.TB) []Case {
 		{Name: "bash executed", Kind: event.BashExecuted, Log: created(tb).Add(event.BashExecuted, event.BashExecutedPayload{Command: "ls", Output: "main.go"})},
 		{Name: "history imported", Kind: event.HistoryImported, Log: created(tb).Add(event.HistoryImported, event.HistoryImportedPayload{Source: "bundle",
 			Messages: []event.HistoryMessage{{Role: "user", Content: "hello"}, {Role: "assistant", Content: "hi there"}, {Role: "tool", Content: "ignored"}}}),
-			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hello"}}`,
-				`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi there"}}`}},
+			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hello"},"messageId":"ev-2.0"}`,
+				`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi there"},"messageId":"ev-2"}`}},
 		{Name: "attention changed", Kind: event.AttentionChanged, Log: created(tb).Add(event.AttentionChanged, event.AttentionPayload{Flags: []string{"unread"}})},
 		{Name: "mcp status", Kind: event.MCPStatus, Log: created(tb).Add(event.MCPStatus, event.MCPStatusPayload{Server: "docs", Status: "failed", Error: "refused"})},
 		{Name: "transformer attached", Kind: event.TransformerAttached, Log: created(tb).Add(event.TransformerAttached, event.TransformerAttachedPayload{Name: "planner"})},
