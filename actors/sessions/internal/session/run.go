@@ -215,6 +215,7 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 				s.pendingStart = ""
 				s.startRun(ctx, next)
 			}
+			s.leaveIfUnwatched(ctx)
 			if c := s.compactNext; c != nil {
 				s.compactNext = nil
 				s.compact(ctx, c.sender, c.msg.(*Compact).Instructions)

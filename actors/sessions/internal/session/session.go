@@ -161,11 +161,8 @@ func (s *session) Receive(ctx actor.Context) {
 		delete(s.subs, m.Who.Id)
 		delete(s.weak, m.Who.Id)
 		s.childStopped(ctx, m.Who)
-		if watched && s.f.st.Interactive != nil && !*s.f.st.Interactive {
-			// Hydra lets a session that is not interactive (piped, cat's)
-			// go cold once its last client leaves, not after the idle
-			// timeout: nobody will come back to it.
-			s.requestPassivation(ctx, true)
+		if watched {
+			s.leaveIfUnwatched(ctx)
 		}
 	case *idleCheck:
 		s.onIdleCheck(ctx)
@@ -581,6 +578,9 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		k++
 	}
 	s.waiters = drop(s.waiters, k)
+	if len(s.uncommitted) == 0 {
+		s.leaveIfUnwatched(ctx)
+	}
 }
 
 // publish hands committed events to the subscribers in the batches they
@@ -718,6 +718,19 @@ func (s *session) requestPassivation(ctx actor.Context, idle bool) {
 		return
 	}
 	s.askToPassivate(ctx)
+}
+
+// leaveIfUnwatched lets a session that is not interactive (piped, cat's)
+// go cold once its last client has left and it has nothing left to do, as
+// Hydra does, not after the idle timeout: nobody will come back to it. It
+// is asked when a client leaves and again when a run ends or a commit
+// lands, since the last client often leaves while the run it asked for is
+// still closing.
+func (s *session) leaveIfUnwatched(ctx actor.Context) {
+	if s.f.st.Interactive == nil || *s.f.st.Interactive || len(s.subs) > len(s.weak) {
+		return
+	}
+	s.requestPassivation(ctx, true)
 }
 
 func (s *session) askToPassivate(ctx actor.Context) {
