@@ -16,8 +16,19 @@ const (
 	KindWSOpen  = "ws-open"  // the upgrade request (send) or its answer (recv)
 	KindWS      = "ws"       // one WebSocket message
 	KindWSClose = "ws-close" // the side that closed first
-	KindConfig  = "config"   // the home's config.json the recording ran with
+	KindSetup   = "setup"    // first line: what the recording ran with (Setup)
+	KindRestart = "restart"  // the daemon was stopped and started again here
 )
+
+// Setup is what a recording ran with, in its first record's body: the
+// home's config.json (the configDigest is computed over it), the fake
+// model's script, and the paths that stand for $WORK and $TROUPE_HOME.
+type Setup struct {
+	Config string `json:"config"`
+	Script string `json:"script,omitempty"`
+	Work   string `json:"work"`
+	Home   string `json:"home"`
+}
 
 // Directions of Record.
 const (
