@@ -35,7 +35,7 @@ const (
 // what it should show.
 type Outcome struct{ Status, Reason string }
 
-func ok() Outcome                                { return Outcome{OK, ""} }
+func ok() Outcome                             { return Outcome{OK, ""} }
 func differs(format string, a ...any) Outcome { return Outcome{Differs, fmt.Sprintf(format, a...)} }
 func fails(format string, a ...any) Outcome   { return Outcome{Fails, fmt.Sprintf(format, a...)} }
 
