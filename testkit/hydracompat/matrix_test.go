@@ -103,8 +103,8 @@ func TestHydraClients(t *testing.T) {
 // save writes the row's recording into testdata.
 func (h *H) save(name string) {
 	h.t.Helper()
-	h.P.Close()
-	setup, err := json.Marshal(Setup{Config: h.config, Script: h.D.Script, Work: h.D.Work, Home: h.D.Home})
+	host, _ := os.Hostname()
+	setup, err := json.Marshal(Setup{Config: h.config, Script: h.D.Script, Work: h.D.Work, Home: h.D.Home, Host: host})
 	testkit.NoError(h.t, err)
 	recs := append([]Record{{Kind: KindSetup, Body: setup}}, h.P.Rec.Records()...)
 	testkit.NoError(h.t, os.MkdirAll("testdata", 0o755))

@@ -28,6 +28,7 @@ type Proxy struct {
 	client *http.Client
 	wg     sync.WaitGroup // the WebSocket pumps
 	done   chan struct{}  // closed by Close: hijacked connections end too
+	once   sync.Once
 }
 
 // StartProxy listens on a free loopback port and forwards to target
@@ -58,11 +59,14 @@ func StartProxy(target string) (*Proxy, error) {
 func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 
 // Close stops listening, ends every exchange and waits for the WebSocket
-// pumps.
+// pumps; a second Close does nothing.
 func (p *Proxy) Close() error {
-	err := p.srv.Close()
-	close(p.done)
-	p.wg.Wait()
+	var err error
+	p.once.Do(func() {
+		err = p.srv.Close()
+		close(p.done)
+		p.wg.Wait()
+	})
 	return err
 }
 
@@ -221,6 +225,14 @@ func (p *Proxy) pump(conn int, dir string, from, to *websocket.Conn) {
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) {
 				code = ce.Code
+			}
+			// A close the proxy's own Close caused is no part of the
+			// exchange.
+			select {
+			case <-p.done:
+				to.Close()
+				return
+			default:
 			}
 			p.Rec.Add(Record{Conn: conn, Dir: dir, Kind: KindWSClose, Code: code})
 			if code == websocket.CloseAbnormalClosure || code == websocket.CloseNoStatusReceived {

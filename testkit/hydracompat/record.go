@@ -22,12 +22,14 @@ const (
 
 // Setup is what a recording ran with, in its first record's body: the
 // home's config.json (the configDigest is computed over it), the fake
-// model's script, and the paths that stand for $WORK and $TROUPE_HOME.
+// model's script, and the paths and name that stand for $WORK,
+// $TROUPE_HOME and $HOST.
 type Setup struct {
 	Config string `json:"config"`
 	Script string `json:"script,omitempty"`
 	Work   string `json:"work"`
 	Home   string `json:"home"`
+	Host   string `json:"host,omitempty"` // the machine's name, as sessions carry it
 }
 
 // Directions of Record.
