@@ -142,6 +142,8 @@ func rows() []row {
 		{"cli-session-list-json", scriptAnswer, cliSessionListJSON},
 		{"cli-session-info", scriptAnswer, cliSessionInfo},
 		{"cli-session-transcript", scriptAnswer, cliSessionTranscript},
+		{"cli-session-transcript-last", "", cliSessionTranscriptLast},
+		{"cli-session-transcript-bundle", scriptAnswer, cliSessionTranscriptBundle},
 		{"cli-session-export-import", scriptAnswer, cliSessionExportImport},
 		{"cli-session-kill", scriptAnswer, cliSessionKill},
 		{"cli-session-remove", scriptAnswer, cliSessionRemove},
@@ -154,14 +156,18 @@ func rows() []row {
 		{"cli-agent-list", "", cliAgentList},
 		{"cat-small", "", catSmall},
 		{"cat-over-1mib", scriptStdin, catLarge},
+		{"cat-into-session", "", catIntoSession},
 		{"acp-prompt", scriptAnswer, acpPrompt},
 		{"acp-permission", scriptPermission, acpPermission},
 		{"acp-cancel", scriptSlow, acpCancel},
 		{"acp-daemon-restart", scriptAnswer, acpRestart},
+		{"launch-shim", scriptAnswer, launchShim},
 		{"tui-new-session", scriptAnswer, tuiNew},
 		{"tui-permission-key", scriptPermission, tuiPermission},
 		{"tui-picker-switch", "", tuiPicker},
 		{"tui-picker-search", "", tuiSearch},
+		{"tui-picker-fork", "", tuiPickerFork},
+		{"tui-picker-kill", "", tuiPickerKill},
 		{"tui-detach-reattach", scriptAnswer, tuiReattach},
 		{"tui-daemon-restart", scriptAnswer, tuiRestart},
 		{"tui-shift-tab", "", tuiShiftTab},
@@ -170,6 +176,7 @@ func rows() []row {
 		{"tui-model", "", tuiChooser("/model", "Model", false)},
 		{"tui-model-after-attach", "", tuiChooser("/model", "Model", true)},
 		{"tui-rename", "", tuiRename},
+		{"tui-hydra-help", "", tuiHydraHelp},
 	}
 }
 
@@ -278,6 +285,46 @@ func cliSessionTranscript(h *H) Outcome {
 	}
 	if n := strings.Count(r.Stdout, "hello transcript"); n != 1 {
 		return differs("session transcript renders the prompt %d times, want once", n)
+	}
+	return ok()
+}
+
+func cliSessionTranscriptLast(h *H) Outcome {
+	s := h.StartShim()
+	sid, err := s.Open()
+	if err != nil {
+		return fails("setup: %v", err)
+	}
+	for _, p := range []string{"turn one words", "turn two words"} {
+		if _, err := s.Prompt(sid, p, 60*time.Second); err != nil {
+			return fails("setup: %v", err)
+		}
+	}
+	r := h.CLI("", "session", "transcript", sid, "--last", "1")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "turn two words") {
+		return fails("session transcript --last 1: %s; want the second turn", r)
+	}
+	if strings.Contains(r.Stdout, "turn one words") {
+		return differs("session transcript --last 1 renders the first turn too (the window options are ignored)")
+	}
+	return ok()
+}
+
+func cliSessionTranscriptBundle(h *H) Outcome {
+	sid, err := h.ShimSession("hello bundle")
+	if err != nil {
+		return fails("setup: %v", err)
+	}
+	out := filepath.Join(h.D.Work, "bundle.hydra")
+	if r := h.CLI("", "session", "export", sid, "--out", out); r.Code != 0 {
+		return fails("session export: %s", r)
+	}
+	r := h.CLI("", "session", "transcript", out)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "ALPHA BRAVO CHARLIE") {
+		return fails("session transcript of the exported bundle: %s; want the answer", r)
+	}
+	if n := strings.Count(r.Stdout, "hello bundle"); n != 1 {
+		return differs("the exported bundle renders the prompt %d times in Hydra, want once", n)
 	}
 	return ok()
 }
@@ -464,6 +511,18 @@ func catLarge(h *H) Outcome {
 	return fails("the agent's read of piped stdin never completed (no tool_call_update reached cat)")
 }
 
+func catIntoSession(h *H) Outcome {
+	sid, err := h.ShimSession("an editor session")
+	if err != nil {
+		return fails("setup: %v", err)
+	}
+	r := h.CLI("", "cat", "--session", sid, "-p", "one more turn")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "one more turn") {
+		return fails("cat --session %s -p: %s; want the echoed prompt", sid, r)
+	}
+	return ok()
+}
+
 // --- the acp shim, as an editor drives it
 
 func acpPrompt(h *H) Outcome {
@@ -559,6 +618,22 @@ func acpRestart(h *H) Outcome {
 	}
 	if again > 0 {
 		return differs("after the restart the editor was sent the first turn's answer again (%d times)", again)
+	}
+	return ok()
+}
+
+func launchShim(h *H) Outcome {
+	s := h.startShimVerb("launch", "troupe")
+	sid, err := s.Open()
+	if err != nil {
+		return fails("launch troupe: %v", err)
+	}
+	t, err := s.Prompt(sid, "hello launch", 60*time.Second)
+	if err != nil {
+		return fails("launch troupe: %v", err)
+	}
+	if t.StopReason != "end_turn" || t.Text != "ALPHA BRAVO CHARLIE" {
+		return fails("launch troupe: the prompt answered %q, stop %q", t.Text, t.StopReason)
 	}
 	return ok()
 }
@@ -679,6 +754,61 @@ func tuiSearch(h *H) Outcome {
 	return ok()
 }
 
+// pickerWithSessions opens the picker over two prompted sessions and
+// moves into its list.
+func pickerWithSessions(h *H) (*TUI, []string, string) {
+	sids, why := twoSessions(h)
+	if why != "" {
+		return nil, nil, why
+	}
+	u := h.StartTUI()
+	if !u.WaitFor(10*time.Second, "SESSION") {
+		return u, sids, "no picker: " + u.Shows()
+	}
+	if !u.WaitFor(5*time.Second, sids[1]) && !u.WaitFor(time.Second, "second topic") {
+		return u, sids, "the picker lists no session, so its list keys cannot be reached: " + u.Shows()
+	}
+	u.Keys("Down")
+	return u, sids, ""
+}
+
+func tuiPickerFork(h *H) Outcome {
+	u, sids, why := pickerWithSessions(h)
+	if why != "" {
+		return fails("%s", why)
+	}
+	u.Keys("f")
+	if !u.WaitFor(20*time.Second, ready) {
+		return fails("f (fork) opened no session: %s", u.Shows())
+	}
+	got := ids(u.Screen())
+	if len(got) == 0 || contains(sids, got[0]) {
+		return fails("f (fork) did not open a new session (screen names %v)", got)
+	}
+	if !u.WaitFor(5*time.Second, "topic") {
+		return differs("the forked session %s shows none of its source's turns", got[0])
+	}
+	return ok()
+}
+
+func tuiPickerKill(h *H) Outcome {
+	u, _, why := pickerWithSessions(h)
+	if why != "" {
+		return fails("%s", why)
+	}
+	u.Keys("k")
+	time.Sleep(500 * time.Millisecond)
+	u.Keys("y")
+	time.Sleep(2 * time.Second)
+	list, r := h.SessionsJSON()
+	for _, e := range list {
+		if e["status"] == "cold" {
+			return ok()
+		}
+	}
+	return fails("after k, y in the picker no session is cold: %s", r)
+}
+
 func tuiReattach(h *H) Outcome {
 	u, why := newTUISession(h)
 	if why != "" {
@@ -789,7 +919,7 @@ func tuiRename(h *H) Outcome {
 	time.Sleep(2 * time.Second)
 	s := u.Screen()
 	if strings.Contains(s, "no extension") || strings.Contains(s, "unknown") {
-		return fails("/rename: %s", u.Shows())
+		return fails("/rename Renamed Topic answers %q", u.Answer("/rename"))
 	}
 	list, r := h.SessionsJSON()
 	for _, e := range list {
@@ -798,6 +928,26 @@ func tuiRename(h *H) Outcome {
 		}
 	}
 	return fails("after /rename no session is titled \"Renamed Topic\": %s", r)
+}
+
+func tuiHydraHelp(h *H) Outcome {
+	u, why := newTUISession(h)
+	if why != "" {
+		return fails("%s", why)
+	}
+	tuiPrompt(u, "/hydra help")
+	var missing []string
+	u.WaitFor(5*time.Second, "title")
+	s := strings.ReplaceAll(u.Screen(), "/hydra help", "")
+	for _, verb := range []string{"title", "help", "fork", "uncompact", "kill"} {
+		if !strings.Contains(s, verb) {
+			missing = append(missing, verb)
+		}
+	}
+	if len(missing) > 0 {
+		return fails("/hydra help does not list %s; it answers %q", strings.Join(missing, ", "), u.Answer("/hydra help"))
+	}
+	return ok()
 }
 
 // --- helpers

@@ -32,8 +32,14 @@ type Shim struct {
 
 func (h *H) StartShim(args ...string) *Shim {
 	h.t.Helper()
+	return h.startShimVerb("acp", args...)
+}
+
+// startShimVerb runs the shim as verb (acp, or launch <agent>).
+func (h *H) startShimVerb(verb string, args ...string) *Shim {
+	h.t.Helper()
 	s := &Shim{h: h, in: make(chan map[string]any, 1024)}
-	s.cmd = exec.Command(h.node, append([]string{h.cli, "acp"}, args...)...)
+	s.cmd = exec.Command(h.node, append([]string{h.cli, verb}, args...)...)
 	s.cmd.Env, s.cmd.Dir = h.env, h.D.Work
 	s.cmd.Stderr = &lockedBuilder{b: &s.stderr}
 	var err error

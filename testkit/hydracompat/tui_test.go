@@ -184,6 +184,26 @@ func (u *TUI) Shows() string {
 	return short(strings.Join(rest, " | "))
 }
 
+// Answer is what the screen shows after the line holding marker (a
+// prompt typed) and before the composer's Ready line, on one line.
+func (u *TUI) Answer(marker string) string {
+	lines := strings.Split(boxRun.ReplaceAllString(u.last, " "), "\n")
+	var out []string
+	in := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.Contains(t, marker):
+			in, out = true, nil
+		case strings.HasPrefix(t, "Ready ·"):
+			in = false
+		case in && t != "" && !strings.HasPrefix(t, "⚙ thought"):
+			out = append(out, t)
+		}
+	}
+	return short(strings.Join(out, " | "))
+}
+
 // Count is how many times text is on the screen.
 func (u *TUI) Count(text string) int { return strings.Count(u.Screen(), text) }
 
