@@ -185,9 +185,10 @@ func (w *watcher) scan() {
 		if !strings.Contains(cmdline, w.bundle) {
 			continue
 		}
+		seen := filepath.Base(filepath.Dir(f)) + ": " + cmdline
 		w.mu.Lock()
-		if len(w.seen) < 5 {
-			w.seen = append(w.seen, filepath.Base(filepath.Dir(f))+": "+cmdline)
+		if len(w.seen) < 5 && !contains(w.seen, seen) {
+			w.seen = append(w.seen, seen)
 		}
 		w.mu.Unlock()
 	}
@@ -258,3 +259,18 @@ func contains[T comparable](xs []T, x T) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The watcher sees a process running Hydra's daemon bundle (here a shell
+// carrying its path as an argument).
+func TestWatcherSeesHydraDaemon(t *testing.T) {
+	bundle := filepath.Join(t.TempDir(), "dist", "daemon.js")
+	w := startWatcher(bundle)
+	cmd := exec.Command("sh", "-c", "sleep 1", "sh", bundle)
+	testkit.NoError(t, cmd.Start())
+	time.Sleep(500 * time.Millisecond)
+	w.stop()
+	testkit.NoError(t, cmd.Wait())
+	if len(w.seen) != 1 || !strings.Contains(w.seen[0], bundle) {
+		t.Fatalf("watcher saw %q, want the process running %s", w.seen, bundle)
+	}
+}
