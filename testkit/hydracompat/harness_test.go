@@ -79,10 +79,11 @@ func newH(t *testing.T, tl tools, script string) *H {
 }
 
 // Restart stops and starts troupe daemon on the same port, as a user's
-// `troupe daemon` restart; the recording marks the place.
+// `troupe daemon` restart; the recording marks the place, before what the
+// stop makes the daemon send.
 func (h *H) Restart() {
-	h.D.Stop()
 	h.P.Rec.Add(Record{Kind: KindRestart})
+	h.D.Stop()
 	h.D.Start()
 }
 

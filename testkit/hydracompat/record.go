@@ -3,11 +3,14 @@ package hydracompat
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Kinds of Record.
@@ -178,14 +181,27 @@ func redact(rec Record, secrets []string) Record {
 	return rec
 }
 
-// WriteFile writes the records as JSON lines.
+// WriteFile writes the records as JSON lines, gzipped when path ends in
+// .gz (a recording with a large piped input).
 func WriteFile(path string, recs []Record) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	var w io.Writer = &buf
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw, _ = gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.ModTime = time.Time{} // the same records give the same bytes
+		w = zw
+	}
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, rec := range recs {
 		if err := enc.Encode(rec); err != nil {
 			return fmt.Errorf("encode record: %w", err)
+		}
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("compress recording: %w", err)
 		}
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -201,8 +217,16 @@ func ReadFile(path string) ([]Record, error) {
 		return nil, fmt.Errorf("read recording: %w", err)
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("read recording %s: %w", path, err)
+		}
+		in = zr
+	}
 	var out []Record
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		var rec Record

@@ -105,8 +105,10 @@ func newReplayer(t *testing.T, d *Daemon, setup Setup, recs []Record) *replayer 
 	r.literal("WORK", setup.Work, d.Work)
 	r.literal("TROUPE_HOME", setup.Home, d.Home)
 	r.literal("TOKEN", "$TOKEN", r.token)
+	// The machine's name only as a whole JSON string: a short one occurs
+	// inside ids too.
 	if host, err := os.Hostname(); err == nil && setup.Host != "" {
-		r.literal("HOST", setup.Host, host)
+		r.literal("HOST", `"`+setup.Host+`"`, `"`+host+`"`)
 	}
 	// hydra cat runs each session in a temporary directory of its own:
 	// each gets a fresh one here.

@@ -19,6 +19,21 @@ type TUI struct {
 	h      *H
 	socket string
 	last   string
+	notes  []string // passing messages seen while waiting (see note)
+}
+
+// notice is a line the TUI shows for a moment in its bar: a refusal or an
+// error a row's reason should quote even after it went away.
+var notice = regexp.MustCompile(`(?i)[^─│]*(no [a-z ]*advertised|not advertised|error|failed|cannot|unknown)[^─│]*`)
+
+// note keeps the notices on screen s.
+func (u *TUI) note(s string) {
+	for _, m := range notice.FindAllString(s, -1) {
+		m = strings.TrimSpace(m)
+		if !contains(u.notes, m) && len(u.notes) < 5 {
+			u.notes = append(u.notes, m)
+		}
+	}
 }
 
 func (h *H) StartTUI(args ...string) *TUI {
@@ -137,6 +152,7 @@ func (u *TUI) WaitFor(timeout time.Duration, texts ...string) bool {
 	deadline := time.Now().Add(timeout)
 	for {
 		s := u.Screen()
+		u.note(s)
 		all := true
 		for _, t := range texts {
 			if !strings.Contains(s, t) {
@@ -175,6 +191,11 @@ func (u *TUI) Shows() string {
 		}
 		rest = append(rest, t)
 	}
+	for _, n := range u.notes {
+		if !contains(bad, n) {
+			bad = append(bad, n)
+		}
+	}
 	if len(bad) > 0 {
 		return short(strings.Join(bad, " | "))
 	}
@@ -202,6 +223,18 @@ func (u *TUI) Answer(marker string) string {
 		}
 	}
 	return short(strings.Join(out, " | "))
+}
+
+// SessionIDs are the session ids on screen, waiting a moment for one
+// (the Ready line names the session once attached).
+func (u *TUI) SessionIDs() []string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got := ids(u.Screen()); len(got) > 0 || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // Count is how many times text is on the screen.
