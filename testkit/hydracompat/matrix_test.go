@@ -158,6 +158,7 @@ func rows() []row {
 		{"cli-session-transcript-bundle", scriptAnswer, cliSessionTranscriptBundle},
 		{"cli-session-export-import", scriptAnswer, cliSessionExportImport},
 		{"cli-session-kill", scriptAnswer, cliSessionKill},
+		{"cli-session-list-after-restart", scriptAnswer, cliListAfterRestart},
 		{"cli-session-remove", scriptAnswer, cliSessionRemove},
 		{"cli-session-collect", "", cliSessionCollect},
 		{"cli-session-changes", scriptWrite, cliSessionChanges},
@@ -169,6 +170,7 @@ func rows() []row {
 		{"cat-small", "", catSmall},
 		{"cat-over-1mib", scriptStdin, catLarge},
 		{"cat-into-session", "", catIntoSession},
+		{"cat-model-flag", "", catModelFlag},
 		{"acp-prompt", scriptAnswer, acpPrompt},
 		{"acp-permission", scriptPermission, acpPermission},
 		{"acp-cancel", scriptSlow, acpCancel},
@@ -399,6 +401,36 @@ func cliSessionKill(h *H) Outcome {
 	return ok()
 }
 
+func cliListAfterRestart(h *H) Outcome {
+	sid, err := h.ShimSession("hello restart")
+	if err != nil {
+		return fails("setup: %v", err)
+	}
+	updatedAt := func() (any, Run) {
+		list, r := h.SessionsJSON()
+		for _, e := range list {
+			if e["sessionId"] == sid {
+				return e["updatedAt"], r
+			}
+		}
+		return nil, r
+	}
+	before, r := updatedAt()
+	if before == nil {
+		return fails("session list --all --json lacks %s: %s", sid, r)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	h.Restart()
+	after, r := updatedAt()
+	if after == nil {
+		return fails("after troupe daemon restarted, session list --all --json lacks %s: %s", sid, r)
+	}
+	if after != before {
+		return differs("troupe daemon's restart moved the session's updatedAt from %v to %v", before, after)
+	}
+	return ok()
+}
+
 func cliSessionRemove(h *H) Outcome {
 	sid, err := h.ShimSession("hello remove")
 	if err != nil {
@@ -531,6 +563,15 @@ func catIntoSession(h *H) Outcome {
 	r := h.CLI("", "cat", "--session", sid, "-p", "one more turn")
 	if r.Code != 0 || !strings.Contains(r.Stdout, "one more turn") {
 		return fails("cat --session %s -p: %s; want the echoed prompt", sid, r)
+	}
+	return ok()
+}
+
+// catModelFlag asks for the model by the id /v1/agents advertises.
+func catModelFlag(h *H) Outcome {
+	r := h.CLI("hello model\n", "cat", "--model", "openai/fake", "-p", "say it back")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "hello model") {
+		return fails("cat --model openai/fake (the id /v1/agents advertises): %s", r)
 	}
 	return ok()
 }
