@@ -51,6 +51,8 @@ type H struct {
 	env    []string // the client's environment
 	info   pidfile.Info
 	watch  *watcher
+	// restarting is set while Restart starts the daemon again.
+	restarting bool
 }
 
 type tools struct{ node, cli, troupe, fakeLlama string }
@@ -65,6 +67,9 @@ func newH(t *testing.T, tl tools, script string) *H {
 	h.config = fmt.Sprintf(`{"daemon":{"host":"127.0.0.1","port":%d}}`, p.Port())
 	testkit.NoError(t, os.WriteFile(filepath.Join(d.Home, "config.json"), []byte(h.config), 0o600))
 	d.OnStart = func(info pidfile.Info) {
+		if h.restarting {
+			h.P.Rec.Add(Record{Kind: KindStart})
+		}
 		h.info = info
 		d.Redirect(info, p.Port())
 	}
@@ -79,12 +84,14 @@ func newH(t *testing.T, tl tools, script string) *H {
 }
 
 // Restart stops and starts troupe daemon on the same port, as a user's
-// `troupe daemon` restart; the recording marks the place, before what the
-// stop makes the daemon send.
+// `troupe daemon` restart; the recording marks where it stopped (before
+// what the stop makes the daemon send) and where it answered again.
 func (h *H) Restart() {
-	h.P.Rec.Add(Record{Kind: KindRestart})
+	h.P.Rec.Add(Record{Kind: KindStop})
 	h.D.Stop()
+	h.restarting = true
 	h.D.Start()
+	h.restarting = false
 }
 
 // Run runs the CLI with args and stdin and returns what it printed.

@@ -39,7 +39,7 @@ func StartProxy(target string) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy listen: %w", err)
 	}
 	p := &Proxy{
-		Rec:    &Recorder{},
+		Rec:    &Recorder{start: time.Now()},
 		target: target,
 		ln:     ln,
 		done:   make(chan struct{}),
@@ -130,6 +130,17 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hopHeaders {
 		w.Header().Del(h)
 	}
+	rec := Record{Conn: conn, Dir: Recv, Kind: KindHTTP, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+	if !streamed(resp) {
+		// Recorded before the client has it, so that what the client does
+		// next is recorded after it.
+		b, _ := io.ReadAll(resp.Body)
+		rec.SetBody(b)
+		p.Rec.Add(rec)
+		w.WriteHeader(resp.StatusCode)
+		w.Write(b) //nolint:errcheck // the client went away
+		return
+	}
 	w.WriteHeader(resp.StatusCode)
 	// Streamed answers (history ?follow=1) reach the client as they come;
 	// the record is written when the answer ends.
@@ -151,9 +162,15 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	rec := Record{Conn: conn, Dir: Recv, Kind: KindHTTP, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
 	rec.SetBody(got.Bytes())
 	p.Rec.Add(rec)
+}
+
+// streamed says whether an answer is a stream the client reads as it
+// comes (NDJSON or server-sent events of unknown length).
+func streamed(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	return resp.ContentLength < 0 && (strings.Contains(ct, "ndjson") || strings.Contains(ct, "event-stream"))
 }
 
 func (p *Proxy) serveWS(w http.ResponseWriter, r *http.Request) {

@@ -78,12 +78,22 @@ func TestProxyRecordsBothWaysWithoutTokens(t *testing.T) {
 	testkit.NoError(t, err)
 	testkit.Equal(t, string(msg), `{"jsonrpc":"2.0","id":1,"result":{"jsonrpc":"2.0","id":1,"method":"initialize"}}`)
 	c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), deadline())
-	c.ReadMessage() // the close coming back
+	c.ReadMessage() // the close coming back (the proxy's, at once)
 	c.Close()
+	// The proxy records the close as its pump sees it, which may be just
+	// after the client heard back.
+	for deadline := time.Now().Add(2 * time.Second); len(p.Rec.Records()) < 9 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	testkit.NoError(t, p.Close())
 
 	var lines []string
+	var last int64
 	for _, rec := range p.Rec.Records() {
+		if rec.Ms < last {
+			t.Errorf("record %+v made at %dms, after one at %dms", rec, rec.Ms, last)
+		}
+		last, rec.Ms = rec.Ms, 0
 		b, err := json.Marshal(rec)
 		testkit.NoError(t, err)
 		lines = append(lines, string(b))

@@ -15,12 +15,13 @@ import (
 
 // Kinds of Record.
 const (
-	KindHTTP    = "http"     // a request (send) or its response (recv)
-	KindWSOpen  = "ws-open"  // the upgrade request (send) or its answer (recv)
-	KindWS      = "ws"       // one WebSocket message
-	KindWSClose = "ws-close" // the side that closed first
-	KindSetup   = "setup"    // first line: what the recording ran with (Setup)
-	KindRestart = "restart"  // the daemon was stopped and started again here
+	KindHTTP    = "http"         // a request (send) or its response (recv)
+	KindWSOpen  = "ws-open"      // the upgrade request (send) or its answer (recv)
+	KindWS      = "ws"           // one WebSocket message
+	KindWSClose = "ws-close"     // the side that closed first
+	KindSetup   = "setup"        // first line: what the recording ran with (Setup)
+	KindStop    = "daemon-stop"  // the daemon was stopped here (SIGTERM)
+	KindStart   = "daemon-start" // and answered again from here
 )
 
 // Setup is what a recording ran with, in its first record's body: the
@@ -57,6 +58,9 @@ type Record struct {
 	Body        json.RawMessage `json:"body,omitempty"` // a JSON body as it was
 	Text        *string         `json:"text,omitempty"` // any other body
 	Binary      bool            `json:"binary,omitempty"`
+	// Ms is when the record was made, in milliseconds since the proxy
+	// started: the replay paces the client's side by it.
+	Ms int64 `json:"ms,omitempty"`
 }
 
 // SetBody stores b as Body when it is one JSON value, else as Text.
@@ -87,6 +91,7 @@ func (r Record) Payload() []byte {
 // for their content (an HTTP response still streaming) keep the place they
 // were opened at.
 type Recorder struct {
+	start   time.Time // Ms counts from here
 	mu      sync.Mutex
 	records []*Record
 	conns   int
@@ -120,7 +125,15 @@ func (r *Recorder) Secret(s string) {
 func (r *Recorder) Add(rec Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	rec.Ms = r.ms()
 	r.records = append(r.records, &rec)
+}
+
+func (r *Recorder) ms() int64 {
+	if r.start.IsZero() {
+		return 0
+	}
+	return time.Since(r.start).Milliseconds()
 }
 
 // Reserve keeps a place for a record whose content comes later (Put); a
@@ -136,6 +149,7 @@ func (r *Recorder) Reserve() int {
 func (r *Recorder) Put(place int, rec Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	rec.Ms = r.ms()
 	r.records[place] = &rec
 }
 

@@ -139,15 +139,24 @@ func (r *replayer) literal(name, recorded, now string) {
 	r.values[name] = now
 }
 
+// pace caps the client's think time the replay keeps: the recorded gap
+// between two of its messages, up to this, so that what the daemon does
+// after answering (a detach, a turn's end) is done as it was.
+const pace = 300 * time.Millisecond
+
 func (r *replayer) run() {
+	lastMs, last := int64(0), time.Now()
 	for i, rec := range r.recs {
 		switch {
-		case rec.Kind == KindRestart:
+		case rec.Kind == KindStop || rec.Kind == KindStart:
 			if !r.catchUp(i) {
 				return
 			}
-			r.d.Stop()
-			r.d.Start()
+			if rec.Kind == KindStop {
+				r.d.Stop()
+			} else {
+				r.d.Start()
+			}
 		case rec.Dir == Recv:
 			r.expected[rec.Conn]++
 			r.wantRaw[rec.Conn] = append(r.wantRaw[rec.Conn], rec)
@@ -155,6 +164,9 @@ func (r *replayer) run() {
 			if !r.catchUp(i) {
 				return
 			}
+			gap := min(time.Duration(rec.Ms-lastMs)*time.Millisecond, pace)
+			time.Sleep(time.Until(last.Add(gap)))
+			lastMs, last = rec.Ms, time.Now()
 			r.send(rec)
 		}
 	}
@@ -243,7 +255,7 @@ func (r *replayer) mapRequest(c int, want, got Record) {
 
 // norm is a daemon record as compared: its JSON line, normalised.
 func (r *replayer) norm(n *transcript.Normaliser, rec Record) string {
-	rec.Conn = 0
+	rec.Conn, rec.Ms = 0, 0
 	b, err := marshal(rec)
 	if err != nil {
 		r.t.Fatal(err)
@@ -332,7 +344,8 @@ func (r *replayer) sendHTTP(rec Record) {
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			lc.add(Record{Dir: Recv, Kind: KindHTTP, Status: http.StatusBadGateway, Text: ptr("replay: " + err.Error())})
+			// As the proxy answered a client while the daemon was down.
+			lc.add(Record{Dir: Recv, Kind: KindHTTP, Status: http.StatusBadGateway, Text: ptr("proxy: " + err.Error())})
 			return
 		}
 		defer resp.Body.Close()
@@ -353,7 +366,7 @@ func (r *replayer) openWS(rec Record) {
 	u := "ws://" + r.d.Listen + r.expand(rec.Path)
 	ws, resp, err := (&websocket.Dialer{Subprotocols: protos, HandshakeTimeout: 10 * time.Second}).Dial(u, nil)
 	if err != nil {
-		got := Record{Dir: Recv, Kind: KindWSOpen, Status: http.StatusBadGateway, Text: ptr("replay: " + err.Error())}
+		got := Record{Dir: Recv, Kind: KindWSOpen, Status: http.StatusBadGateway, Text: ptr("proxy: " + err.Error())}
 		if resp != nil {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -443,6 +456,9 @@ var (
 	// markdown transcript's headings).
 	hydraVolatile = regexp.MustCompile(`"(\w+At|\w+Ms|\w+Sec|uptime\w*|loopbackPort|startedAt)":(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`)
 	isoTime       = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?`)
+	// A loopback port: the daemon's (in a refused dial while it was
+	// down) or another server's.
+	loopbackPort = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 )
 
 // normalise is the transcript Normaliser's line plus Hydra's volatile
@@ -456,5 +472,6 @@ func normalise(n *transcript.Normaliser, line []byte) string {
 		}
 		return key + ":0"
 	})
+	s = loopbackPort.ReplaceAllString(s, "127.0.0.1:$$PORT")
 	return isoTime.ReplaceAllString(s, "$$TIME")
 }
