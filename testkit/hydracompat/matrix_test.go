@@ -699,8 +699,17 @@ const ready = "── Ready · "
 // TUI ready for a prompt, or why not.
 func newTUISession(h *H) (*TUI, string) {
 	u := h.StartTUI("--new")
+	// With no defaultAgent in config.json the TUI asks which agent; a key
+	// sent while the chooser still draws can be lost, so Enter is
+	// pressed again while it shows.
 	if u.WaitFor(10*time.Second, "Select agent") {
-		u.Keys("Enter")
+		for i := 0; i < 3; i++ {
+			time.Sleep(300 * time.Millisecond)
+			u.Keys("Enter")
+			if u.WaitFor(5*time.Second, ready) || !strings.Contains(u.Screen(), "Select agent") {
+				break
+			}
+		}
 	}
 	if !u.WaitFor(15*time.Second, ready) {
 		return u, "tui --new never became ready: " + u.Shows()
