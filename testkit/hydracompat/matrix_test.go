@@ -262,11 +262,15 @@ func cliSessionListJSON(h *H) Outcome {
 		if e["sessionId"] != sid {
 			continue
 		}
+		var diffs []string
 		if e["status"] != "warm" {
-			return differs("session list --json says status %v for a live session; the clients sort and filter on \"warm\"", e["status"])
+			diffs = append(diffs, fmt.Sprintf("status %q for a live session (the clients sort and filter on \"warm\")", e["status"]))
 		}
 		if e["title"] != "hello json" {
-			return differs("session list --json says title %v; Hydra titles a session by its first prompt (\"hello json\")", e["title"])
+			diffs = append(diffs, fmt.Sprintf("title %q (Hydra titles a session by its first prompt, \"hello json\")", e["title"]))
+		}
+		if len(diffs) > 0 {
+			return differs("session list --json says %s", strings.Join(diffs, "; "))
 		}
 		return ok()
 	}
