@@ -21,7 +21,9 @@
 // ends. Its subpackages: llmserver (a scripted LLM server, over HTTP and
 // in-process as an llm.Provider), transcript (protocol golden tests;
 // -update rewrites them), scale with cmd/troupe-scale (the scale
-// benchmark), sim (troupe sim's scenarios), subprocess, and acpclient.
+// benchmark), sim (troupe sim's scenarios), subprocess, acpclient, and
+// hydracompat (Hydra's own clients against troupe daemon: a recording
+// proxy, make hydra-compat's matrix, the recordings' replay).
 //
 // Production code must not import it: the binary links no testing
 // (cmd/troupe's TestBinaryLinksNoTesting).
