@@ -657,10 +657,34 @@ func acpRestart(h *H) Outcome {
 		return fails("%v", err)
 	}
 	h.Restart()
+	// The shim reconnects by itself and re-attaches the sessions it
+	// tracks (session/attach after_message); the editor prompts once it
+	// has.
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(h.sinceStop(), "> session/attach") && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if since := h.sinceStop(); !strings.Contains(since, "> session/attach") {
+		var missing []string
+		for _, m := range h.Sent() {
+			res, _ := m["result"].(map[string]any)
+			if res["sessionId"] != sid {
+				continue
+			}
+			meta, _ := res["_meta"].(map[string]any)
+			hm, _ := meta["hydra-acp"].(map[string]any)
+			for _, k := range []string{"upstreamSessionId", "agentId", "cwd"} {
+				if _, has := hm[k]; !has {
+					missing = append(missing, k)
+				}
+			}
+			break
+		}
+		return fails("after troupe daemon restarted, the shim re-attached nothing in 15s (through the proxy since the stop: %s); it tracks a session only when session/new's _meta[\"hydra-acp\"] has upstreamSessionId, agentId and cwd, and troupe's lacks %v", since, missing)
+	}
 	from := len(s.seen)
 	t, err := s.Prompt(sid, "second turn", 60*time.Second)
 	if err != nil {
-		return fails("after troupe daemon restarted, the shim's next prompt: %v", err)
+		return fails("after troupe daemon restarted, the shim's next prompt: %v (shim: %s)", err, short(s.Stderr()))
 	}
 	if !strings.Contains(t.Text, "second turn") {
 		return fails("after the restart the prompt answered %q, want the echo of \"second turn\"", t.Text)
@@ -1014,6 +1038,37 @@ func tuiHydraHelp(h *H) Outcome {
 		return fails("/hydra help does not list %s; it answers %q", strings.Join(missing, ", "), u.Answer("/hydra help"))
 	}
 	return ok()
+}
+
+// sinceStop sums up what the client sent through the proxy after the
+// daemon last stopped, and what came back.
+func (h *H) sinceStop() string {
+	recs := h.P.Rec.Records()
+	from := 0
+	for i, r := range recs {
+		if r.Kind == KindStop {
+			from = i + 1
+		}
+	}
+	var out []string
+	for _, r := range recs[from:] {
+		switch {
+		case r.Dir == Send && r.Kind == KindHTTP:
+			out = append(out, r.Method+" "+r.Path)
+		case r.Dir == Send && r.Kind == KindWSOpen:
+			out = append(out, "WS "+r.Path)
+		case r.Dir == Send && r.Kind == KindWS:
+			var m struct{ Method string }
+			json.Unmarshal(r.Body, &m) //nolint:errcheck // a reply has none
+			out = append(out, "> "+m.Method)
+		case r.Dir == Recv && r.Kind != KindWS:
+			out = append(out, fmt.Sprintf("%s %d", r.Kind, r.Status+r.Code))
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, ", ")
 }
 
 // --- helpers
