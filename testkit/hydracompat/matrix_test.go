@@ -802,7 +802,7 @@ func tuiPicker(h *H) Outcome {
 	u := h.StartTUI()
 	u.WaitFor(10*time.Second, "SESSION")
 	if !u.WaitFor(5*time.Second, sids[0], sids[1]) && !u.WaitFor(time.Second, "first topic", "second topic") {
-		return fails("the picker does not list the two prompted sessions: %s", u.Shows())
+		return fails("the picker does not list the two prompted sessions (%s): %s", h.lastList(), u.Shows())
 	}
 	u.Keys("Down")
 	u.Keys("Enter")
@@ -828,7 +828,7 @@ func tuiSearch(h *H) Outcome {
 	// ^F opens the find layer from the session list, so the list must
 	// have a row to move down to.
 	if !u.WaitFor(5*time.Second, "second topic") && !u.WaitFor(time.Second, sids[1]) {
-		return fails("the picker lists no session, so ^F (from the list) cannot be reached: %s", u.Shows())
+		return fails("the picker lists no session (%s), so ^F (from the list) cannot be reached", h.lastList())
 	}
 	u.Keys("Down")
 	u.Keys("C-f")
@@ -856,7 +856,7 @@ func pickerWithSessions(h *H) (*TUI, []string, string) {
 		return u, sids, "no picker: " + u.Shows()
 	}
 	if !u.WaitFor(5*time.Second, sids[1]) && !u.WaitFor(time.Second, "second topic") {
-		return u, sids, "the picker lists no session, so its list keys cannot be reached: " + u.Shows()
+		return u, sids, "the picker lists no session (" + h.lastList() + "), so its list keys cannot be reached"
 	}
 	u.Keys("Down")
 	return u, sids, ""
@@ -1038,6 +1038,41 @@ func tuiHydraHelp(h *H) Outcome {
 		return fails("/hydra help does not list %s; it answers %q", strings.Join(missing, ", "), u.Answer("/hydra help"))
 	}
 	return ok()
+}
+
+// lastList says what the client's last GET /v1/sessions answered: each
+// session's interactive and status (the picker shows interactive ones).
+func (h *H) lastList() string {
+	recs := h.P.Rec.Records()
+	path := map[int]string{}
+	out := "the client never listed sessions"
+	for _, r := range recs {
+		if r.Kind != KindHTTP {
+			continue
+		}
+		if r.Dir == Send {
+			path[r.Conn] = r.Method + " " + r.Path
+			continue
+		}
+		p := path[r.Conn]
+		if !strings.HasPrefix(p, "GET /v1/sessions") || strings.HasPrefix(p, "GET /v1/sessions/") {
+			continue
+		}
+		var body struct{ Sessions []map[string]any }
+		if json.Unmarshal(r.Body, &body) != nil {
+			continue
+		}
+		var each []string
+		for _, e := range body.Sessions {
+			in, has := e["interactive"]
+			if !has {
+				in = "absent"
+			}
+			each = append(each, fmt.Sprintf("interactive %v, status %v", in, e["status"]))
+		}
+		out = fmt.Sprintf("%s answered %d sessions [%s]", p, len(body.Sessions), strings.Join(each, "; "))
+	}
+	return out
 }
 
 // sinceStop sums up what the client sent through the proxy after the
