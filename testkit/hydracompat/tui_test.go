@@ -70,8 +70,12 @@ func (u *TUI) start(args ...string) {
 // that none writes into a home being removed.
 func (u *TUI) stop() {
 	pane := strings.TrimSpace(u.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"))
+	socket := strings.TrimSpace(u.tmux("display-message", "-p", "-t", "main", "#{socket_path}"))
 	procs := descendants(pane)
 	exec.Command("tmux", "-L", u.socket, "kill-server").Run() //nolint:errcheck // may be gone
+	if socket != "" {
+		os.Remove(socket) //nolint:errcheck // tmux may have removed it
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range procs {
 		for alive(pid) && time.Now().Before(deadline) {
