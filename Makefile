@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz
+.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz hydra-compat
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -85,6 +85,19 @@ FUZZ_TARGETS = \
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) ./$$pkg/ || exit 1; done
+
+# Hydra's own clients (hydra-acp 0.1.161: CLI verbs, cat, the acp shim,
+# the TUI in tmux) against troupe daemon through a recording proxy, one
+# row each; prints the matrix and writes it to bin/hydra-compat-matrix.txt.
+# Needs HYDRA_CLI (the client's dist/cli.js), Node >= 22.19 (NODE, else
+# node on PATH) and tmux, so it is not part of make test (see README.md,
+# "Using Hydra's own clients"). UPDATE=1 records the rows that pass into
+# testkit/hydracompat/testdata, which make test replays without Node.
+hydra-compat:
+	@mkdir -p bin
+	@HYDRA_COMPAT_MATRIX=$(CURDIR)/bin/hydra-compat-matrix.txt $(GO) test -tags hydracompat -run '^TestHydraClients$$' \
+		-count=1 -timeout 30m ./testkit/hydracompat/ $(if $(UPDATE),-args -update); \
+		status=$$?; cat bin/hydra-compat-matrix.txt; exit $$status
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -24,6 +24,8 @@
 // benchmark), sim (troupe sim's scenarios), subprocess, acpclient, and
 // daemontest (the daemon started in the test's own process);
 // cmd/daemontests counts cmd/troupe's tests by how they start the daemon.
+// hydracompat (Hydra's own clients against troupe daemon: a recording
+// proxy, make hydra-compat's matrix, the recordings' replay).
 //
 // Production code must not import it: the binary links no testing
 // (cmd/troupe's TestBinaryLinksNoTesting).

@@ -79,17 +79,7 @@ func idKind(id string) string {
 
 // Line returns line with its volatile parts normalised.
 func (n *Normaliser) Line(line string) string {
-	line = n.literal(line)
-	line = idPattern.ReplaceAllStringFunc(line, func(id string) string {
-		if h, ok := n.ids[id]; ok {
-			return "$" + h
-		}
-		kind := idKind(id)
-		n.counts[kind]++
-		h := fmt.Sprintf("%s%d", kind, n.counts[kind])
-		n.ids[id], n.real[h] = h, id
-		return "$" + h
-	})
+	line = n.IDs(line)
 	line = volatile.ReplaceAllStringFunc(line, func(m string) string {
 		key, value, _ := strings.Cut(m, ":")
 		if strings.HasPrefix(value, `"`) {
@@ -99,6 +89,22 @@ func (n *Normaliser) Line(line string) string {
 	})
 	return longString.ReplaceAllStringFunc(line, func(q string) string {
 		return fmt.Sprintf(`"%s…(%d bytes)"`, q[1:40], len(q)-2)
+	})
+}
+
+// IDs applies rules 1 and 2 alone, numbering new ids as Line does: a
+// recorded line to be sent again goes through it before Expand.
+func (n *Normaliser) IDs(line string) string {
+	line = n.literal(line)
+	return idPattern.ReplaceAllStringFunc(line, func(id string) string {
+		if h, ok := n.ids[id]; ok {
+			return "$" + h
+		}
+		kind := idKind(id)
+		n.counts[kind]++
+		h := fmt.Sprintf("%s%d", kind, n.counts[kind])
+		n.ids[id], n.real[h] = h, id
+		return "$" + h
 	})
 }
 
