@@ -108,8 +108,9 @@ func newSessionQueueCmd(s *sessionCmd) *cobra.Command {
 		}
 		q := info.Meta.Hydra.Queue
 		if *asJSON {
-			if q == nil {
-				q = q[:0]
+			if len(q) == 0 {
+				fmt.Fprintln(stdout, "[]") // an empty list, not null: q[:0] of nil is nil
+				return 0
 			}
 			_ = json.NewEncoder(stdout).Encode(q)
 			return 0

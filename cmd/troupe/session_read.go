@@ -120,6 +120,10 @@ func newSessionSearchCmd(s *sessionCmd) *cobra.Command {
 			_ = json.NewEncoder(stdout).Encode(out)
 			return 0
 		}
+		if len(out.Matches) == 0 {
+			fmt.Fprintf(stderr, "no session mentions %q\n", strings.Join(pos, " "))
+			return 0
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, m := range out.Matches {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", m.SessionID, m.MessageID, clip(m.Snippet, 100))

@@ -49,6 +49,10 @@ func TestSessionCLIVerbs(t *testing.T) {
 	if !strings.Contains(run("", "search", "wrote"), id) {
 		t.Fatal("search does not find the reply")
 	}
+	// A search that finds nothing says so (on stderr: stdout stays a table).
+	if none := cli(t, env, "", "session", "search", "zzz-nowhere"); none.code != 0 || none.stdout != "" || !strings.Contains(none.stderr, `no session mentions "zzz-nowhere"`) {
+		t.Fatalf("an empty search: %d %q %q", none.code, none.stdout, none.stderr)
+	}
 	if !strings.Contains(run("", "search", "--", "write f.txt --url -x"), id) {
 		t.Fatal("the prompt's words after -- were not sent as they are")
 	}
@@ -134,6 +138,7 @@ func TestSessionCLIVerbs(t *testing.T) {
 	}
 	testkit.Equal(t, run("", "queue", id, "--cancel", msg), msg+" cancelled\n")
 	testkit.Equal(t, run("", "queue", id), id+" has no pending prompt\n")
+	testkit.Equal(t, run("", "queue", id, "--json"), "[]\n") // a list, never null
 	gone := cli(t, env, "", "session", "queue", id, "--cancel", msg)
 	if gone.code != 1 || !strings.Contains(gone.stderr, "no pending prompt "+msg) {
 		t.Fatalf("cancel of a prompt no longer queued: %d %q", gone.code, gone.stderr)
