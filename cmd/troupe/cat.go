@@ -60,13 +60,25 @@ func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer)
 	if err != nil {
 		return fail(1, err)
 	}
-	c, err := dialDaemon(home)
-	if err != nil {
-		return fail(1, err)
-	}
-	defer c.close()
 	ctx, stop := actors.NotifyShutdown(context.Background(), log)
 	defer stop()
+	// Before anything is created: stdin too long for one prompt leaves
+	// no empty session behind.
+	var piped []byte
+	if !f.stream {
+		if piped, err = io.ReadAll(io.LimitReader(stdin, catMaxPrompt+1)); err != nil {
+			return fail(1, fmt.Errorf("read stdin: %w", err))
+		}
+		if len(piped) > catMaxPrompt {
+			return fail(2, fmt.Errorf("stdin is longer than %d bytes: use --stream", catMaxPrompt))
+		}
+	}
+	c, dc, err := dialDaemon(ctx, home)
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe cat: %s\n", describe(err, dc))
+		return 1
+	}
+	defer c.close()
 	// A signal ends the wait for the answer by closing the connection;
 	// the session goes on in the daemon.
 	go func() {
@@ -74,7 +86,7 @@ func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer)
 		c.close()
 	}()
 	instructions := strings.Join(pos, " ")
-	code, err := catSession(ctx, c, f, instructions, stdin, stdout, stderr)
+	code, err := catSession(ctx, c, f, instructions, piped, stdin, stdout, stderr)
 	if err != nil {
 		return fail(code, err)
 	}
@@ -82,7 +94,7 @@ func runCat(f catFlags, pos []string, stdin io.Reader, stdout, stderr io.Writer)
 }
 
 // catSession creates the session, feeds it stdin and prints the answer.
-func catSession(ctx context.Context, c *catClient, f catFlags, instructions string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func catSession(ctx context.Context, c *catClient, f catFlags, instructions string, piped []byte, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return 1, fmt.Errorf("working directory: %w", err)
@@ -125,14 +137,7 @@ func catSession(ctx context.Context, c *catClient, f catFlags, instructions stri
 		}()
 		text = streamPrompt(instructions)
 	} else {
-		b, err := io.ReadAll(io.LimitReader(stdin, catMaxPrompt+1))
-		if err != nil {
-			return 1, fmt.Errorf("read stdin: %w", err)
-		}
-		if len(b) > catMaxPrompt {
-			return 2, fmt.Errorf("stdin is longer than %d bytes: use --stream", catMaxPrompt)
-		}
-		text = pipedPrompt(instructions, string(b))
+		text = pipedPrompt(instructions, string(piped))
 		pumped <- nil
 	}
 	var answer struct {

@@ -9,12 +9,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/troupehq/troupe/transports/daemon"
+	"github.com/troupehq/troupe/transports/daemonclient"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -29,30 +27,21 @@ type catClient struct {
 	next        int
 }
 
-// dialDaemon finds the daemon of home (its address file and token) and
-// opens /acp.
-func dialDaemon(home string) (*catClient, error) {
-	b, err := os.ReadFile(filepath.Join(home, daemon.AddrFile))
+// dialDaemon finds the daemon of home as `troupe session` does
+// (daemonclient.Discover: its address file, token and health) and opens
+// /acp; its errors are daemonclient's, which describe words alike.
+func dialDaemon(ctx context.Context, home string) (*catClient, *daemonclient.Client, error) {
+	dc, err := daemonclient.Discover(ctx, daemonclient.Options{Home: home, Token: os.Getenv("TROUPE_TOKEN")})
 	if err != nil {
-		return nil, fmt.Errorf("no daemon runs on %s (start one with `troupe daemon`): %w", home, err)
+		return nil, nil, err
 	}
-	base := strings.TrimSpace(string(b))
-	token := os.Getenv("TROUPE_TOKEN")
-	if token == "" {
-		t, err := os.ReadFile(filepath.Join(home, daemon.TokenFile))
-		if err != nil {
-			return nil, fmt.Errorf("read the daemon's token: %w", err)
-		}
-		token = strings.TrimSpace(string(t))
-	}
-	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + token}, HandshakeTimeout: 30 * time.Second}
-	ws, _, err := dl.Dial("ws"+strings.TrimPrefix(base, "http")+"/acp", nil)
+	ws, err := dc.DialWS(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect to the daemon at %s: %w", base, err)
+		return nil, dc, err
 	}
-	c := &catClient{base: base, token: token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan jsonrpc.Message, 64)}
+	c := &catClient{base: dc.URL, token: dc.Token, http: &http.Client{Timeout: time.Minute}, ws: ws, frames: make(chan jsonrpc.Message, 64)}
 	go c.read()
-	return c, nil
+	return c, dc, nil
 }
 
 // read is the connection's reader; it ends when the socket closes.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -33,7 +34,8 @@ func TestCatPipesStdinAsThePrompt(t *testing.T) {
 	}
 }
 
-// No daemon on the home: one line saying so, exit 1.
+// No daemon on the home: one line saying so, as `troupe session` says it
+// (not a file error, nor the foreground command), exit 1.
 func TestCatWithoutADaemon(t *testing.T) {
 	cmd := exec.Command(testkit.BuildTroupe(t), "cat", "--home", t.TempDir())
 	cmd.Stdin = strings.NewReader("x")
@@ -41,7 +43,39 @@ func TestCatWithoutADaemon(t *testing.T) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "no daemon runs on") {
+	if !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "no troupe daemon is running for") || strings.Contains(stderr.String(), "daemon.addr") {
 		t.Fatalf("exit %v, stderr %q", err, stderr.String())
+	}
+}
+
+// A wrong token is named as `troupe session` names it, not as a WebSocket
+// handshake; stdin too long for one prompt creates nothing (issue 25, 12).
+func TestCatRefusalsCreateNothing(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home, nil)
+	bin := testkit.BuildTroupe(t)
+	run := func(env []string, stdin string) (int, string) {
+		cmd := exec.Command(bin, "cat", "--home", home)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return code, stderr.String()
+	}
+	code, msg := run([]string{"TROUPE_TOKEN=wrong"}, "x")
+	if code != 1 || !strings.Contains(msg, "refused the token") || strings.Contains(msg, "bad handshake") {
+		t.Fatalf("a wrong token: exit %d, stderr %q", code, msg)
+	}
+	code, msg = run(nil, strings.Repeat("x", 8<<20+1))
+	if code != 2 || !strings.Contains(msg, "use --stream") {
+		t.Fatalf("stdin over 8 MiB: exit %d, stderr %q", code, msg)
+	}
+	if n := len(d.listed(t, "?includeNonInteractive=1")); n != 0 {
+		t.Fatalf("refused cats left %d sessions behind", n)
 	}
 }
