@@ -18,8 +18,14 @@ import (
 func TestDaemonStopKillsAfterTimeoutAndStalePidFile(t *testing.T) {
 	adoptOrphans(t)
 	home := t.TempDir()
-	env := []string{"TROUPE_HOME=" + home}
-	cli(t, env, "", "daemon", "start", "--listen", "127.0.0.1:0").ok(t, "daemon start")
+	env := []string{"TROUPE_HOME=" + home, "OPENAI_BASE_URL=", "OPENAI_API_KEY="}
+	started := cli(t, env, "", "daemon", "start", "--listen", "127.0.0.1:0")
+	started.ok(t, "daemon start")
+	// No model configured: said on the terminal (the daemon's own warning
+	// goes to its log), naming every way to configure one.
+	if !strings.Contains(started.stderr, "no model resolves") || !strings.Contains(started.stderr, "OPENAI_BASE_URL") || !strings.Contains(started.stderr, "--provider") {
+		t.Fatalf("daemon start without a model: stderr %q", started.stderr)
+	}
 	pid := reapedDaemon(t, home)
 	testkit.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
 	r := cli(t, env, "", "daemon", "stop", "--timeout", "300ms")

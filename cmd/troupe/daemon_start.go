@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/daemon"
@@ -149,7 +150,22 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	// Not waited for: it lives on after this command, reparented.
 	_ = cmd.Process.Release()
 	fmt.Fprintf(stdout, "troupe daemon: listening on %s (pid %d)\n", url, pid)
+	warnNoModel(stderr, home, f.daemon)
 	return 0
+}
+
+// warnNoModel says on the terminal, as the background daemon's own
+// warning goes to its log, when no model resolves for these flags: its
+// sessions' prompts will fail until one does, and the hint names every
+// way to configure one.
+func warnNoModel(stderr io.Writer, home string, f daemonFlags) {
+	eng, err := engine.New(engine.Options{Home: home, Selection: f.models.selection()})
+	if err == nil {
+		err = eng.Check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "troupe daemon: warning: no model resolves, prompts will fail until one does: %v\n", err)
+	}
 }
 
 var errExited = errors.New("the daemon exited before it answered")

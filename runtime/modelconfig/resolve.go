@@ -127,8 +127,11 @@ func (c Config) chooseProvider(sel Selection, env func(string) string) (string, 
 	if env(EnvOpenAIBaseURL) != "" || env(EnvOpenAIAPIKey) != "" {
 		return OpenAI, nil
 	}
-	return "", incomplete("no provider selected: pass --provider NAME, set default.provider in %s, or set %s",
-		c.where(), EnvOpenAIAPIKey)
+	// Every way a model can be configured, since this is the first thing a
+	// new user meets: a flag, models.yml, or the OpenAI-compatible
+	// environment (a local server needs only its URL).
+	return "", incomplete("no provider selected: pass --provider NAME (and --model ID), set default.provider in %s, or set %s (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or %s",
+		c.where(), EnvOpenAIBaseURL, EnvOpenAIAPIKey)
 }
 
 func (c Config) lookupProvider(name string) (Provider, error) {
