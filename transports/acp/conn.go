@@ -147,6 +147,8 @@ func (c *conn) Receive(ctx actor.Context) {
 		}
 	case *pipeline.Notify:
 		c.notify(ctx, m.Method, m.Params)
+	case *commandsChanged:
+		c.onCommandsChanged(ctx)
 	case *pipeline.Done:
 		if then := c.chains[m.Key]; then != nil {
 			delete(c.chains, m.Key)

@@ -7,6 +7,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
+	"github.com/troupehq/troupe/transports/acpupdate"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 )
 
@@ -61,7 +62,9 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 			c.answerErr(ctx, id, a.id, err)
 			return
 		}
-		c.reply(ctx, id, map[string]any{"sessionId": newID, "forkedFromSessionId": a.id, "forkedFromMessageId": at})
+		c.reply(ctx, id, map[string]any{"sessionId": newID, "forkedFromSessionId": a.id, "forkedFromMessageId": at,
+			"modes": c.modes(set), "configOptions": c.configOptions(set),
+			"_meta": map[string]any{"hydra-acp": c.forkMeta(set, p.Cwd, a.id, at)}})
 	})
 }
 
@@ -70,4 +73,17 @@ func quoted(s string) string {
 		return ""
 	}
 	return " " + s
+}
+
+// forkMeta is a fork's session info, as an attach answer's: the fork is
+// cold until attached, and has what its source had.
+func (c *conn) forkMeta(set event.Settings, cwd, from, at string) map[string]any {
+	m := map[string]any{"status": "cold", "busy": false, "awaitingInput": false, "attachedClients": 0,
+		"agentId": agentID, "cwd": cwd, "currentMode": acpupdate.CurrentMode(set),
+		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
+		"forkedFromSessionId": from, "forkedFromMessageId": at}
+	if set.Model != nil {
+		m["currentModel"] = *set.Model
+	}
+	return m
 }

@@ -33,16 +33,11 @@ func (c *conn) mcpToolsRegister(ctx actor.Context, id, params json.RawMessage) {
 	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(p.Tools)})
 }
 
-type commandSpec struct {
-	Verb        string `json:"verb"`
-	ArgsHint    string `json:"argsHint,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// commandsRegister records (or replaces) the calling process's verbs.
+// commandsRegister records (or replaces) the calling process's verbs;
+// every attached client is told the new list.
 func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 	var p struct {
-		Commands []commandSpec `json:"commands"`
+		Commands []pipeline.Command `json:"commands"`
 	}
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
@@ -55,8 +50,9 @@ func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 		}
 		verbs[cmd.Verb] = true
 	}
-	c.cfg.Pipeline.RegisterCommands(c.peer.Name, ctx.Self(), verbs)
+	c.cfg.Pipeline.RegisterCommands(c.peer.Name, ctx.Self(), p.Commands)
 	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(verbs)})
+	c.announceCommands(ctx)
 }
 
 func itoa(i int) string {

@@ -189,7 +189,8 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 			res := map[string]any{
 				"sessionId": a.id, "clientId": a.clientID, "connectedClients": c.cfg.Hub.Clients(a.id),
 				"historyPolicy": applied, "replayed": n, "modes": c.modes(a.view.Settings),
-				"_meta": map[string]any{"hydra-acp": c.sessionMeta(a)},
+				"configOptions": c.configOptions(a.view.Settings),
+				"_meta":         map[string]any{"hydra-acp": c.sessionMeta(a)},
 			}
 			if applied != p.HistoryPolicy {
 				res["historyPolicyNote"] = "afterMessageId " + p.AfterMessageID + " is not in this session's history: replayed in full"
@@ -309,6 +310,9 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": acpupdate.CurrentMode(v.Settings),
+		// Hydra's clients read the palettes here: Shift-Tab cycles
+		// availableModes, slash completion lists availableCommands.
+		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
 	}
 	if v.Title != "" {
 		m["title"] = v.Title

@@ -19,11 +19,16 @@ type sessionMode struct {
 }
 
 func (c *conn) modes(s event.Settings) map[string]any {
+	return map[string]any{"currentModeId": acpupdate.CurrentMode(s), "availableModes": availableModes()}
+}
+
+// availableModes are the modes a session may be set to.
+func availableModes() []sessionMode {
 	var avail []sessionMode
 	for _, m := range event.ApprovalModes() {
 		avail = append(avail, sessionMode{ID: m, Name: acpupdate.ModeNames[m]})
 	}
-	return map[string]any{"currentModeId": acpupdate.CurrentMode(s), "availableModes": avail}
+	return avail
 }
 
 // configOptions are the session's mode and, when models are known, its

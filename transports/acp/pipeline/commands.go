@@ -31,7 +31,15 @@ type commands struct {
 
 type commandProcess struct {
 	conn  *actor.PID
-	verbs map[string]bool
+	verbs map[string]Command
+}
+
+// Command is one slash-command verb a process registered, as clients are
+// told of it.
+type Command struct {
+	Verb        string `json:"verb"`
+	ArgsHint    string `json:"argsHint,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // pendingCommand is a queued slash command, until its run asks for it.
@@ -44,19 +52,63 @@ type pendingCommand struct {
 
 // RegisterCommands records (or replaces) process name's verbs, served by
 // its connection conn.
-func (c *commands) RegisterCommands(name string, conn *actor.PID, verbs map[string]bool) {
+func (c *commands) RegisterCommands(name string, conn *actor.PID, cmds []Command) {
+	verbs := make(map[string]Command, len(cmds))
+	for _, cmd := range cmds {
+		verbs[cmd.Verb] = cmd
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.byName[name] = &commandProcess{conn: conn, verbs: verbs}
 }
 
-// drop forgets conn's verbs when it closes.
-func (c *commands) drop(name string, conn *actor.PID) {
+// drop forgets conn's verbs when it closes; true when it had any.
+func (c *commands) drop(name string, conn *actor.PID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.byName[name]; s != nil && s.conn.Equal(conn) {
 		delete(c.byName, name)
+		return true
 	}
+	return false
+}
+
+// AdvertisedCommand is one entry of a session's availableCommands: a
+// slash command's name without its slash (clients add it), with its
+// arguments' hint.
+type AdvertisedCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// AvailableCommands are the slash commands a session's clients may send:
+// /hydra itself, and each registered `/hydra <process> <verb>`, in order
+// of process and verb so every answer lists them alike.
+func (c *commands) AvailableCommands() []AdvertisedCommand {
+	out := []AdvertisedCommand{{Name: "hydra", Description: "Hydra session command: /hydra <extension> <verb> [args]"}}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names := make([]string, 0, len(c.byName))
+	for n := range c.byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		verbs := make([]string, 0, len(c.byName[n].verbs))
+		for v := range c.byName[n].verbs {
+			verbs = append(verbs, v)
+		}
+		slices.Sort(verbs)
+		for _, v := range verbs {
+			cmd := c.byName[n].verbs[v]
+			name := "hydra " + n + " " + v
+			if cmd.ArgsHint != "" {
+				name += " " + cmd.ArgsHint
+			}
+			out = append(out, AdvertisedCommand{Name: name, Description: cmd.Description})
+		}
+	}
+	return out
 }
 
 // CommandText is a prompt's slash command, when its first block is one.
@@ -239,7 +291,7 @@ func (c *commands) RunCommand(ctx context.Context, system *actor.ActorSystem, se
 	if proc == nil {
 		return "no extension " + name + " serves /hydra commands", nil
 	}
-	if !proc.verbs[verb] {
+	if _, ok := proc.verbs[verb]; !ok {
 		return name + " has no command " + verb, nil
 	}
 	pc := c.takeCommand(session, text)

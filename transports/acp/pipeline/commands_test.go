@@ -36,7 +36,7 @@ func TestPendingCommandsAreForgotten(t *testing.T) {
 	defer system.Shutdown()
 	notes := make(chan map[string]any, 4)
 	p := New()
-	p.commands.byName["ext"] = &commandProcess{conn: fakeExtension(system, notes), verbs: map[string]bool{"greet": true, "slow": true}}
+	p.commands.byName["ext"] = &commandProcess{conn: fakeExtension(system, notes), verbs: map[string]Command{"greet": {Verb: "greet"}, "slow": {Verb: "slow"}}}
 
 	p.QueuedCommand("s", "m1", "/hydra ext greet x")
 	text, err := p.RunCommand(context.Background(), system, "s", "/hydra ext greet x")
