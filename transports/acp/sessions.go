@@ -56,11 +56,12 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	}
 	settings := c.cfg.Settings
 	if m := p.Meta.Hydra.Model; m != "" {
-		if _, ok := c.findModel(settings, m); !ok {
+		set, ok := c.modelChange(settings, m)
+		if !ok {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+m))
 			return
 		}
-		settings.Model = &m
+		settings = settings.Merge(set)
 	}
 	created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name, Interactive: p.Meta.Hydra.Interactive}

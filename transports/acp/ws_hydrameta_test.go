@@ -172,3 +172,49 @@ func commandsUpdate(t *testing.T, c *acpclient.Client, sid string) []command {
 	testkit.Equal(t, p.SessionID, sid)
 	return p.Update.AvailableCommands
 }
+
+// A model is named over ACP as /v1/agents, /v1/config and REST entries
+// advertise it, provider/model (Hydra's --model sends it so in
+// session/new's _meta), or by its id alone; another provider's is unknown.
+func TestACPTakesProviderSlashModel(t *testing.T) {
+	done := llmserver.Steps(llmserver.Text("done"))
+	r := newHydraRig(t, llmserver.Script{Model: "tiny", Default: &done})
+	c := r.dial(t, "c")
+	nf := c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": r.cwd, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"model": "openai/tiny"}}}))
+	if nf.Error != nil {
+		t.Fatalf("session/new with model openai/tiny: %s", nf.Raw)
+	}
+	var created struct {
+		SessionID string `json:"sessionId"`
+		Meta      struct {
+			Hydra struct {
+				CurrentModel string `json:"currentModel"`
+			} `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
+	nf.Decode(t, &created)
+	testkit.Equal(t, created.Meta.Hydra.CurrentModel, "tiny")
+	sid := created.SessionID
+	for _, call := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"session/set_model", map[string]any{"sessionId": sid, "modelId": "openai/tiny"}},
+		{"session/set_config_option", map[string]any{"sessionId": sid, "configId": "model", "value": "openai/tiny"}},
+		{"session/set_model", map[string]any{"sessionId": sid, "modelId": "tiny"}},
+	} {
+		if f := answerOf(c, c.Call(call.method, call.params)); f.Error != nil {
+			t.Errorf("%s %v: %s", call.method, call.params, f.Raw)
+		}
+	}
+	f := answerOf(c, c.Call("session/set_model", map[string]any{"sessionId": sid, "modelId": "anthropic/tiny"}))
+	if f.Error == nil || f.Error.Code != -32602 {
+		t.Errorf("set_model anthropic/tiny (not configured): %s, want -32602", f.Raw)
+	}
+	f = c.WaitAnswer(c.Call("session/new", map[string]any{"cwd": r.cwd, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"model": "anthropic/tiny"}}}))
+	if f.Error == nil || f.Error.Code != -32602 {
+		t.Errorf("session/new with model anthropic/tiny (not configured): %s, want -32602", f.Raw)
+	}
+}
