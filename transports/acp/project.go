@@ -186,7 +186,12 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 	if _, mine := a.prompts[p.RunID]; mine || ch.Delivered == nil {
 		return
 	}
-	emit(acpupdate.Received(p.RunID, ch.Delivered))
+	r := acpupdate.Received(p.RunID, ch.Delivered)
+	if r.SentBy != nil {
+		o := c.originatorOf(a.id, r.SentBy.ClientID)
+		r.SentBy.Name, r.SentBy.Version = o.Name, o.Version
+	}
+	emit(r)
 }
 
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, emit func(any)) {
@@ -196,9 +201,12 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 	}
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)
-		if p.StopReason == "error" {
+		switch {
+		case req == nil:
+			// An amend's prompt: no session/prompt waits on it.
+		case p.StopReason == "error":
 			c.fail(ctx, req, jsonrpc.NewErrorData(jsonrpc.CodeInternal, "the run failed: "+p.Error, map[string]any{"errorKind": p.ErrorKind, "retryable": p.Retryable}))
-		} else {
+		default:
 			c.reply(ctx, req, promptResult{StopReason: acpupdate.StopReason(p.StopReason)})
 		}
 	} else {

@@ -327,7 +327,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	if v.Pending.Len() > 0 {
 		q := make([]map[string]any, 0, v.Pending.Len())
 		for _, p := range v.Pending.Entries() {
-			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpupdate.Blocks(p.Content), "originator": map[string]any{"clientId": p.Client}})
+			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpupdate.Blocks(p.Content), "originator": c.originatorOf(a.id, p.Client)})
 		}
 		m["queue"] = q
 	}

@@ -151,7 +151,11 @@ func UserChunks(p *event.Prompt) []any {
 
 // Received is the prompt_received of the prompt run runID started.
 func Received(runID string, p *event.Prompt) *PromptReceived {
-	return &PromptReceived{SessionUpdate: "prompt_received", MessageID: runID, Prompt: Blocks(p.Content), SentBy: p.Client}
+	r := &PromptReceived{SessionUpdate: "prompt_received", MessageID: runID, Prompt: Blocks(p.Content)}
+	if p.Client != "" {
+		r.SentBy = &SentBy{ClientID: p.Client}
+	}
+	return r
 }
 
 // Imported shows a conversation brought in (history.imported) as the

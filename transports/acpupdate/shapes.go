@@ -89,7 +89,15 @@ type PromptReceived struct {
 	SessionUpdate string         `json:"sessionUpdate"` // prompt_received
 	MessageID     string         `json:"messageId"`
 	Prompt        []ContentBlock `json:"prompt"`
-	SentBy        string         `json:"sentBy,omitempty"`
+	SentBy        *SentBy        `json:"sentBy,omitempty"`
+}
+
+// SentBy is who sent a prompt, as Hydra's prompt_received names it: the
+// client's id, and its clientInfo when the transport knows it.
+type SentBy struct {
+	ClientID string `json:"clientId"`
+	Name     string `json:"name,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // TurnComplete is hydra's turn_complete: a run ended.

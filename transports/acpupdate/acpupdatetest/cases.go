@@ -135,7 +135,7 @@ func rows(tb testing.TB) []Case {
 		{Name: "run started", Kind: event.RunStarted, Log: queued(tb).Add(event.RunStarted, event.RunStartedPayload{RunID: "m1"}),
 			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"find the bug"},"messageId":"m1"}`,
 				`{"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","uri":"file:///work/main.go"},"messageId":"m1"}`,
-				`{"sessionUpdate":"prompt_received","messageId":"m1","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":"editor"}`},
+				`{"sessionUpdate":"prompt_received","messageId":"m1","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":{"clientId":"editor"}}`},
 			NotReplayed: []string{"prompt_received"}},
 		{Name: "steer delivered", Kind: event.PromptDelivered, Log: running(tb).
 			Add(event.PromptQueued, event.PromptQueuedPayload{MessageID: "m2", Delivery: "steer", Content: []event.Block{{Type: "text", Text: "hurry"}}}).

@@ -1,0 +1,92 @@
+package acp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// The prompt an amend sends is its sender's own, as Hydra has it: the
+// other clients get its prompt_received, whose sentBy is {clientId, name,
+// version}, and its turn_complete; the amending client gets neither.
+// prompt_queue/added and prompt/amended name the originator with its
+// clientInfo.
+func TestAmendersOwnPromptIsNotEchoedToIt(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(5*time.Second), llmserver.Text(" never")),
+		llmserver.Steps(llmserver.Text("amended answer")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "editor")
+	sid, _ := a.NewSession(r.cwd)
+	b := r.dial(t, "tui")
+	_, att := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none",
+		"clientInfo": map[string]any{"name": "hydra-acp-tui", "version": "0.1.161"}})
+
+	a.Prompt(sid, "first")
+	started := b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Method == "hydra-acp/prompt_queue/removed" })
+	first := started[len(started)-1].QueueNote(t).MessageID
+	b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+
+	amend := b.Call("hydra-acp/prompt/amend", map[string]any{"sessionId": sid, "targetMessageId": first,
+		"prompt": []any{map[string]any{"type": "text", "text": "instead"}}})
+	bFrames := b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(amend) })
+	var res struct {
+		Amended   bool   `json:"amended"`
+		MessageID string `json:"messageId"`
+	}
+	testkit.NoError(t, json.Unmarshal(bFrames[len(bFrames)-1].Result, &res))
+	testkit.Equal(t, res.Amended, true)
+
+	want := `{"clientId":"` + att.ClientID + `","name":"hydra-acp-tui","version":"0.1.161"}`
+	var sentBy, queuedBy, amendedBy string
+	aFrames := a.UntilWithin(wait, func(f acpclient.Frame) bool {
+		var p struct {
+			MessageID  string          `json:"messageId"`
+			Originator json.RawMessage `json:"originator"`
+			Update     struct {
+				SessionUpdate string          `json:"sessionUpdate"`
+				SentBy        json.RawMessage `json:"sentBy"`
+				StopReason    string          `json:"stopReason"`
+			} `json:"update"`
+		}
+		_ = json.Unmarshal(f.Params, &p)
+		switch {
+		case f.Method == "hydra-acp/prompt_queue/added" && p.MessageID == res.MessageID:
+			queuedBy = string(p.Originator)
+		case f.Method == "hydra-acp/prompt/amended":
+			amendedBy = string(p.Originator)
+		case p.Update.SessionUpdate == "prompt_received" && strings.Contains(f.Raw, "instead"):
+			sentBy = string(p.Update.SentBy)
+		}
+		return p.Update.SessionUpdate == "turn_complete" && p.Update.StopReason == "end_turn"
+	})
+	testkit.Equal(t, sentBy, want)
+	testkit.Equal(t, queuedBy, want)
+	testkit.Equal(t, amendedBy, want)
+	if !strings.Contains(acpclient.Chunks(t, aFrames), "amended answer") {
+		t.Fatalf("the amendment did not run: %q", acpclient.Chunks(t, aFrames))
+	}
+
+	// A change after the run's end: b has been shown all of the run once
+	// it sees it.
+	a.WaitAnswerWithin(a.Call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "default"}), wait)
+	bFrames = append(bFrames, b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("current_mode_update") })...)
+	for _, f := range bFrames {
+		if f.Method != "session/update" {
+			continue
+		}
+		u := f.Update(t)
+		if u.Update.SessionUpdate == "prompt_received" && strings.Contains(f.Raw, "instead") {
+			t.Errorf("the amending client got its own prompt_received: %s", f.Raw)
+		}
+		if u.Update.SessionUpdate == "turn_complete" && u.Update.StopReason == "end_turn" {
+			t.Errorf("the amending client got its own prompt's turn_complete: %s", f.Raw)
+		}
+	}
+}
