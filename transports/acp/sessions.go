@@ -252,7 +252,13 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 					return
 				}
-				c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running)})
+				c.async(ctx).Busy(func(busy map[string]bool, err error) {
+					if err != nil {
+						c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
+						return
+					}
+					c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running, busy)})
+				})
 			})
 		})
 	})
@@ -261,8 +267,9 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 // listEntries are session/list's entries; awaiting is from the log, or
 // from the view of a session attached here; running is the sessions a
 // live process hosts (the store's status still says live for one whose
-// process was killed).
-func (c *conn) listEntries(list []sessions.Meta, awaiting, running map[string]bool) []listEntry {
+// process was killed); busy is from the actors of the sessions this
+// daemon hosts, or the view of a session attached here.
+func (c *conn) listEntries(list []sessions.Meta, awaiting, running, busy map[string]bool) []listEntry {
 	out := make([]listEntry, 0, len(list))
 	for _, m := range list {
 		status := "cold"
@@ -270,7 +277,7 @@ func (c *conn) listEntries(list []sessions.Meta, awaiting, running map[string]bo
 			status = "live"
 		}
 		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-			"busy": false, "awaitingInput": awaiting[m.ID], "agentId": agentID}
+			"busy": busy[m.ID], "awaitingInput": awaiting[m.ID], "agentId": agentID}
 		if a := c.att[m.ID]; a != nil {
 			h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
 		}

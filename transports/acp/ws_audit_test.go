@@ -1,0 +1,53 @@
+package acp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+// listed is one session/list entry's hydra fields.
+type listed struct {
+	SessionID string `json:"sessionId"`
+	Meta      struct {
+		Hydra struct {
+			Busy bool `json:"busy"`
+		} `json:"hydra-acp"`
+	} `json:"_meta"`
+}
+
+// busyIn is session sid's busy in c's session/list.
+func busyIn(t *testing.T, c *acpclient.Client, sid string) bool {
+	t.Helper()
+	var res struct {
+		Sessions []listed `json:"sessions"`
+	}
+	c.WaitAnswerWithin(c.Call("session/list", map[string]any{}), wait).Decode(t, &res)
+	for _, s := range res.Sessions {
+		if s.SessionID == sid {
+			return s.Meta.Hydra.Busy
+		}
+	}
+	t.Fatalf("session %s not listed", sid)
+	return false
+}
+
+// session/list says a session is busy while its run is under way, to a
+// connection that is not attached to it too.
+func TestSessionListBusyForSessionsNotAttached(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(3*time.Second), llmserver.Text(" done")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	p := a.Prompt(sid, "go")
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	b := r.dial(t, "b")
+	testkit.Equal(t, busyIn(t, b, sid), true)
+	a.WaitAnswerWithin(p, wait)
+	testkit.Equal(t, busyIn(t, b, sid), false)
+}
