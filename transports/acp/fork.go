@@ -87,3 +87,60 @@ func (c *conn) forkMeta(set event.Settings, cwd, from, at string) map[string]any
 	}
 	return m
 }
+
+type specForkParams struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+}
+
+// sessionForkSpec is ACP's session/fork (the draft RFD, as Hydra serves
+// it): the source, attached here or not, forks at its latest ended turn
+// (at its start when none ended), and this connection is attached to
+// the fork with its history replayed, answered as session/load is.
+// mcpServers, which the RFD allows, is not taken: the fork keeps its
+// source's.
+func (c *conn) sessionForkSpec(ctx actor.Context, id, params json.RawMessage) {
+	var p specForkParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	if p.Cwd != "" {
+		cwd, err := workdir.Cwd(p.Cwd)
+		if err != nil {
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
+			return
+		}
+		p.Cwd = cwd
+	}
+	c.async(ctx).Meta(p.SessionID, func(src sessions.Meta, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, p.SessionID, err)
+			return
+		}
+		c.async(ctx).ForkPoint(p.SessionID, "", func(at sessions.ForkPoint, err error) {
+			if err != nil {
+				c.answerErr(ctx, id, p.SessionID, err)
+				return
+			}
+			cwd := p.Cwd
+			if cwd == "" {
+				cwd = src.Cwd
+			}
+			req := sessions.ForkRequest{Parent: p.SessionID, Seq: at.Seq, Entry: at.MessageID,
+				Session: event.CreatedPayload{Cwd: cwd, Title: src.Title, OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}}
+			c.async(ctx).Fork(req, func(newID string, err error) {
+				if err != nil {
+					c.answerErr(ctx, id, p.SessionID, err)
+					return
+				}
+				c.attach(ctx, newID, attachOptions{
+					policy:  policyFull,
+					refused: func(e *jsonrpc.Error) { c.fail(ctx, id, e) },
+					answer: func(a *attachment, _ int, _ string) {
+						c.reply(ctx, id, c.specResult(a, map[string]any{"sessionId": newID}))
+					},
+				})
+			})
+		})
+	})
+}

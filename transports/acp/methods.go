@@ -86,6 +86,7 @@ var methods = map[string]method{
 	"hydra-acp/attention/set":   {serve: (*conn).attentionSet, callers: anyone, mutates: true},
 	"hydra-acp/attention/clear": {serve: (*conn).attentionClear, callers: anyone, mutates: true},
 	"hydra-acp/session/fork":    {serve: (*conn).sessionFork, callers: anyone},
+	"session/fork":              {serve: (*conn).sessionForkSpec, callers: anyone},
 
 	// A transformer's: its place in chains (peer.go), its own permission
 	// requests to the clients (askpermission.go), its workers (children.go).

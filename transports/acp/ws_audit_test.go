@@ -51,3 +51,44 @@ func TestSessionListBusyForSessionsNotAttached(t *testing.T) {
 	a.WaitAnswerWithin(p, wait)
 	testkit.Equal(t, busyIn(t, b, sid), false)
 }
+
+// initialize advertises sessionCapabilities.fork, and session/fork is
+// served as Hydra serves it: from a connection not attached to the
+// source, the fork is made at its latest ended turn and the caller is
+// attached to it, answered as session/load is.
+func TestSessionForkIsServed(t *testing.T) {
+	done := llmserver.Steps(llmserver.Text("done"))
+	r := newHydraRig(t, llmserver.Script{Model: "tiny", Default: &done})
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	a.WaitAnswerWithin(a.Prompt(sid, "hi"), wait)
+
+	b := r.dial(t, "b")
+	f := answerOf(b, b.Call("session/fork", map[string]any{"sessionId": sid, "cwd": r.cwd, "mcpServers": []any{}}))
+	if f.Error != nil {
+		t.Fatalf("session/fork: %s", f.Raw)
+	}
+	requirePalette(t, "session/fork", f)
+	var res struct {
+		SessionID string `json:"sessionId"`
+		Meta      struct {
+			Hydra struct {
+				ClientID string `json:"clientId"`
+			} `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
+	f.Decode(t, &res)
+	if res.SessionID == "" || res.SessionID == sid || res.Meta.Hydra.ClientID == "" {
+		t.Fatalf("session/fork answered %s", f.Raw)
+	}
+	// b is attached to the fork: it prompts it as its own.
+	again := b.Prompt(res.SessionID, "again")
+	fs := b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(again) })
+	if last := fs[len(fs)-1]; last.Error != nil {
+		t.Fatalf("prompt on the fork: %s", last.Raw)
+	}
+	f = answerOf(b, b.Call("session/fork", map[string]any{"sessionId": "s-nope"}))
+	if f.Error == nil || f.Error.Code != -32001 {
+		t.Errorf("session/fork of an unknown session: %s, want -32001", f.Raw)
+	}
+}
