@@ -92,3 +92,17 @@ func TestSessionForkIsServed(t *testing.T) {
 		t.Errorf("session/fork of an unknown session: %s, want -32001", f.Raw)
 	}
 }
+
+// initialize says MCP servers over HTTP and SSE are taken, as they are.
+func TestInitializeAdvertisesHTTPAndSSEMCP(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{}, event.ApprovalYolo, nil)
+	c := r.dial(t, "c")
+	var res struct {
+		AgentCapabilities struct {
+			MCPCapabilities map[string]bool `json:"mcpCapabilities"`
+		} `json:"agentCapabilities"`
+	}
+	c.WaitAnswerWithin(c.Call("initialize", map[string]any{"protocolVersion": 1}), wait).Decode(t, &res)
+	testkit.Equal(t, res.AgentCapabilities.MCPCapabilities["http"], true)
+	testkit.Equal(t, res.AgentCapabilities.MCPCapabilities["sse"], true)
+}
