@@ -28,10 +28,10 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)
 	}
 	c.reply(ctx, id, map[string]any{
-		"protocolVersion": 1,
-		"agentInfo":       map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},
+		"protocolVersion":   1,
+		"agentInfo":         map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},
 		"agentCapabilities": agentCapabilities(),
-		"authMethods": []any{},
+		"authMethods":       []any{},
 		"_meta": map[string]any{"hydra-acp": map[string]any{
 			"prompt": map[string]any{"queueing": true, "cancelling": true, "updating": true, "amending": true, "pipelining": false},
 			"agents": map[string]any{"list": true, "installProgress": false},
