@@ -72,6 +72,8 @@ type attachment struct {
 	// lastTurn is the latest (hydra-acp/session/fork's boundaries).
 	turnEnds map[string]int64
 	lastTurn string
+	// info is what the answers' _meta says of the session beyond the view.
+	info sessionInfo
 	// shown are the tool calls shown with tool_call.
 	shown    map[string]bool
 	awaiting bool // the awaitingInput last sent

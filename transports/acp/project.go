@@ -77,7 +77,12 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		if live {
 			a.promptChanged(c, ctx, e, p)
 		}
+	case *event.CreatedPayload:
+		if e.SessionID == a.id {
+			a.info.created = p
+		}
 	case *event.RunStartedPayload:
+		a.info.turnStartedAt = e.RecordedAt.UnixMilli()
 		a.runStarted(c, ctx, ch, p, live, emit)
 	case *event.PromptDeliveredPayload:
 		if !live && ch.Delivered != nil {
@@ -104,9 +109,13 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.toolUpdate(ch.Call, emit)
 		a.resolved(c, ctx, p, live, emit)
 	case *event.StepEndedPayload:
-		emit(acpupdate.UsageOf(c.cfg.Models, a.view, p))
+		a.info.usage = acpupdate.UsageOf(c.cfg.Models, a.view, p)
+		emit(a.info.usage)
 	case *event.RunEndedPayload:
 		a.turnEnds[p.RunID], a.lastTurn = e.Seq, p.RunID
+		if len(a.view.Runs) == 0 {
+			a.info.turnStartedAt = 0
+		}
 		a.runEnded(c, ctx, p, live, emit)
 	case *event.Settings:
 		a.settings(c, p, emit)

@@ -322,6 +322,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		// availableModes, slash completion lists availableCommands.
 		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
 	}
+	a.info.addTo(m)
 	if v.Title != "" {
 		m["title"] = v.Title
 	}

@@ -106,3 +106,87 @@ func TestInitializeAdvertisesHTTPAndSSEMCP(t *testing.T) {
 	testkit.Equal(t, res.AgentCapabilities.MCPCapabilities["http"], true)
 	testkit.Equal(t, res.AgentCapabilities.MCPCapabilities["sse"], true)
 }
+
+// sessionFields are the _meta["hydra-acp"] fields Hydra's clients read
+// off an attach answer beyond the list's.
+type sessionFields struct {
+	TurnStartedAt int64 `json:"turnStartedAt"`
+	CurrentUsage  *struct {
+		Used int64 `json:"used"`
+		Size int64 `json:"size"`
+	} `json:"currentUsage"`
+	ForkedFromSessionID string `json:"forkedFromSessionId"`
+	ForkedFromMessageID string `json:"forkedFromMessageId"`
+	OriginatingClient   *struct {
+		Name string `json:"name"`
+	} `json:"originatingClient"`
+	Interactive       *bool          `json:"interactive"`
+	AgentCapabilities map[string]any `json:"agentCapabilities"`
+}
+
+func fieldsOf(t *testing.T, f acpclient.Frame) sessionFields {
+	t.Helper()
+	var res struct {
+		Meta struct {
+			Hydra sessionFields `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
+	f.Decode(t, &res)
+	return res.Meta.Hydra
+}
+
+// An attach answer's _meta says when the turn under way started, the
+// usage so far, where a fork came from, which client made the session,
+// whether it is interactive and what the agent can do.
+func TestAttachMetaCarriesHydrasSessionFields(t *testing.T) {
+	r := newHydraRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(2*time.Second), llmserver.Text(" done")),
+	}})
+	a := r.dial(t, "zed")
+	nf := a.WaitAnswerWithin(a.Call("session/new", map[string]any{"cwd": r.cwd, "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"interactive": true}}}), wait)
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	nf.Decode(t, &created)
+	sid := created.SessionID
+	p := a.Prompt(sid, "go")
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+
+	b := r.dial(t, "b")
+	got := fieldsOf(t, answerOf(b, b.Call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})))
+	if got.TurnStartedAt <= 0 {
+		t.Errorf("mid-turn attach: turnStartedAt %d", got.TurnStartedAt)
+	}
+	if got.OriginatingClient == nil || got.OriginatingClient.Name != "zed" {
+		t.Errorf("originatingClient %+v, want zed", got.OriginatingClient)
+	}
+	if got.Interactive == nil || !*got.Interactive {
+		t.Errorf("interactive %v, want true", got.Interactive)
+	}
+	if _, ok := got.AgentCapabilities["mcpCapabilities"]; !ok {
+		t.Errorf("agentCapabilities %v", got.AgentCapabilities)
+	}
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) })
+
+	c := r.dial(t, "c")
+	got = fieldsOf(t, answerOf(c, c.Call("session/attach", map[string]any{"sessionId": sid, "historyPolicy": "none"})))
+	if got.TurnStartedAt != 0 {
+		t.Errorf("after the turn: turnStartedAt %d", got.TurnStartedAt)
+	}
+	if got.CurrentUsage == nil || got.CurrentUsage.Size != 8192 {
+		t.Errorf("currentUsage %+v, want the model's context window as size", got.CurrentUsage)
+	}
+
+	var fork struct {
+		SessionID           string `json:"sessionId"`
+		ForkedFromMessageID string `json:"forkedFromMessageId"`
+	}
+	a.WaitAnswerWithin(a.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid}), wait).Decode(t, &fork)
+	got = fieldsOf(t, answerOf(c, c.Call("session/attach", map[string]any{"sessionId": fork.SessionID, "historyPolicy": "none"})))
+	testkit.Equal(t, got.ForkedFromSessionID, sid)
+	if got.ForkedFromMessageID == "" {
+		t.Errorf("no forkedFromMessageId")
+	}
+	testkit.Equal(t, got.ForkedFromMessageID, fork.ForkedFromMessageID)
+}
