@@ -327,7 +327,9 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		default:
 			c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "")
 		}
-		res := map[string]any{"amended": r.OK, "reason": r.Reason}
+		// A completed target's send_anyway sends the prompt, yet amended
+		// nothing: amended false, as Hydra answers it, with the id sent.
+		res := map[string]any{"amended": r.OK && r.Reason == "ok", "reason": r.Reason}
 		if r.MessageID != "" {
 			res["messageId"] = r.MessageID
 		}

@@ -90,3 +90,88 @@ func TestAmendersOwnPromptIsNotEchoedToIt(t *testing.T) {
 		}
 	}
 }
+
+// amendAnswer is hydra-acp/prompt/amend's answer.
+type amendAnswer struct {
+	Amended   bool   `json:"amended"`
+	Reason    string `json:"reason"`
+	MessageID string `json:"messageId"`
+}
+
+func amendOf(t *testing.T, c *acpclient.Client, sid, target, onCompleted string) amendAnswer {
+	t.Helper()
+	res, _ := amendWith(t, c, sid, target, onCompleted)
+	return res
+}
+
+// amendWith also returns the frames up to the answer.
+func amendWith(t *testing.T, c *acpclient.Client, sid, target, onCompleted string) (amendAnswer, []acpclient.Frame) {
+	t.Helper()
+	params := map[string]any{"sessionId": sid, "targetMessageId": target,
+		"prompt": []any{map[string]any{"type": "text", "text": "instead"}}}
+	if onCompleted != "" {
+		params["onTargetCompleted"] = onCompleted
+	}
+	id := c.Call("hydra-acp/prompt/amend", params)
+	fs := c.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(id) })
+	var res amendAnswer
+	fs[len(fs)-1].Decode(t, &res)
+	return res, fs
+}
+
+// An amend whose target is no longer running answers what became of it:
+// target_cancelled, target_completed (send_anyway sends the prompt, with
+// amended false), or target_not_found for an id the session never queued,
+// which send_anyway does not turn into a new prompt.
+func TestAmendAnswersWhatBecameOfItsTarget(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("first done")),
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(5*time.Second), llmserver.Text(" never")),
+		llmserver.Steps(llmserver.Text("sent anyway")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	queuedID := func(fs []acpclient.Frame) string {
+		for _, f := range fs {
+			if f.Method == "hydra-acp/prompt_queue/added" {
+				return f.QueueNote(t).MessageID
+			}
+		}
+		t.Fatal("no prompt_queue/added")
+		return ""
+	}
+	p := a.Prompt(sid, "first")
+	first := queuedID(a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) }))
+
+	p = a.Prompt(sid, "second")
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	second := queuedID(fs)
+	a.Send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) })
+
+	testkit.Equal(t, amendOf(t, a, sid, second, "send_anyway"), amendAnswer{Reason: "target_cancelled"})
+	mistyped, fs := amendWith(t, a, sid, "msg-mistyped", "send_anyway")
+	testkit.Equal(t, mistyped, amendAnswer{Reason: "target_not_found"})
+	testkit.Equal(t, amendOf(t, a, sid, first, ""), amendAnswer{Reason: "target_completed"})
+	sent, more := amendWith(t, a, sid, first, "send_anyway")
+	if sent.Amended || sent.Reason != "target_completed" || sent.MessageID == "" {
+		t.Fatalf("send_anyway of a completed target: %+v", sent)
+	}
+	fs = append(fs, more...)
+	// A change after both amends: every run they started has shown its
+	// start once it is seen.
+	mode := a.Call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "default"})
+	fs = append(fs, a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(mode) })...)
+	// The mistyped amend sent nothing: the one run started since is
+	// send_anyway's.
+	var started []string
+	for _, f := range fs {
+		if f.Method != "hydra-acp/prompt_queue/removed" {
+			continue
+		}
+		if n := f.QueueNote(t); n.Reason == "started" {
+			started = append(started, n.MessageID)
+		}
+	}
+	testkit.Equal(t, strings.Join(started, ","), sent.MessageID)
+}
