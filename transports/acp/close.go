@@ -63,3 +63,72 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 		})
 	})
 }
+
+// sessionForceCancel is hydra-acp/session/force_cancel: the run is
+// cancelled and the session stopped (a stuck turn ends), its state kept;
+// the attachments stay and wake it with their next change. On a session
+// attached here the stop waits for the cancelled run's end, so every
+// client's prompt is answered first; otherwise it follows the cancel.
+func (c *conn) sessionForceCancel(ctx actor.Context, id, params json.RawMessage) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	sid := p.SessionID
+	stop := func() {
+		c.async(ctx).Kill(sid, func(err error) {
+			switch {
+			case err != nil:
+				c.answerErr(ctx, id, sid, err)
+			case id != nil:
+				c.reply(ctx, id, map[string]any{"stopReason": "cancelled"})
+			}
+		})
+	}
+	c.async(ctx).Meta(sid, func(_ sessions.Meta, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, sid, err)
+			return
+		}
+		if a := c.att[sid]; a != nil {
+			a.wake(c, ctx)
+		}
+		c.async(ctx).Cancel(sid, "force-cancelled by a client", func(r sessions.CancelResult, err error) {
+			if err != nil {
+				c.answerErr(ctx, id, sid, err)
+				return
+			}
+			if a := c.att[sid]; a != nil && r.RunID != "" {
+				a.onRunEnd(r.RunID, stop)
+				return
+			}
+			stop()
+		})
+	})
+}
+
+// hydraSessionLoad is hydra-acp/session/load: the session is brought
+// live (resurrected from the store) without attaching, so a process can
+// attach to it after (hydra-acp/transformer/attach needs it live).
+func (c *conn) hydraSessionLoad(ctx actor.Context, id, params json.RawMessage) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	sid := p.SessionID
+	c.async(ctx).Meta(sid, func(_ sessions.Meta, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, sid, err)
+			return
+		}
+		// Asking the session anything starts it.
+		c.async(ctx).State(sid, func(_ sessions.State, err error) {
+			switch {
+			case err != nil:
+				c.answerErr(ctx, id, sid, err)
+			case id != nil:
+				c.reply(ctx, id, map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"status": "live"}}})
+			}
+		})
+	})
+}

@@ -25,6 +25,7 @@ var wantMethods = map[string]role{
 	"hydra-acp/prompt/cancel": anyone, "hydra-acp/prompt/update": anyone, "hydra-acp/prompt/amend": anyone,
 	"hydra-acp/agents/list": anyone, "hydra-acp/attention/set": anyone, "hydra-acp/attention/clear": anyone,
 	"hydra-acp/session/fork": anyone, "session/fork": anyone,
+	"hydra-acp/session/force_cancel": anyone, "hydra-acp/session/load": anyone,
 
 	"hydra-acp/transformer/initialize": transformers, "hydra-acp/transformer/attach": transformers,
 	"hydra-acp/message/emit": transformers, "hydra-acp/connection/keep_alive": transformers,

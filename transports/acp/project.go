@@ -224,6 +224,10 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 	if live {
 		a.attention(c, ctx)
 	}
+	if then := a.runEnds[p.RunID]; then != nil {
+		delete(a.runEnds, p.RunID)
+		then()
+	}
 }
 
 func (a *attachment) settings(c *conn, p *event.Settings, emit func(any)) {

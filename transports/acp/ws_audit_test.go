@@ -190,3 +190,64 @@ func TestAttachMetaCarriesHydrasSessionFields(t *testing.T) {
 	}
 	testkit.Equal(t, got.ForkedFromMessageID, fork.ForkedFromMessageID)
 }
+
+// statusIn is session sid's status in c's session/list.
+func statusIn(t *testing.T, c *acpclient.Client, sid string) string {
+	t.Helper()
+	var res struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Meta      struct {
+				Hydra struct {
+					Status string `json:"status"`
+				} `json:"hydra-acp"`
+			} `json:"_meta"`
+		} `json:"sessions"`
+	}
+	c.WaitAnswerWithin(c.Call("session/list", map[string]any{}), wait).Decode(t, &res)
+	for _, s := range res.Sessions {
+		if s.SessionID == sid {
+			return s.Meta.Hydra.Status
+		}
+	}
+	t.Fatalf("session %s not listed", sid)
+	return ""
+}
+
+// hydra-acp/session/force_cancel ends a stuck turn by stopping the session
+// (its sender's prompt answers cancelled; the session goes cold and wakes
+// with the next prompt); hydra-acp/session/load brings a cold session
+// live without attaching. Neither answers -32601.
+func TestForceCancelAndHydraLoadAreServed(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(30*time.Second), llmserver.Text(" never")),
+		llmserver.Steps(llmserver.Text("again")),
+	}}, event.ApprovalYolo, nil)
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	p := a.Prompt(sid, "go")
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	b := r.dial(t, "b")
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	f := b.WaitAnswerWithin(b.Call("hydra-acp/session/force_cancel", map[string]any{"sessionId": sid}), wait)
+	testkit.Equal(t, string(f.Result), `{"stopReason":"cancelled"}`)
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) })
+	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"cancelled"}`)
+	testkit.Equal(t, statusIn(t, b, sid), "cold")
+	p = a.Prompt(sid, "again")
+	fs = a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) })
+	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"end_turn"}`)
+
+	a.WaitAnswerWithin(a.Call("session/close", map[string]any{"sessionId": sid}), wait)
+	testkit.Equal(t, statusIn(t, b, sid), "cold")
+	c := r.dial(t, "c")
+	f = c.WaitAnswerWithin(c.Call("hydra-acp/session/load", map[string]any{"sessionId": sid}), wait)
+	if f.Error != nil {
+		t.Fatalf("hydra-acp/session/load: %s", f.Raw)
+	}
+	testkit.Equal(t, statusIn(t, c, sid), "live")
+	f = c.WaitAnswerWithin(c.Call("hydra-acp/session/load", map[string]any{"sessionId": "s-nope"}), wait)
+	if f.Error == nil || f.Error.Code != -32001 {
+		t.Errorf("hydra-acp/session/load of an unknown session: %s, want -32001", f.Raw)
+	}
+}
