@@ -189,7 +189,7 @@ func TurnEnded(p *event.RunEndedPayload) *TurnComplete {
 
 // Resolved is a permission's permission_resolved.
 func Resolved(p *event.PermissionResolvedPayload) *PermissionResolved {
-	return &PermissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, ResolvedBy: p.ResolvedBy}
+	return &PermissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, OptionID: p.OptionID, ResolvedBy: p.ResolvedBy}
 }
 
 // SettingsChanged are the updates of a settings change p, cur the

@@ -112,7 +112,10 @@ type PermissionResolved struct {
 	SessionUpdate  string `json:"sessionUpdate"` // permission_resolved
 	ToolCallID     string `json:"toolCallId"`
 	Outcome        string `json:"outcome"`
+	// ChosenOptionID is the option chosen, as Hydra's TUI and shim read
+	// it; OptionID the same, as the reference's REST names it.
 	ChosenOptionID string `json:"chosenOptionId,omitempty"`
+	OptionID       string `json:"optionId,omitempty"`
 	ResolvedBy     string `json:"resolvedBy,omitempty"`
 }
 

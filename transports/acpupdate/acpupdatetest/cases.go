@@ -161,7 +161,7 @@ func rows(tb testing.TB) []Case {
 			event.PermissionRequestedPayload{RunID: "m1", ToolCallID: "c1", Name: "grep", Category: "info", Arguments: `{"pattern":"TODO"}`})},
 		{Name: "permission resolved", Kind: event.ToolPermissionResolved, Log: allowed(tb),
 			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"}}`,
-				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","resolvedBy":"editor"}`}},
+				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","optionId":"allow","resolvedBy":"editor"}`}},
 		{Name: "tool progress", Kind: event.ToolProgress, Log: allowed(tb).
 			Add(event.ToolProgress, event.ToolProgressPayload{RunID: "m1", ToolCallID: "c1", Output: "main.go:3"}),
 			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3"}}]}`}},
