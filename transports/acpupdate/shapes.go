@@ -109,9 +109,9 @@ type TurnComplete struct {
 
 // PermissionResolved is hydra's permission_resolved.
 type PermissionResolved struct {
-	SessionUpdate  string `json:"sessionUpdate"` // permission_resolved
-	ToolCallID     string `json:"toolCallId"`
-	Outcome        string `json:"outcome"`
+	SessionUpdate string `json:"sessionUpdate"` // permission_resolved
+	ToolCallID    string `json:"toolCallId"`
+	Outcome       string `json:"outcome"`
 	// ChosenOptionID is the option chosen, as Hydra's TUI and shim read
 	// it; OptionID the same, as the reference's REST names it.
 	ChosenOptionID string `json:"chosenOptionId,omitempty"`
