@@ -251,3 +251,40 @@ func TestForceCancelAndHydraLoadAreServed(t *testing.T) {
 		t.Errorf("hydra-acp/session/load of an unknown session: %s, want -32001", f.Raw)
 	}
 }
+
+// A transformer's permission request answered by one client is
+// permission_resolved to the others with the option chosen named as the
+// session's own requests name it (chosenOptionId, which Hydra's TUI and
+// shim read, and optionId) and the answer's outcome, not the whole
+// answer.
+func TestTransformerPermissionResolvedNamesTheOption(t *testing.T) {
+	r := newHydraRig(t, llmserver.Script{})
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	b := r.dial(t, "b")
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	tr := acpclient.Dial(t, acpclient.Options{URL: acpclient.URL(r.srv.URL, "", "peer=tr&kind=transformer"),
+		Subprotocols: []string{"acp.v1", acpclient.TokenEntry("secret")}, Name: "tr", Wait: 10 * time.Second})
+	req := tr.Call("hydra-acp/session/request_permission", map[string]any{"sessionId": sid,
+		"toolCall": map[string]any{"toolCallId": "t1", "title": "deploy"},
+		"options":  []any{map[string]any{"optionId": "go", "name": "Go", "kind": "allow_once"}}})
+	asked := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
+	a.AnswerPermission(asked[len(asked)-1].ID, "go")
+	tr.WaitAnswerWithin(req, wait)
+	fs := b.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
+	var u struct {
+		Update struct {
+			ChosenOptionID string `json:"chosenOptionId"`
+			OptionID       string `json:"optionId"`
+			Outcome        struct {
+				Outcome  string `json:"outcome"`
+				OptionID string `json:"optionId"`
+			} `json:"outcome"`
+		} `json:"update"`
+	}
+	fs[len(fs)-1].DecodeParams(t, &u)
+	testkit.Equal(t, u.Update.ChosenOptionID, "go")
+	testkit.Equal(t, u.Update.OptionID, "go")
+	testkit.Equal(t, u.Update.Outcome.Outcome, "selected")
+	testkit.Equal(t, u.Update.Outcome.OptionID, "go")
+}

@@ -23,8 +23,11 @@ func newHydraRig(t *testing.T, script llmserver.Script) *wsRig {
 		cfg.Models = acpupdatetest.Models{}
 		cfg.Pipeline = pipeline.New() // the clients' and the extensions'
 		cfg.Peer = func(r *http.Request) (pipeline.Peer, bool) {
-			name := r.URL.Query().Get("peer")
-			return pipeline.Peer{Kind: pipeline.KindExtension, Name: name}, name != ""
+			name, kind := r.URL.Query().Get("peer"), r.URL.Query().Get("kind")
+			if kind == "" {
+				kind = pipeline.KindExtension
+			}
+			return pipeline.Peer{Kind: kind, Name: name}, name != ""
 		}
 	})
 }
