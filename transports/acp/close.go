@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // sessionClose cancels the running run and stops the session (it goes
@@ -37,6 +38,11 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 	done := func(err error) {
 		if err == nil && remove {
 			c.cfg.Pipeline.SessionGone(sid)
+			// Its queued prompts will never run: every client still
+			// attached is told so.
+			for _, pid := range c.cfg.Pipeline.Watching(sid) {
+				ctx.Send(pid, &sessionDeleted{session: sid})
+			}
 		}
 		switch {
 		case err != nil:
@@ -131,4 +137,30 @@ func (c *conn) hydraSessionLoad(ctx actor.Context, id, params json.RawMessage) {
 			}
 		})
 	})
+}
+
+// sessionDeleted tells a connection a session it is attached to was
+// deleted.
+type sessionDeleted struct{ session string }
+
+// onSessionDeleted abandons the deleted session's queued prompts, as Hydra
+// does when a session goes with prompts waiting: prompt_queue/removed
+// {abandoned} for each, and its sender's session/prompt answered
+// cancelled.
+func (c *conn) onSessionDeleted(ctx actor.Context, m *sessionDeleted) {
+	a := c.att[m.session]
+	if a == nil {
+		return
+	}
+	for _, p := range a.view.Pending.Entries() {
+		if p.Delivery == event.DeliveryPrompt || p.Delivery == "" {
+			c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "abandoned"})
+		}
+		if req, mine := a.prompts[p.MessageID]; mine {
+			delete(a.prompts, p.MessageID)
+			if req != nil {
+				c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+			}
+		}
+	}
 }

@@ -149,6 +149,8 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.notify(ctx, m.Method, m.Params)
 	case *commandsChanged:
 		c.onCommandsChanged(ctx)
+	case *sessionDeleted:
+		c.onSessionDeleted(ctx, m)
 	case *pipeline.Done:
 		if then := c.chains[m.Key]; then != nil {
 			delete(c.chains, m.Key)

@@ -377,7 +377,7 @@ type queueUpdated struct {
 type queueRemoved struct {
 	SessionID string `json:"sessionId"`
 	MessageID string `json:"messageId"`
-	Reason    string `json:"reason"` // started | cancelled
+	Reason    string `json:"reason"` // started | cancelled | abandoned
 }
 
 type promptAmended struct {

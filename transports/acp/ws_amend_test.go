@@ -10,6 +10,8 @@ import (
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
+	"github.com/troupehq/troupe/transports/acp"
+	"github.com/troupehq/troupe/transports/acp/pipeline"
 )
 
 // The prompt an amend sends is its sender's own, as Hydra has it: the
@@ -174,4 +176,34 @@ func TestAmendAnswersWhatBecameOfItsTarget(t *testing.T) {
 		}
 	}
 	testkit.Equal(t, strings.Join(started, ","), sent.MessageID)
+}
+
+// A session deleted with prompts waiting abandons them, as Hydra does: the
+// clients still attached get prompt_queue/removed {abandoned}, and the
+// sender's session/prompt answers cancelled.
+func TestDeletedSessionAbandonsItsQueue(t *testing.T) {
+	r := newWSRig(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("working"), llmserver.Delay(30*time.Second), llmserver.Text(" never")),
+	}}, event.ApprovalYolo, func(cfg *acp.WebSocketConfig) { cfg.Pipeline = pipeline.New() })
+	a := r.dial(t, "a")
+	sid, _ := a.NewSession(r.cwd)
+	a.Prompt(sid, "first")
+	a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	second := a.Prompt(sid, "second")
+	added := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Method == "hydra-acp/prompt_queue/added" })
+	queued := added[len(added)-1].QueueNote(t).MessageID
+
+	b := r.dial(t, "b")
+	if f := b.WaitAnswerWithin(b.Call("session/delete", map[string]any{"sessionId": sid}), wait); f.Error != nil {
+		t.Fatalf("session/delete: %s", f.Raw)
+	}
+	var reason string
+	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool {
+		if f.Method == "hydra-acp/prompt_queue/removed" && f.QueueNote(t).MessageID == queued {
+			reason = f.QueueNote(t).Reason
+		}
+		return f.Answers(second)
+	})
+	testkit.Equal(t, reason, "abandoned")
+	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"cancelled"}`)
 }
