@@ -129,6 +129,24 @@ func (c *Client) Live(ctx context.Context) ([]string, error) {
 	return res.(*LiveSessions).IDs, nil
 }
 
+// Busy is the sessions this process hosts whose run is under way or
+// whose queue holds prompts: what a session list calls busy, whoever is
+// attached. A session that stops meanwhile is not busy.
+func (c *Client) Busy(ctx context.Context) (map[string]bool, error) {
+	ids, err := c.Live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, id := range ids {
+		st, err := c.State(ctx, id)
+		if err == nil && (st.ActiveRun != "" || st.Queued > 0) {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
 // Running is the sessions some live process hosts: this one (Live) or
 // another holding the session's lease (troupe run, another daemon). The
 // store's status still says live for a session whose process was killed;

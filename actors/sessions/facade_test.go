@@ -73,7 +73,7 @@ func TestFacadeRunLifecycle(t *testing.T) {
 	testkit.Equal(t, q, sessions.QueueResult{OK: true, Reason: "ok"})
 	q, err = c.QueueAmend(ctx, r.id, sessions.AmendRequest{TargetID: "nope", Content: text("x")})
 	testkit.NoError(t, err)
-	testkit.Equal(t, q.Reason, "target_completed")
+	testkit.Equal(t, q.Reason, "target_not_found")
 	q, err = c.QueueCancel(ctx, r.id, second.MessageID)
 	testkit.NoError(t, err)
 	testkit.Equal(t, q.Reason, "ok")

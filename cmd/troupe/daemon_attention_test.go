@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -121,4 +122,17 @@ func acpListedAwaiting(t *testing.T, d *daemonProc, id string) bool {
 	}
 	t.Fatalf("session/list lacks %s", id)
 	return false
+}
+
+// A session with no flag raised answers {"flags": []}, an empty list as
+// Hydra's clients iterate it, not null.
+func TestDaemonAttentionNoneIsAnEmptyList(t *testing.T) {
+	env, model := llmEnv(t)
+	d := startDaemon(t, t.TempDir(), env, model...)
+	id := d.create(t, t.TempDir())
+	res := d.do(t, "GET", "/v1/sessions/"+id+"/attention", nil)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	testkit.NoError(t, err)
+	testkit.Equal(t, strings.TrimSpace(string(b)), `{"flags":[]}`)
 }

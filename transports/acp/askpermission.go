@@ -125,10 +125,28 @@ func (v *permissionVote) finish(ctx actor.Context, result json.RawMessage, err *
 }
 
 // permissionResolved tells this connection's clients of session that a
-// transformer's permission request was answered.
+// transformer's permission request was answered: outcome is the winning
+// answer's outcome (what a client's own request would be answered), and
+// the option chosen is named as the session's own permission_resolved
+// names it (chosenOptionId, optionId).
 func (c *conn) permissionResolved(ctx actor.Context, m *permissionWon) {
-	if a := c.att[m.session]; a != nil {
-		c.notify(ctx, "session/update", map[string]any{"sessionId": m.session, "update": map[string]any{
-			"sessionUpdate": "permission_resolved", "toolCallId": m.toolCallID, "outcome": m.result}})
+	if a := c.att[m.session]; a == nil {
+		return
 	}
+	var won struct {
+		Outcome json.RawMessage `json:"outcome"`
+	}
+	_ = json.Unmarshal(m.result, &won)
+	var chosen struct {
+		OptionID string `json:"optionId"`
+	}
+	_ = json.Unmarshal(won.Outcome, &chosen)
+	u := map[string]any{"sessionUpdate": "permission_resolved", "toolCallId": m.toolCallID}
+	if len(won.Outcome) > 0 {
+		u["outcome"] = won.Outcome
+	}
+	if chosen.OptionID != "" {
+		u["chosenOptionId"], u["optionId"] = chosen.OptionID, chosen.OptionID
+	}
+	c.notify(ctx, "session/update", map[string]any{"sessionId": m.session, "update": u})
 }

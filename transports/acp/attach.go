@@ -70,6 +70,11 @@ type attachment struct {
 	// lastTurn is the latest (hydra-acp/session/fork's boundaries).
 	turnEnds map[string]int64
 	lastTurn string
+	// runEnds wait for a run's end, by run id (force_cancel's stop); they
+	// go with the attachment (the cancelled run ends all the same).
+	runEnds map[string]func()
+	// info is what the answers' _meta says of the session beyond the view.
+	info sessionInfo
 	// shown are the tool calls shown with tool_call.
 	shown    map[string]bool
 	awaiting bool // the awaitingInput last sent
@@ -402,4 +407,16 @@ func (a *attachment) release(seq int64) {
 		a.held = a.held[1:]
 		h.send()
 	}
+}
+
+// onRunEnd runs then once run has ended in the view (at once if it has).
+func (a *attachment) onRunEnd(run string, then func()) {
+	if _, ended := a.turnEnds[run]; ended {
+		then()
+		return
+	}
+	if a.runEnds == nil {
+		a.runEnds = map[string]func(){}
+	}
+	a.runEnds[run] = then
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 )
 
 // sessionClose cancels the running run and stops the session (it goes
@@ -37,6 +38,11 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 	done := func(err error) {
 		if err == nil && remove {
 			c.cfg.Pipeline.SessionGone(sid)
+			// Its queued prompts will never run: every client still
+			// attached is told so.
+			for _, pid := range c.cfg.Pipeline.Watching(sid) {
+				ctx.Send(pid, &sessionDeleted{session: sid})
+			}
 		}
 		switch {
 		case err != nil:
@@ -62,4 +68,99 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 			c.async(ctx).Kill(sid, done)
 		})
 	})
+}
+
+// sessionForceCancel is hydra-acp/session/force_cancel: the run is
+// cancelled and the session stopped (a stuck turn ends), its state kept;
+// the attachments stay and wake it with their next change. On a session
+// attached here the stop waits for the cancelled run's end, so every
+// client's prompt is answered first; otherwise it follows the cancel.
+func (c *conn) sessionForceCancel(ctx actor.Context, id, params json.RawMessage) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	sid := p.SessionID
+	stop := func() {
+		c.async(ctx).Kill(sid, func(err error) {
+			switch {
+			case err != nil:
+				c.answerErr(ctx, id, sid, err)
+			case id != nil:
+				c.reply(ctx, id, map[string]any{"stopReason": "cancelled"})
+			}
+		})
+	}
+	c.async(ctx).Meta(sid, func(_ sessions.Meta, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, sid, err)
+			return
+		}
+		if a := c.att[sid]; a != nil {
+			a.wake(c, ctx)
+		}
+		c.async(ctx).Cancel(sid, "force-cancelled by a client", func(r sessions.CancelResult, err error) {
+			if err != nil {
+				c.answerErr(ctx, id, sid, err)
+				return
+			}
+			if a := c.att[sid]; a != nil && r.RunID != "" {
+				a.onRunEnd(r.RunID, stop)
+				return
+			}
+			stop()
+		})
+	})
+}
+
+// hydraSessionLoad is hydra-acp/session/load: the session is brought
+// live (resurrected from the store) without attaching, so a process can
+// attach to it after (hydra-acp/transformer/attach needs it live).
+func (c *conn) hydraSessionLoad(ctx actor.Context, id, params json.RawMessage) {
+	var p loadParams
+	if !c.decodeParams(ctx, id, params, &p) || !c.requireSession(ctx, id, p.SessionID) {
+		return
+	}
+	sid := p.SessionID
+	c.async(ctx).Meta(sid, func(_ sessions.Meta, err error) {
+		if err != nil {
+			c.answerErr(ctx, id, sid, err)
+			return
+		}
+		// Asking the session anything starts it.
+		c.async(ctx).State(sid, func(_ sessions.State, err error) {
+			switch {
+			case err != nil:
+				c.answerErr(ctx, id, sid, err)
+			case id != nil:
+				c.reply(ctx, id, map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"status": "live"}}})
+			}
+		})
+	})
+}
+
+// sessionDeleted tells a connection a session it is attached to was
+// deleted.
+type sessionDeleted struct{ session string }
+
+// onSessionDeleted abandons the deleted session's queued prompts, as Hydra
+// does when a session goes with prompts waiting: prompt_queue/removed
+// {abandoned} for each, and its sender's session/prompt answered
+// cancelled.
+func (c *conn) onSessionDeleted(ctx actor.Context, m *sessionDeleted) {
+	a := c.att[m.session]
+	if a == nil {
+		return
+	}
+	for _, p := range a.view.Pending.Entries() {
+		if p.Delivery == event.DeliveryPrompt || p.Delivery == "" {
+			c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "abandoned"})
+		}
+		if req, mine := a.prompts[p.MessageID]; mine {
+			delete(a.prompts, p.MessageID)
+			if req != nil {
+				c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+			}
+		}
+	}
 }

@@ -147,6 +147,10 @@ func (c *conn) Receive(ctx actor.Context) {
 		}
 	case *pipeline.Notify:
 		c.notify(ctx, m.Method, m.Params)
+	case *commandsChanged:
+		c.onCommandsChanged(ctx)
+	case *sessionDeleted:
+		c.onSessionDeleted(ctx, m)
 	case *pipeline.Done:
 		if then := c.chains[m.Key]; then != nil {
 			delete(c.chains, m.Key)

@@ -28,18 +28,10 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)
 	}
 	c.reply(ctx, id, map[string]any{
-		"protocolVersion": 1,
-		"agentInfo":       map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},
-		"agentCapabilities": map[string]any{
-			"loadSession":        true,
-			"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
-			"mcpCapabilities":    map[string]any{"http": false, "sse": false},
-			"sessionCapabilities": map[string]any{
-				"attach": map[string]any{}, "list": map[string]any{}, "resume": map[string]any{},
-				"close": map[string]any{}, "delete": map[string]any{}, "fork": map[string]any{},
-			},
-		},
-		"authMethods": []any{},
+		"protocolVersion":   1,
+		"agentInfo":         map[string]any{"name": "troupe", "title": "troupe", "version": c.cfg.Version},
+		"agentCapabilities": agentCapabilities(),
+		"authMethods":       []any{},
 		"_meta": map[string]any{"hydra-acp": map[string]any{
 			"prompt": map[string]any{"queueing": true, "cancelling": true, "updating": true, "amending": true, "pipelining": false},
 			"agents": map[string]any{"list": true, "installProgress": false},
@@ -52,5 +44,21 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 func (c *conn) authenticate(ctx actor.Context, id, _ json.RawMessage) {
 	if id != nil {
 		c.reply(ctx, id, map[string]any{})
+	}
+}
+
+// agentCapabilities are what initialize says the agent can do, and what a
+// session's _meta["hydra-acp"].agentCapabilities repeats (troupe runs one
+// agent). MCP servers over Streamable HTTP and HTTP+SSE are taken as well
+// as stdio ones (actors/sessions/mcp).
+func agentCapabilities() map[string]any {
+	return map[string]any{
+		"loadSession":        true,
+		"promptCapabilities": map[string]any{"image": true, "audio": false, "embeddedContext": true},
+		"mcpCapabilities":    map[string]any{"http": true, "sse": true},
+		"sessionCapabilities": map[string]any{
+			"attach": map[string]any{}, "list": map[string]any{}, "resume": map[string]any{},
+			"close": map[string]any{}, "delete": map[string]any{}, "fork": map[string]any{},
+		},
 	}
 }

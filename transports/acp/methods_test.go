@@ -24,7 +24,8 @@ var wantMethods = map[string]role{
 	"session/set_mode": anyone, "session/set_model": anyone, "session/set_config_option": anyone,
 	"hydra-acp/prompt/cancel": anyone, "hydra-acp/prompt/update": anyone, "hydra-acp/prompt/amend": anyone,
 	"hydra-acp/agents/list": anyone, "hydra-acp/attention/set": anyone, "hydra-acp/attention/clear": anyone,
-	"hydra-acp/session/fork": anyone,
+	"hydra-acp/session/fork": anyone, "session/fork": anyone,
+	"hydra-acp/session/force_cancel": anyone, "hydra-acp/session/load": anyone,
 
 	"hydra-acp/transformer/initialize": transformers, "hydra-acp/transformer/attach": transformers,
 	"hydra-acp/message/emit": transformers, "hydra-acp/connection/keep_alive": transformers,

@@ -29,7 +29,9 @@ func (c *conn) callPeer(ctx actor.Context, m *pipeline.Call) {
 // the chain runs waiting on its answers go on at once (fail-open).
 func (c *conn) peerGone(ctx actor.Context) {
 	if c.peer.Kind != "" && c.self != nil {
-		c.cfg.Pipeline.ProcessGone(c.peer, c.self)
+		if c.cfg.Pipeline.ProcessGone(c.peer, c.self) {
+			c.announceCommands(ctx)
+		}
 	}
 	for id, o := range c.outgoing {
 		if o.reply != nil {

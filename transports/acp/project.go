@@ -73,7 +73,12 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		if live {
 			a.promptChanged(c, ctx, e, p)
 		}
+	case *event.CreatedPayload:
+		if e.SessionID == a.id {
+			a.info.created = p
+		}
 	case *event.RunStartedPayload:
+		a.info.turnStartedAt = e.RecordedAt.UnixMilli()
 		a.runStarted(c, ctx, ch, p, live, out)
 	case *event.PromptDeliveredPayload:
 		if ch.Delivered != nil {
@@ -99,9 +104,13 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.toolUpdate(ch.Call, emit)
 		a.resolved(c, ctx, p, live, out)
 	case *event.StepEndedPayload:
-		emit(acpupdate.UsageOf(c.cfg.Models, a.view, p))
+		a.info.usage = acpupdate.UsageOf(c.cfg.Models, a.view, p)
+		emit(a.info.usage)
 	case *event.RunEndedPayload:
 		a.turnEnds[p.RunID], a.lastTurn = e.Seq, p.RunID
+		if len(a.view.Runs) == 0 {
+			a.info.turnStartedAt = 0
+		}
 		a.runEnded(c, ctx, p, live, out)
 	case *event.Settings:
 		a.settings(c, p, emit)
@@ -244,7 +253,13 @@ func (a *attachment) runStarted(c *conn, ctx actor.Context, ch projection.Change
 	}
 	_, mine := a.prompts[p.RunID]
 	emitAll(acpupdate.CompatChunks(ch.Delivered), out.only(!live || !mine))
-	out.add(acpupdate.Received(p.RunID, ch.Delivered), !live || !mine)
+	r := acpupdate.Received(p.RunID, ch.Delivered)
+	if r.SentBy != nil {
+		// Who sent it, as its client introduced itself (while attached).
+		o := c.originatorOf(a.id, r.SentBy.ClientID)
+		r.SentBy.Name, r.SentBy.Version = o.Name, o.Version
+	}
+	out.add(r, !live || !mine)
 }
 
 func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPayload, live bool, out *eventUpdates) {
@@ -254,9 +269,12 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 	}
 	if req, mine := a.prompts[p.RunID]; mine && live {
 		delete(a.prompts, p.RunID)
-		if p.StopReason == "error" {
+		switch {
+		case req == nil:
+			// An amend's prompt: no session/prompt waits on it.
+		case p.StopReason == "error":
 			c.fail(ctx, req, jsonrpc.NewErrorData(jsonrpc.CodeInternal, "the run failed: "+p.Error, map[string]any{"errorKind": p.ErrorKind, "retryable": p.Retryable}))
-		} else {
+		default:
 			c.reply(ctx, req, promptResult{StopReason: acpupdate.StopReason(p.StopReason)})
 		}
 		out.add(acpupdate.TurnEnded(p), false)
@@ -266,6 +284,10 @@ func (a *attachment) runEnded(c *conn, ctx actor.Context, p *event.RunEndedPaylo
 	a.show(c, ctx, out)
 	if live {
 		a.attention(c, ctx)
+	}
+	if then := a.runEnds[p.RunID]; then != nil {
+		delete(a.runEnds, p.RunID)
+		then()
 	}
 }
 

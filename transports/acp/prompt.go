@@ -304,7 +304,16 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 	c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "amended")
 	req := sessions.AmendRequest{TargetID: p.TargetMessageID, NewID: newID("msg-"), Content: content,
 		ReplaceQueue: p.ReplaceQueue, OnTargetCompleted: p.OnTargetCompleted, Client: a.clientID}
+	// The prompt the amend sends is this client's own, as a session/prompt
+	// of its would be: the others get its prompt_received and
+	// turn_complete, not this one (Hydra excludes the originator). Known
+	// before the request goes: its run may start before the answer.
+	// No session/prompt waits on it (nil): the amend's answer is the reply.
+	a.prompts[req.NewID] = nil
 	c.async(ctx).QueueAmend(a.id, req, func(r sessions.QueueResult, err error) {
+		if err != nil || r.MessageID != req.NewID {
+			delete(a.prompts, req.NewID)
+		}
 		if err != nil {
 			c.answerErr(ctx, id, a.id, err)
 			return
@@ -318,7 +327,9 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 		default:
 			c.cfg.Pipeline.MarkCommand(a.id, p.TargetMessageID, "")
 		}
-		res := map[string]any{"amended": r.OK, "reason": r.Reason}
+		// A completed target's send_anyway sends the prompt, yet amended
+		// nothing: amended false, as Hydra answers it, with the id sent.
+		res := map[string]any{"amended": r.OK && r.Reason == "ok", "reason": r.Reason}
 		if r.MessageID != "" {
 			res["messageId"] = r.MessageID
 		}
@@ -328,8 +339,26 @@ func (c *conn) promptAmend(ctx actor.Context, id, params json.RawMessage) {
 
 // The queue notifications, projected from the queue's events.
 
+// originator is who sent a prompt, as Hydra names it: the client's id
+// and the clientInfo it attached with.
 type originator struct {
 	ClientID string `json:"clientId"`
+	Name     string `json:"name,omitempty"`
+	Version  string `json:"version,omitempty"`
+}
+
+// originatorOf is client id of session sid, named by the clientInfo of
+// its attachment; a client no longer attached is its id alone.
+func (c *conn) originatorOf(sid, id string) originator {
+	if c.cfg.Hub == nil {
+		return originator{ClientID: id} // no hub (a lone connection): no names
+	}
+	for _, ci := range c.cfg.Hub.Clients(sid) {
+		if ci.ClientID == id {
+			return originator{ClientID: id, Name: ci.Name, Version: ci.Version}
+		}
+	}
+	return originator{ClientID: id}
 }
 
 type queueAdded struct {
@@ -351,7 +380,7 @@ type queueUpdated struct {
 type queueRemoved struct {
 	SessionID string `json:"sessionId"`
 	MessageID string `json:"messageId"`
-	Reason    string `json:"reason"` // started | cancelled
+	Reason    string `json:"reason"` // started | cancelled | abandoned
 }
 
 type promptAmended struct {
@@ -375,7 +404,7 @@ func (a *attachment) queued(c *conn, ctx actor.Context, p *event.PromptQueuedPay
 		pos++ // behind the run in flight
 	}
 	c.notify(ctx, "hydra-acp/prompt_queue/added", queueAdded{SessionID: a.id, MessageID: p.MessageID,
-		Originator: originator{ClientID: p.Client}, Prompt: acpupdate.Blocks(p.Content), Position: pos,
+		Originator: c.originatorOf(a.id, p.Client), Prompt: acpupdate.Blocks(p.Content), Position: pos,
 		QueueDepth: a.view.Pending.Len(), EnqueuedAt: e.RecordedAt.UnixMilli()})
 }
 
@@ -390,11 +419,13 @@ func (a *attachment) promptChanged(c *conn, ctx actor.Context, e event.Event, p 
 		c.notify(ctx, "hydra-acp/prompt_queue/removed", queueRemoved{SessionID: a.id, MessageID: p.MessageID, Reason: "cancelled"})
 		if req, mine := a.prompts[p.MessageID]; mine {
 			delete(a.prompts, p.MessageID)
-			c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+			if req != nil {
+				c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+			}
 		}
 	case event.PromptAmended:
 		c.notify(ctx, "hydra-acp/prompt/amended", promptAmended{SessionID: a.id, CancelledMessageID: p.MessageID,
 			NewMessageID: strings.TrimPrefix(p.Reason, "amended by "), Prompt: acpupdate.Blocks(p.Content),
-			Originator: originator{ClientID: p.Client}, AmendedAt: e.RecordedAt.UnixMilli()})
+			Originator: c.originatorOf(a.id, p.Client), AmendedAt: e.RecordedAt.UnixMilli()})
 	}
 }

@@ -51,6 +51,7 @@ func (c *conn) commandsRegister(ctx actor.Context, id, params json.RawMessage) {
 	}
 	c.cfg.Pipeline.RegisterCommands(c.peer.Name, ctx.Self(), p.Commands)
 	c.reply(ctx, id, map[string]any{"ok": true, "registered": len(verbs)})
+	c.announceCommands(ctx)
 }
 
 func itoa(i int) string {

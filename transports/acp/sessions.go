@@ -56,11 +56,12 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 	}
 	settings := c.cfg.Settings
 	if m := p.Meta.Hydra.Model; m != "" {
-		if _, ok := c.findModel(settings, m); !ok {
+		set, ok := c.modelChange(settings, m)
+		if !ok {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+m))
 			return
 		}
-		settings.Model = &m
+		settings = settings.Merge(set)
 	}
 	created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 		OriginTransport: c.cfg.Transport, OriginClient: c.client.Name, Interactive: p.Meta.Hydra.Interactive}
@@ -189,7 +190,8 @@ func (c *conn) sessionAttach(ctx actor.Context, id, params json.RawMessage) {
 			res := map[string]any{
 				"sessionId": a.id, "clientId": a.clientID, "connectedClients": c.cfg.Hub.Clients(a.id),
 				"historyPolicy": applied, "replayed": n, "modes": c.modes(a.view.Settings),
-				"_meta": map[string]any{"hydra-acp": c.sessionMeta(a)},
+				"configOptions": c.configOptions(a.view.Settings),
+				"_meta":         map[string]any{"hydra-acp": c.sessionMeta(a)},
 			}
 			if applied != p.HistoryPolicy {
 				res["historyPolicyNote"] = "afterMessageId " + p.AfterMessageID + " is not in this session's history: replayed in full"
@@ -250,7 +252,13 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 					c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 					return
 				}
-				c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running)})
+				c.async(ctx).Busy(func(busy map[string]bool, err error) {
+					if err != nil {
+						c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
+						return
+					}
+					c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running, busy)})
+				})
 			})
 		})
 	})
@@ -259,8 +267,9 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 // listEntries are session/list's entries; awaiting is from the log, or
 // from the view of a session attached here; running is the sessions a
 // live process hosts (the store's status still says live for one whose
-// process was killed).
-func (c *conn) listEntries(list []sessions.Meta, awaiting, running map[string]bool) []listEntry {
+// process was killed); busy is from the actors of the sessions this
+// daemon hosts, or the view of a session attached here.
+func (c *conn) listEntries(list []sessions.Meta, awaiting, running, busy map[string]bool) []listEntry {
 	out := make([]listEntry, 0, len(list))
 	for _, m := range list {
 		status := "cold"
@@ -268,7 +277,7 @@ func (c *conn) listEntries(list []sessions.Meta, awaiting, running map[string]bo
 			status = "live"
 		}
 		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-			"busy": false, "awaitingInput": awaiting[m.ID], "agentId": agentID}
+			"busy": busy[m.ID], "awaitingInput": awaiting[m.ID], "agentId": agentID}
 		if a := c.att[m.ID]; a != nil {
 			h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
 		}
@@ -309,7 +318,11 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
 		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
 		"currentMode": acpupdate.CurrentMode(v.Settings),
+		// Hydra's clients read the palettes here: Shift-Tab cycles
+		// availableModes, slash completion lists availableCommands.
+		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
 	}
+	a.info.addTo(m)
 	if v.Title != "" {
 		m["title"] = v.Title
 	}
@@ -322,7 +335,7 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	if v.Pending.Len() > 0 {
 		q := make([]map[string]any, 0, v.Pending.Len())
 		for _, p := range v.Pending.Entries() {
-			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpupdate.Blocks(p.Content), "originator": map[string]any{"clientId": p.Client}})
+			q = append(q, map[string]any{"messageId": p.MessageID, "prompt": acpupdate.Blocks(p.Content), "originator": c.originatorOf(a.id, p.Client)})
 		}
 		m["queue"] = q
 	}

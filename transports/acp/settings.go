@@ -19,11 +19,16 @@ type sessionMode struct {
 }
 
 func (c *conn) modes(s event.Settings) map[string]any {
+	return map[string]any{"currentModeId": acpupdate.CurrentMode(s), "availableModes": availableModes()}
+}
+
+// availableModes are the modes a session may be set to.
+func availableModes() []sessionMode {
 	var avail []sessionMode
 	for _, m := range event.ApprovalModes() {
 		avail = append(avail, sessionMode{ID: m, Name: acpupdate.ModeNames[m]})
 	}
-	return map[string]any{"currentModeId": acpupdate.CurrentMode(s), "availableModes": avail}
+	return avail
 }
 
 // configOptions are the session's mode and, when models are known, its
@@ -37,17 +42,26 @@ func (c *conn) model(s event.Settings) (sessions.Model, bool) {
 	return acpupdate.Model(c.cfg.Models, s)
 }
 
-// findModel resolves a model id a client names, on the session's
-// provider first. Without a catalog any id is taken as is.
+// findModel resolves a model a client names: provider/model, the id
+// /v1/agents, /v1/config and REST entries advertise (Hydra's --model), or
+// the model's id alone, on the session's provider first. Without a
+// catalog any id is taken as is.
 func (c *conn) findModel(s event.Settings, id string) (sessions.Model, bool) {
 	if c.cfg.Models == nil {
 		return sessions.Model{ID: id}, true
 	}
-	i := slices.IndexFunc(c.cfg.Models.List(), func(m sessions.Model) bool { return m.ID == id })
+	list := c.cfg.Models.List()
+	i := slices.IndexFunc(list, func(m sessions.Model) bool { return m.Provider+"/"+m.ID == id })
+	if i < 0 && s.Provider != nil {
+		i = slices.IndexFunc(list, func(m sessions.Model) bool { return m.ID == id && m.Provider == *s.Provider })
+	}
+	if i < 0 {
+		i = slices.IndexFunc(list, func(m sessions.Model) bool { return m.ID == id })
+	}
 	if i < 0 {
 		return sessions.Model{}, false
 	}
-	return c.cfg.Models.List()[i], true
+	return list[i], true
 }
 
 type setModeParams struct {
@@ -95,7 +109,13 @@ func (c *conn) setModel(ctx actor.Context, id, params json.RawMessage) {
 }
 
 func (c *conn) modelSettings(a *attachment, modelID string) (event.Settings, bool) {
-	m, ok := c.findModel(a.view.Settings, modelID)
+	return c.modelChange(a.view.Settings, modelID)
+}
+
+// modelChange is the settings that put a session with settings s on the
+// model a client names (findModel).
+func (c *conn) modelChange(s event.Settings, modelID string) (event.Settings, bool) {
+	m, ok := c.findModel(s, modelID)
 	if !ok || modelID == "" {
 		return event.Settings{}, false
 	}

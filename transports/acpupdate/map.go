@@ -175,7 +175,11 @@ func CompatChunks(p *event.Prompt) []any {
 
 // Received is the prompt_received of the prompt run runID started.
 func Received(runID string, p *event.Prompt) *PromptReceived {
-	return &PromptReceived{SessionUpdate: "prompt_received", Prompt: Blocks(p.Content), SentBy: p.Client, Meta: MessageMeta(runID)}
+	r := &PromptReceived{SessionUpdate: "prompt_received", Prompt: Blocks(p.Content), Meta: MessageMeta(runID)}
+	if p.Client != "" {
+		r.SentBy = &SentBy{ClientID: p.Client}
+	}
+	return r
 }
 
 // Imported shows a conversation brought in (history.imported) as the
@@ -209,7 +213,7 @@ func TurnEnded(p *event.RunEndedPayload) *TurnComplete {
 
 // Resolved is a permission's permission_resolved.
 func Resolved(p *event.PermissionResolvedPayload) *PermissionResolved {
-	return &PermissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, ResolvedBy: p.ResolvedBy}
+	return &PermissionResolved{SessionUpdate: "permission_resolved", ToolCallID: p.ToolCallID, Outcome: p.Outcome, ChosenOptionID: p.OptionID, OptionID: p.OptionID, ResolvedBy: p.ResolvedBy}
 }
 
 // SettingsChanged are the updates of a settings change p, cur the

@@ -127,8 +127,16 @@ type PromptReceived struct {
 	SessionUpdate string         `json:"sessionUpdate"` // prompt_received
 	MessageID     string         `json:"messageId"`     // the update's id; the prompt's is in Meta
 	Prompt        []ContentBlock `json:"prompt"`
-	SentBy        string         `json:"sentBy,omitempty"`
+	SentBy        *SentBy        `json:"sentBy,omitempty"`
 	Meta          *UpdateMeta    `json:"_meta,omitempty"`
+}
+
+// SentBy is who sent a prompt, as Hydra's prompt_received names it: the
+// client's id, and its clientInfo when the transport knows it.
+type SentBy struct {
+	ClientID string `json:"clientId"`
+	Name     string `json:"name,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // TurnComplete is hydra's turn_complete: a run ended.
@@ -141,10 +149,13 @@ type TurnComplete struct {
 
 // PermissionResolved is hydra's permission_resolved.
 type PermissionResolved struct {
-	SessionUpdate  string `json:"sessionUpdate"` // permission_resolved
-	ToolCallID     string `json:"toolCallId"`
-	Outcome        string `json:"outcome"`
+	SessionUpdate string `json:"sessionUpdate"` // permission_resolved
+	ToolCallID    string `json:"toolCallId"`
+	Outcome       string `json:"outcome"`
+	// ChosenOptionID is the option chosen, as Hydra's TUI and shim read
+	// it; OptionID the same, as the reference's REST names it.
 	ChosenOptionID string `json:"chosenOptionId,omitempty"`
+	OptionID       string `json:"optionId,omitempty"`
 	ResolvedBy     string `json:"resolvedBy,omitempty"`
 	MessageID      string `json:"messageId,omitempty"` // the update's id
 }

@@ -140,6 +140,9 @@ func (a *API) attention(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
+	if flags == nil {
+		flags = []flag{} // none raised: an empty list, as clients iterate it
+	}
 	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"flags": flags})
 }
 

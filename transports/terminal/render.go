@@ -194,7 +194,7 @@ type update struct {
 	Status        string          `json:"status"`
 	RawInput      json.RawMessage `json:"rawInput"`
 	Prompt        []contentBlock  `json:"prompt"`
-	SentBy        string          `json:"sentBy"`
+	SentBy        sentBy          `json:"sentBy"`
 	StopReason    string          `json:"stopReason"`
 	Outcome       string          `json:"outcome"`
 	ResolvedBy    string          `json:"resolvedBy"`
@@ -276,8 +276,8 @@ func (r *Renderer) PromptSent() {
 
 func (r *Renderer) promptReceived(u *update) {
 	from := ""
-	if u.SentBy != "" {
-		from = " " + r.st.wrap(sgrDim, "(from "+u.SentBy+")")
+	if who := u.SentBy.label(); who != "" {
+		from = " " + r.st.wrap(sgrDim, "(from "+who+")")
 	}
 	r.line(r.st.wrap(sgrBold, "› "+promptText(u.Prompt)) + from)
 	r.running = true
@@ -333,4 +333,29 @@ func oneLine(s string, max int) string {
 		return string(rs[:max-1]) + "…"
 	}
 	return s
+}
+
+// sentBy is prompt_received's sender: {clientId, name?, version?} as
+// Hydra sends it, or a bare client id (troupe before it).
+type sentBy struct {
+	ClientID string `json:"clientId"`
+	Name     string `json:"name"`
+}
+
+func (s *sentBy) UnmarshalJSON(b []byte) error {
+	var id string
+	if json.Unmarshal(b, &id) == nil {
+		s.ClientID = id
+		return nil
+	}
+	type plain sentBy
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+// label names the sender: its client's name, else its id.
+func (s sentBy) label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.ClientID
 }

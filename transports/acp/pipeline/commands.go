@@ -96,13 +96,38 @@ func (c *commands) serving(name string) (string, *commandProcess) {
 	return long, c.byName[long]
 }
 
-// drop forgets conn's verbs when it closes.
-func (c *commands) drop(name string, conn *actor.PID) {
+// drop forgets conn's verbs when it closes; true when it had any.
+func (c *commands) drop(name string, conn *actor.PID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.byName[name]; s != nil && s.conn.Equal(conn) {
 		delete(c.byName, name)
+		return true
 	}
+	return false
+}
+
+// AdvertisedCommand is one entry of a session's availableCommands: a
+// slash command's name without its slash (clients add it), with its
+// arguments' hint.
+type AdvertisedCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// AvailableCommands are the slash commands a session's clients may send:
+// /hydra itself, and each registered `/hydra <process> <verb>`, in order
+// of process and verb so every answer lists them alike.
+func (c *commands) AvailableCommands() []AdvertisedCommand {
+	out := []AdvertisedCommand{{Name: "hydra", Description: "Hydra session command: /hydra <verb> [args] (see /hydra help)"}}
+	for _, rc := range c.Commands() {
+		name := "hydra " + rc.Name + " " + rc.Verb
+		if rc.ArgsHint != "" {
+			name += " " + rc.ArgsHint
+		}
+		out = append(out, AdvertisedCommand{Name: name, Description: rc.Description})
+	}
+	return out
 }
 
 // CommandText is a prompt's slash command, when its first block is one.

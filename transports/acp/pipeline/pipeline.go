@@ -98,15 +98,17 @@ func (p *Pipeline) claimTimeout() time.Duration {
 
 // ProcessGone forgets what a process's connection registered when it
 // closes: its place as a transformer, its tools, its slash commands (if
-// conn is still the one that registered them).
-func (p *Pipeline) ProcessGone(peer Peer, conn *actor.PID) {
+// conn is still the one that registered them). commandsGone says the
+// sessions' available commands changed.
+func (p *Pipeline) ProcessGone(peer Peer, conn *actor.PID) (commandsGone bool) {
 	if peer.Kind == KindTransformer {
 		p.transformers.remove(peer.Name, conn)
 	}
 	if peer.Kind != "" {
 		p.tools.drop(peer.Name, conn)
-		p.commands.drop(peer.Name, conn)
+		commandsGone = p.commands.drop(peer.Name, conn)
 	}
+	return commandsGone
 }
 
 // Lifecycle sends event to the transformers of session's chain that

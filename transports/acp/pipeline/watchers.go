@@ -64,3 +64,21 @@ func (w *watchers) Watching(session string) []*actor.PID {
 	}
 	return out
 }
+
+// AllWatching is every connection attached to some session, each once
+// (what every attached client is told, such as the commands it may send).
+func (w *watchers) AllWatching() []*actor.PID {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := map[string]*actor.PID{}
+	for _, conns := range w.bySession {
+		for k, c := range conns {
+			seen[k] = c
+		}
+	}
+	out := make([]*actor.PID, 0, len(seen))
+	for _, c := range seen {
+		out = append(out, c)
+	}
+	return out
+}

@@ -132,7 +132,7 @@ func rows(tb testing.TB) []Case {
 		{Name: "run started", Kind: event.RunStarted, Log: queued(tb).Add(event.RunStarted, event.RunStartedPayload{RunID: "m1"}),
 			Want: []string{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"find the bug"},"messageId":"ev-3.0","_meta":{"hydra-acp":{"acpMessageId":"m1","compatFor":"prompt_received"}}}`,
 				`{"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","uri":"file:///work/main.go"},"messageId":"ev-3.1","_meta":{"hydra-acp":{"acpMessageId":"m1","compatFor":"prompt_received"}}}`,
-				`{"sessionUpdate":"prompt_received","messageId":"ev-3","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":"editor","_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`},
+				`{"sessionUpdate":"prompt_received","messageId":"ev-3","prompt":[{"type":"text","text":"find the bug"},{"type":"resource_link","uri":"file:///work/main.go"}],"sentBy":{"clientId":"editor"},"_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`},
 		},
 		{Name: "steer delivered", Kind: event.PromptDelivered, Log: running(tb).
 			Add(event.PromptQueued, event.PromptQueuedPayload{MessageID: "m2", Delivery: "steer", Content: []event.Block{{Type: "text", Text: "hurry"}}}).
@@ -158,7 +158,7 @@ func rows(tb testing.TB) []Case {
 			event.PermissionRequestedPayload{RunID: "m1", ToolCallID: "c1", Name: "grep", Category: "info", Arguments: `{"pattern":"TODO"}`})},
 		{Name: "permission resolved", Kind: event.ToolPermissionResolved, Log: allowed(tb),
 			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"messageId":"ev-10.0"}`,
-				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","resolvedBy":"editor","messageId":"ev-10"}`}},
+				`{"sessionUpdate":"permission_resolved","toolCallId":"c1","outcome":"allowed","chosenOptionId":"allow","optionId":"allow","resolvedBy":"editor","messageId":"ev-10"}`}},
 		{Name: "tool progress", Kind: event.ToolProgress, Log: allowed(tb).
 			Add(event.ToolProgress, event.ToolProgressPayload{RunID: "m1", ToolCallID: "c1", Output: "main.go:3"}),
 			Want: []string{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"grep","kind":"search","status":"in_progress","rawInput":{"pattern":"TODO"},"content":[{"type":"content","content":{"type":"text","text":"main.go:3"}}],"messageId":"ev-11"}`}},

@@ -83,7 +83,10 @@ type Returned struct {
 }
 
 // RunEnded tells the queue the running prompt finished.
-type RunEnded struct{ RunID string }
+type RunEnded struct {
+	RunID     string
+	Cancelled bool // its stop reason was cancelled
+}
 
 // GetState answers with *StateReply.
 type GetState struct{}

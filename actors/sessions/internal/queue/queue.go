@@ -71,6 +71,7 @@ func (q *queue) Receive(ctx actor.Context) {
 		if q.state.Running == m.RunID {
 			q.state.Running = ""
 		}
+		q.state.Ended.add(m.RunID, m.Cancelled)
 		q.schedule(ctx)
 	case *GetState:
 		ctx.Respond(&StateReply{State: q.state.Clone()})
@@ -175,6 +176,7 @@ func (q *queue) take(ctx actor.Context, m *TakeMessages) *Messages {
 			// the queue forgets the entries now so no one takes them twice.
 			for _, id := range out.IDs {
 				q.state.Waiting.Take(id)
+				q.state.Ended.add(id, false) // joined the run under way
 			}
 			return out
 		}
@@ -218,6 +220,17 @@ func (q *queue) amend(ctx actor.Context, m *AmendPrompt) {
 		return
 	}
 	if m.TargetID != q.state.Running {
+		ended, cancelled := q.state.Ended.Outcome(m.TargetID)
+		switch {
+		case !ended:
+			// Not a prompt of this session's recent queue: a mistyped id
+			// is not sent anyway.
+			ctx.Respond(&Result{Reason: "target_not_found"})
+			return
+		case cancelled:
+			ctx.Respond(&Result{Reason: "target_cancelled"})
+			return
+		}
 		if m.OnTargetCompleted == "send_anyway" {
 			// Sent as a regular follow-up; the answer is still a Result
 			// (as QueueOp promises), naming the id that was sent.

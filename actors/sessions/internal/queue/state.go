@@ -10,6 +10,7 @@ import (
 type State struct {
 	Waiting event.Pending
 	Running string
+	Ended   Ended
 }
 
 // Apply folds one event in.
@@ -38,12 +39,20 @@ func (s *State) ApplyDecoded(e event.Event, payload any) {
 		if s.Running == p.RunID {
 			s.Running = ""
 		}
+		s.Ended.add(p.RunID, p.StopReason == event.StopCancelled)
+	case *event.PromptChangedPayload:
+		if e.Kind == event.PromptCancelled {
+			s.Ended.add(p.MessageID, true)
+		}
+	case *event.PromptDeliveredPayload:
+		// Joined a run: it ends with that run's answer.
+		s.Ended.add(p.MessageID, false)
 	}
 }
 
 // Clone copies the state for an actor to own.
 func (s State) Clone() State {
-	return State{Waiting: s.Waiting.Clone(), Running: s.Running}
+	return State{Waiting: s.Waiting.Clone(), Running: s.Running, Ended: s.Ended.Clone()}
 }
 
 // Pending counts entries waiting.

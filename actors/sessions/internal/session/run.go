@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -201,7 +202,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 					// Tell the queue now, in the same Receive that wrote the
 					// event: a client that saw run.ended and then acts on the
 					// queue must find the run over.
-					s.tellRunEnded(ctx, m.RunID)
+					var p event.RunEndedPayload
+					_ = json.Unmarshal(d.Payload, &p)
+					s.tellRunEnded(ctx, m.RunID, p.StopReason == event.StopCancelled)
 				}
 			}
 		}
@@ -209,7 +212,7 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 		if m.Token == s.turnToken && s.runPID != nil {
 			ctx.Stop(s.runPID)
 			s.runPID, s.turnRun = nil, ""
-			s.tellRunEnded(ctx, m.RunID)
+			s.tellRunEnded(ctx, m.RunID, false) // told at its run.ended, if it wrote one
 			s.runEndTold = ""
 			if next := s.pendingStart; next != "" {
 				s.pendingStart = ""
@@ -429,7 +432,7 @@ func (s *session) endUnstarted(ctx actor.Context, run, reason string) {
 		s.commit(ctx, []event.Draft{d}, nil, nil)
 	}
 	if s.queuePID != nil {
-		ctx.Send(s.queuePID, &queue.RunEnded{RunID: run})
+		ctx.Send(s.queuePID, &queue.RunEnded{RunID: run, Cancelled: true})
 	}
 	if next := s.pendingStart; next != "" {
 		s.pendingStart = ""
@@ -437,11 +440,12 @@ func (s *session) endUnstarted(ctx actor.Context, run, reason string) {
 	}
 }
 
-// tellRunEnded tells the queue, once per run, that its run is over.
-func (s *session) tellRunEnded(ctx actor.Context, runID string) {
+// tellRunEnded tells the queue, once per run, that its run is over, and
+// whether it was cancelled.
+func (s *session) tellRunEnded(ctx actor.Context, runID string, cancelled bool) {
 	if s.queuePID == nil || s.runEndTold == runID {
 		return
 	}
 	s.runEndTold = runID
-	ctx.Send(s.queuePID, &queue.RunEnded{RunID: runID})
+	ctx.Send(s.queuePID, &queue.RunEnded{RunID: runID, Cancelled: cancelled})
 }
