@@ -190,6 +190,9 @@ func (s *session) Receive(ctx actor.Context) {
 			return
 		}
 		s.handle(ctx, ctx.Sender(), m)
+		// A passivation asked while this request was on its way was
+		// dropped by the registry (it forwards, then counts): ask again.
+		s.leaveIfUnwatched(ctx)
 	default:
 		actorlog.Unhandled(s.log, ctx)
 	}
@@ -723,9 +726,10 @@ func (s *session) requestPassivation(ctx actor.Context, idle bool) {
 // leaveIfUnwatched lets a session that is not interactive (piped, cat's)
 // go cold once its last client has left and it has nothing left to do, as
 // Hydra does, not after the idle timeout: nobody will come back to it. It
-// is asked when a client leaves and again when a run ends or a commit
-// lands, since the last client often leaves while the run it asked for is
-// still closing.
+// is asked when a client leaves and again when a run ends, a commit lands
+// or a request is handled, since the last client often leaves while the
+// run it asked for is still closing, and the registry drops a request to
+// passivate that a later request overtook.
 func (s *session) leaveIfUnwatched(ctx actor.Context) {
 	if s.f.st.Interactive == nil || *s.f.st.Interactive || len(s.subs) > len(s.weak) {
 		return
