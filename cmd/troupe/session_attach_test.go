@@ -374,7 +374,7 @@ func TestSessionAttachFromStart(t *testing.T) {
 	testkit.Equal(t, v.exit(t), 0)
 	// The prompt replays as its prompt_received, naming who sent it.
 	// The title (the first prompt's) is state: its value closes the replay.
-	want := "› say hello (from EDITOR)\nEasy.\nHello there.\n── end_turn\ntitle: say hello\n" +
+	want := "› say hello (from editor)\nEasy.\nHello there.\n── end_turn\ntitle: say hello\n" +
 		"attached to SESSION \"say hello\" (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION", att.ClientID: "EDITOR"}), want)
 

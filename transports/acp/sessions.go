@@ -321,6 +321,10 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 		// Hydra's clients read the palettes here: Shift-Tab cycles
 		// availableModes, slash completion lists availableCommands.
 		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
+		// Hydra's shim re-attaches, after a daemon restart, only the
+		// sessions whose answer named their agent's own session: troupe is
+		// the agent, so that is the session itself.
+		"upstreamSessionId": a.id,
 	}
 	a.info.addTo(m)
 	if v.Title != "" {
