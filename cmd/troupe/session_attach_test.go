@@ -375,7 +375,7 @@ func TestSessionAttachFromStart(t *testing.T) {
 	// The prompt replays as its prompt_received, naming who sent it.
 	// The title (the first prompt's) is state: its value closes the replay.
 	want := "› say hello (from editor)\nEasy.\nHello there.\n── end_turn\ntitle: say hello\n" +
-		"attached to SESSION \"say hello\" (live, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
+		"attached to SESSION \"say hello\" (warm, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION", att.ClientID: "EDITOR"}), want)
 
 	// --new-only replays nothing.
@@ -384,5 +384,5 @@ func TestSessionAttachFromStart(t *testing.T) {
 	testkit.NoError(t, v.cmd.Process.Signal(syscall.SIGINT))
 	testkit.Equal(t, v.exit(t), 0)
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION"}),
-		"attached to SESSION \"say hello\" (live, 2 clients); Ctrl-C cancels the running turn, twice detaches\ndetached\n")
+		"attached to SESSION \"say hello\" (warm, 2 clients); Ctrl-C cancels the running turn, twice detaches\ndetached\n")
 }

@@ -133,7 +133,7 @@ func (c *conn) hydraSessionLoad(ctx actor.Context, id, params json.RawMessage) {
 			case err != nil:
 				c.answerErr(ctx, id, sid, err)
 			case id != nil:
-				c.reply(ctx, id, map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"status": "live"}}})
+				c.reply(ctx, id, map[string]any{"sessionId": sid, "_meta": map[string]any{"hydra-acp": map[string]any{"status": "warm"}}})
 			}
 		})
 	})

@@ -272,9 +272,11 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 func (c *conn) listEntries(list []sessions.Meta, awaiting, running, busy map[string]bool) []listEntry {
 	out := make([]listEntry, 0, len(list))
 	for _, m := range list {
+		// warm|cold, as Hydra's daemon and clients say it (the reference
+		// says live; see ARCHITECTURE.md, Hydra clients over the reference).
 		status := "cold"
 		if running[m.ID] {
-			status = "live"
+			status = "warm"
 		}
 		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
 			"busy": busy[m.ID], "awaitingInput": awaiting[m.ID], "agentId": agentID}
@@ -310,7 +312,7 @@ func (c *conn) specResult(a *attachment, res map[string]any) map[string]any {
 // sessionMeta is the session info every attach-like answer carries.
 func (c *conn) sessionMeta(a *attachment) map[string]any {
 	v := a.view
-	status := "live"
+	status := "warm"
 	if a.tail != nil && a.tail.cold {
 		status = "cold" // watched from the store, not started
 	}

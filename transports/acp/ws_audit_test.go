@@ -250,7 +250,7 @@ func TestForceCancelAndHydraLoadAreServed(t *testing.T) {
 	if f.Error != nil {
 		t.Fatalf("hydra-acp/session/load: %s", f.Raw)
 	}
-	testkit.Equal(t, statusIn(t, c, sid), "live")
+	testkit.Equal(t, statusIn(t, c, sid), "warm")
 	f = c.WaitAnswerWithin(c.Call("hydra-acp/session/load", map[string]any{"sessionId": "s-nope"}), wait)
 	if f.Error == nil || f.Error.Code != -32001 {
 		t.Errorf("hydra-acp/session/load of an unknown session: %s, want -32001", f.Raw)
