@@ -42,13 +42,17 @@ type DaemonOptions struct {
 func StartDaemon(t testing.TB, opts DaemonOptions) *Daemon {
 	t.Helper()
 	d := &Daemon{t: t, troupe: opts.Troupe, Home: t.TempDir(), Work: t.TempDir(), Script: opts.Script}
-	d.Listen = "127.0.0.1:" + strconv.Itoa(FreePort(t))
+	// Both ports chosen while both are held: two FreePort calls may be
+	// given the same port, and the fake server would then take the
+	// daemon's.
+	ports := FreePorts(t, 2)
+	d.Listen = "127.0.0.1:" + strconv.Itoa(ports[0])
 	if opts.Config != "" {
 		testkit.NoError(t, os.WriteFile(filepath.Join(d.Home, "config.json"), []byte(opts.Config), 0o600))
 	}
 	model := filepath.Join(t.TempDir(), "model.gguf")
 	testkit.NoError(t, os.WriteFile(model, []byte("GGUF"), 0o600))
-	llmPort := FreePort(t)
+	llmPort := ports[1]
 	args := []string{"-m", model, "--port", strconv.Itoa(llmPort)}
 	if opts.Script != "" {
 		script := filepath.Join(t.TempDir(), "script.yaml")
@@ -141,10 +145,21 @@ func trimNL(b []byte) []byte {
 // FreePort returns a loopback port free at the time of the call.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	testkit.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return FreePorts(t, 1)[0]
+}
+
+// FreePorts returns n distinct loopback ports free at the time of the
+// call: each is held until all are chosen.
+func FreePorts(t testing.TB, n int) []int {
+	t.Helper()
+	ports := make([]int, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		testkit.NoError(t, err)
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
 }
 
 func awaitHTTP(t testing.TB, url string) {
