@@ -97,12 +97,7 @@ func (a *API) compact(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id := r.PathValue("id")
-	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
-		a.sessionError(w, id, err)
-		return
-	}
-	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
-		a.sessionError(w, id, err)
+	if _, ok := a.hostable(ctx, w, id); !ok {
 		return
 	}
 	a.bg.Add(1)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
 
@@ -88,12 +89,7 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id := r.PathValue("id")
-	if _, err := a.cfg.Sessions.Meta(ctx, id); err != nil {
-		a.sessionError(w, id, err)
-		return
-	}
-	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
-		a.sessionError(w, id, err)
+	if _, ok := a.hostable(ctx, w, id); !ok {
 		return
 	}
 	a.closing(id)
@@ -120,15 +116,25 @@ func (a *API) patchRegen(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	m, err := a.cfg.Sessions.Meta(ctx, id)
-	if err != nil {
-		a.sessionError(w, id, err)
-		return
-	}
-	if err := a.cfg.Sessions.HeldElsewhere(ctx, id); err != nil {
-		a.sessionError(w, id, err)
+	m, ok := a.hostable(ctx, w, id)
+	if !ok {
 		return
 	}
 	a.regen(id, metaModel{provider: m.Provider, model: m.Model})
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// hostable is session id's meta when it exists and no other process holds
+// it, so this daemon may act on it (delete, compact, retitle); otherwise
+// the error is answered and ok is false.
+func (a *API) hostable(ctx context.Context, w http.ResponseWriter, id string) (m sessions.Meta, ok bool) {
+	m, err := a.cfg.Sessions.Meta(ctx, id)
+	if err == nil {
+		err = a.cfg.Sessions.HeldElsewhere(ctx, id)
+	}
+	if err != nil {
+		a.sessionError(w, id, err)
+		return m, false
+	}
+	return m, true
 }
