@@ -3,6 +3,7 @@ package acp
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/asynkron/protoactor-go/actor"
 	"slices"
 	"sync"
 )
@@ -22,6 +23,7 @@ type Hub struct {
 	mu       sync.Mutex
 	sessions map[string][]ClientInfo
 	frames   map[string]*sharedFrames
+	conns    map[*actor.PID]struct{} // client connections, for Notify
 }
 
 // NewHub returns an empty hub.
