@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/troupehq/troupe/runtime/agentcatalog"
@@ -41,7 +42,10 @@ func agentsHome(t *testing.T) (home, doc string) {
 	writeRegistry(t, doc, "2026.11", map[string]any{"id": "bin-agent", "name": "Bin", "version": "1.0.0",
 		"distribution": map[string]any{"binary": map[string]any{agentcatalog.PlatformKey(): map[string]any{
 			"archive": "file://" + archive, "cmd": "./bin/agent", "sha256": hex.EncodeToString(sum[:])}}}},
-		map[string]any{"id": "py-acp", "name": "Py", "version": "0.1", "distribution": map[string]any{"uvx": map[string]any{"package": "py-acp"}}})
+		map[string]any{"id": "py-acp", "name": "Py", "version": "0.1", "distribution": map[string]any{"uvx": map[string]any{"package": "py-acp"}}},
+		map[string]any{"id": "bad-sum", "name": "Bad", "version": "1.0.0",
+			"distribution": map[string]any{"binary": map[string]any{agentcatalog.PlatformKey(): map[string]any{
+				"archive": "file://" + archive, "cmd": "./bin/agent", "sha256": hex.EncodeToString(make([]byte, 32))}}}})
 	cfg, err := json.Marshal(map[string]any{
 		"defaultAgent": "mine",
 		"registry":     map[string]any{"url": "file://" + doc},
@@ -88,10 +92,10 @@ func TestDaemonAgentCatalogue(t *testing.T) {
 
 	var l agentList
 	d.call(t, "GET", "/v1/agents", nil, http.StatusOK, &l)
-	if l.Version != "2026.11" || l.FetchedAt == nil || len(l.Agents) != 4 || l.Agents[0].ID != "troupe" {
+	if l.Version != "2026.11" || l.FetchedAt == nil || len(l.Agents) != 5 || l.Agents[0].ID != "troupe" {
 		t.Fatalf("agents = %+v", l)
 	}
-	want := map[string]string{"troupe": "yes ", "bin-agent": "no registry", "mine": "yes local", "py-acp": "lazy registry"}
+	want := map[string]string{"troupe": "yes ", "bin-agent": "no registry", "bad-sum": "no registry", "mine": "yes local", "py-acp": "lazy registry"}
 	if got := l.state(); !maps.Equal(got, want) {
 		t.Fatalf("states %v, want %v", got, want)
 	}
@@ -113,7 +117,7 @@ func TestDaemonAgentCatalogue(t *testing.T) {
 		Agents  []struct{ ID string }
 	}
 	d.call(t, "GET", "/v1/registry", nil, http.StatusOK, &reg)
-	if reg.Version != "2026.11" || len(reg.Agents) != 2 {
+	if reg.Version != "2026.11" || len(reg.Agents) != 3 {
 		t.Fatalf("registry = %+v", reg)
 	}
 
@@ -147,6 +151,15 @@ func TestDaemonAgentCatalogue(t *testing.T) {
 		t.Fatalf("uvx install = %+v", inst)
 	}
 	wantError(t, d.do(t, "POST", "/v1/agents/nope/install", nil), http.StatusNotFound)
+	// An archive whose checksum is not the registry's is refused, and the
+	// agent stays uninstalled.
+	if msg := wantError(t, d.do(t, "POST", "/v1/agents/bad-sum/install", nil), http.StatusInternalServerError); !strings.Contains(msg, "checksum") {
+		t.Fatalf("bad checksum: %q", msg)
+	}
+	d.call(t, "GET", "/v1/agents", nil, http.StatusOK, &l)
+	if l.state()["bad-sum"] != "no registry" {
+		t.Fatalf("after a refused install: %v", l.state())
+	}
 
 	writeRegistry(t, doc, "2026.12", map[string]any{"id": "only", "name": "Only", "distribution": map[string]any{"uvx": map[string]any{"package": "only"}}})
 	var refreshed struct {

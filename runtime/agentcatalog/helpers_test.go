@@ -105,3 +105,11 @@ func home(t *testing.T, cfg map[string]any) string {
 	writeFile(t, h, "config.json", b)
 	return h
 }
+
+// mkdirWrite creates an empty executable file at p, its directories too.
+func mkdirWrite(p string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, nil, 0o755)
+}
