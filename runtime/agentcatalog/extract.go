@@ -55,26 +55,58 @@ func extract(f *os.File, kind, dest string) error {
 	x := &extractor{root: root}
 	switch kind {
 	case "tar.gz":
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return err
+		gz, gerr := gzip.NewReader(f)
+		if gerr != nil {
+			return gerr
 		}
 		defer gz.Close()
-		return x.tar(tar.NewReader(gz))
+		err = x.tar(tar.NewReader(gz))
 	case "tar":
-		return x.tar(tar.NewReader(f))
+		err = x.tar(tar.NewReader(f))
 	case "zip":
-		st, err := f.Stat()
-		if err != nil {
-			return err
+		st, serr := f.Stat()
+		if serr != nil {
+			return serr
 		}
-		zr, err := zip.NewReader(f, st.Size())
-		if err != nil {
-			return err
+		zr, zerr := zip.NewReader(f, st.Size())
+		if zerr != nil {
+			return zerr
 		}
-		return x.zip(zr)
+		err = x.zip(zr)
+	default:
+		return errors.New("unsupported archive format (tar.gz, tgz, tar or zip)")
 	}
-	return errors.New("unsupported archive format (tar.gz, tgz, tar or zip)")
+	if err != nil {
+		return err
+	}
+	return linksStayInside(dest)
+}
+
+// linksStayInside checks every symlink under dest resolves to something
+// inside it. The per-entry check reads a target as a path from the link's
+// directory as named; a link reached through another link ("a" -> ".",
+// then "a/l" -> "../x"), or a target that climbs after passing through one
+// ("b" -> ".", "c" -> "b/../x"), is only caught once resolved for real.
+// A link to nothing is refused too: what it points at could appear later.
+func linksStayInside(dest string) error {
+	real, err := filepath.EvalSymlinks(dest)
+	if err != nil {
+		return err
+	}
+	return filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return err
+		}
+		rel, _ := filepath.Rel(dest, p)
+		to, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("%w: symlink %s points to nothing inside the install directory", ErrUnsafeArchive, rel)
+		}
+		if in, rerr := filepath.Rel(real, to); rerr != nil || !filepath.IsLocal(in) && in != "." {
+			return fmt.Errorf("%w: symlink %s resolves outside the install directory", ErrUnsafeArchive, rel)
+		}
+		return nil
+	})
 }
 
 type extractor struct {

@@ -146,9 +146,13 @@ func TestInstallBinaryRefusesEscapes(t *testing.T) {
 		// A link to a directory inside is fine; writing through one that
 		// climbs out is not.
 		"through-link.tar.gz": tarGz(t, entry{name: "up", typ: tar.TypeSymlink, link: "."}, entry{name: "up/../../escaped", body: "x"}),
-		"hardlink.tar.gz":     tarGz(t, entry{name: "dist/agent", typ: tar.TypeLink, link: "/etc/passwd"}),
-		"dotdot.zip":          zipOf(t, entry{name: "dist/agent", body: "x"}, entry{name: "../escaped", body: "x"}),
-		"symlink-out.zip":     zipOf(t, entry{name: "dist/out", link: "../../../escaped"}),
+		// Links that read as inside but resolve outside once followed.
+		"link-via-link.tar.gz":    tarGz(t, entry{name: "a", typ: tar.TypeSymlink, link: "."}, entry{name: "a/l", typ: tar.TypeSymlink, link: "../escaped"}),
+		"climb-after-link.tar.gz": tarGz(t, entry{name: "b", typ: tar.TypeSymlink, link: "."}, entry{name: "c", typ: tar.TypeSymlink, link: "b/../escaped"}),
+		"dangling.tar.gz":         tarGz(t, entry{name: "dist/agent", body: "x"}, entry{name: "dist/nothing", typ: tar.TypeSymlink, link: "missing"}),
+		"hardlink.tar.gz":         tarGz(t, entry{name: "dist/agent", typ: tar.TypeLink, link: "/etc/passwd"}),
+		"dotdot.zip":              zipOf(t, entry{name: "dist/agent", body: "x"}, entry{name: "../escaped", body: "x"}),
+		"symlink-out.zip":         zipOf(t, entry{name: "dist/out", link: "../../../escaped"}),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
