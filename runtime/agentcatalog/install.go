@@ -23,6 +23,9 @@ const (
 // agents/<id>/<version>/.
 const AgentsDir = "agents"
 
+// InstallProgressMethod is the ACP notification a Progress is sent as.
+const InstallProgressMethod = "hydra-acp/agents/install_progress"
+
 // Progress is one step of an install, the params of Hydra's
 // hydra-acp/agents/install_progress notification. Source is "binary" or
 // "npm"; Phase is download_start, download_progress, download_done,

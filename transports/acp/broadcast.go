@@ -5,10 +5,6 @@ import (
 	"github.com/troupehq/troupe/transports/acp/pipeline"
 )
 
-// InstallProgressMethod is the notification an agent install's steps are
-// sent to every client connection as (Hydra's, not keyed by session).
-const InstallProgressMethod = "hydra-acp/agents/install_progress"
-
 // connected adds a client connection to the ones Notify reaches.
 func (h *Hub) connected(pid *actor.PID) {
 	h.mu.Lock()
@@ -26,7 +22,9 @@ func (h *Hub) disconnected(pid *actor.PID) {
 }
 
 // Notify sends every client connection the notification method with
-// params (each writes it to its client in turn; none is waited for).
+// params (each writes it to its client in turn; none is waited for): an
+// agent install's agentcatalog.InstallProgressMethod, which Hydra keys by
+// no session.
 func (h *Hub) Notify(root *actor.RootContext, method string, params any) {
 	h.mu.Lock()
 	pids := make([]*actor.PID, 0, len(h.conns))

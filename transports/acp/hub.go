@@ -3,9 +3,10 @@ package acp
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/asynkron/protoactor-go/actor"
 	"slices"
 	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
 )
 
 // ClientInfo names an attached client (connectedClients' entries).

@@ -9,10 +9,6 @@ import (
 	"github.com/troupehq/troupe/transports/httpjson"
 )
 
-// installProgressMethod is the ACP notification an install's steps go out
-// as (transports/acp.InstallProgressMethod; rest does not import acp).
-const installProgressMethod = "hydra-acp/agents/install_progress"
-
 // installAgent installs agent id (POST /v1/agents/{id}/install), telling
 // every ACP client its progress, and answers Hydra's shape: agentId,
 // version, distribution, installed, command (or a message when there is
@@ -31,7 +27,7 @@ func (a *API) installAgent(w http.ResponseWriter, r *http.Request) {
 	defer stop()
 	progress := func(p agentcatalog.Progress) {
 		if a.cfg.Notify != nil {
-			a.cfg.Notify(installProgressMethod, p)
+			a.cfg.Notify(agentcatalog.InstallProgressMethod, p)
 		}
 	}
 	res, err := a.cfg.Agents.Install(ctx, id, progress)
