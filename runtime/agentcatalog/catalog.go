@@ -122,6 +122,14 @@ func Open(ctx context.Context, home string, o Options) (*Catalog, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	// An id names install directories: one that is not a single safe path
+	// segment is left out, the rest of the configuration kept.
+	for id := range c.cfg.agents {
+		if !validID(id) {
+			c.log.Warn("agent left out of the catalogue: an id is letters, digits, '.', '_' and '-', starting with a letter or digit", "agent", id)
+			delete(c.cfg.agents, id)
+		}
+	}
 	if cfg.registry.URL == "" {
 		return c, nil
 	}
@@ -262,6 +270,8 @@ func (c *Catalog) agent(e entry) Agent {
 	a := Agent{ID: e.id, Name: e.name, Description: e.description, Version: e.version, Source: e.source,
 		Distributions: e.dist.kinds(), ExtendsChain: slices.Clone(e.chain), Onboarding: e.onboarding}
 	a.Launch, a.Installed = c.launch(e)
+	// The caller's to change (agentArgs replace Args): never the document's.
+	a.Launch.Args, a.Launch.Env = slices.Clone(a.Launch.Args), maps.Clone(a.Launch.Env)
 	return a
 }
 

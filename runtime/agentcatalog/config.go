@@ -110,11 +110,6 @@ func readConfig(home string) (config, error) {
 }
 
 func (c config) validate() error {
-	for id := range c.agents {
-		if !validID(id) {
-			return fmt.Errorf("agents.%q: an agent id is letters, digits, '.', '_' and '-', starting with a letter or digit", id)
-		}
-	}
 	if c.registry.URL != "" {
 		if err := checkURL(c.registry.URL, true); err != nil {
 			return fmt.Errorf("registry.url: %w", err)

@@ -17,7 +17,8 @@ import (
 // config.yml's agents section has config.json's fields, and wins for an
 // id both name.
 func TestConfigYMLAgents(t *testing.T) {
-	h := home(t, map[string]any{"agents": map[string]any{"a": map[string]any{"command": "from-json"}, "b": map[string]any{}}})
+	h := home(t, map[string]any{"agents": map[string]any{"a": map[string]any{"command": "from-json"}, "b": map[string]any{},
+		"../up": map[string]any{"command": "x"}}})
 	writeFile(t, h, "config.yml", []byte("agents:\n  a:\n    command: from-yml\n    args: [acp]\n    env: {K: v}\n  c:\n    name: See\n"))
 	c, err := agentcatalog.Load(h)
 	testkit.NoError(t, err)
@@ -26,9 +27,11 @@ func TestConfigYMLAgents(t *testing.T) {
 	if a.Launch.Command != "from-yml" || !slices.Equal(a.Launch.Args, []string{"acp"}) || a.Launch.Env["K"] != "v" {
 		t.Fatalf("a = %+v", a)
 	}
+	// An id that is no single path segment is left out.
 	if ids := ids(c.List()); !slices.Equal(ids, []string{"a", "b", "c"}) {
 		t.Fatalf("ids = %v", ids)
 	}
+
 }
 
 // Without registry.url nothing is read from a registry, not even a cached
@@ -133,6 +136,11 @@ func TestFileRegistry(t *testing.T) {
 	testkit.NoError(t, err)
 	if py.Launch.Command != "uvx" || !slices.Equal(py.Launch.Args, []string{"py-agent==0.1", "acp"}) || py.Launch.Env["A"] != "1" {
 		t.Fatalf("py = %+v", py)
+	}
+	// What Lookup answers is the caller's to change, not the document's.
+	py.Launch.Env["A"] = "changed"
+	if again, _ := c.Lookup("py-agent"); again.Launch.Env["A"] != "1" {
+		t.Fatalf("the catalogue's launch changed: %+v", again)
 	}
 	dev, err := c.Lookup("py-dev")
 	testkit.NoError(t, err)
