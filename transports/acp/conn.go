@@ -10,6 +10,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/transports"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/jsonrpc"
 	"github.com/troupehq/troupe/transports/stdio"
@@ -37,6 +38,9 @@ type Config struct {
 	// InjectMCP adds the daemon's agent-facing MCP servers to each new
 	// session's mcpServers; nil (stdio) adds none.
 	InjectMCP InjectMCP
+	// Agents is the agent catalogue hydra-acp/agents/list adds to troupe's
+	// own agent; nil lists that one alone.
+	Agents *agentcatalog.Catalog
 }
 
 // DefaultOutboundLimit is Config.OutboundLimit's default.
@@ -107,6 +111,9 @@ func (c *conn) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.self = ctx.Self()
+		if roleOf(c.peer) == roleClient {
+			c.cfg.Hub.connected(c.self)
+		}
 		c.out = &outbox{}
 		c.writer = ctx.SpawnPrefix(writerProps(c.f, c.out), "writer")
 		transports.Writes(ctx, c.writer)
@@ -161,6 +168,7 @@ func (c *conn) Receive(ctx actor.Context) {
 			a.drip(c, ctx)
 		}
 	case *actor.Stopping:
+		c.cfg.Hub.disconnected(c.self)
 		c.peerGone(ctx)
 		if c.f.Close != nil {
 			c.f.Close(c.closeReason())

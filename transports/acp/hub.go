@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"slices"
 	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
 )
 
 // ClientInfo names an attached client (connectedClients' entries).
@@ -22,6 +24,7 @@ type Hub struct {
 	mu       sync.Mutex
 	sessions map[string][]ClientInfo
 	frames   map[string]*sharedFrames
+	conns    map[*actor.PID]struct{} // client connections, for Notify
 }
 
 // NewHub returns an empty hub.

@@ -34,7 +34,7 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 		"authMethods":       []any{},
 		"_meta": map[string]any{"hydra-acp": map[string]any{
 			"prompt": map[string]any{"queueing": true, "cancelling": true, "updating": true, "amending": true, "pipelining": false},
-			"agents": map[string]any{"list": true, "installProgress": false},
+			"agents": map[string]any{"list": true, "installProgress": c.cfg.Agents != nil},
 		}},
 	})
 }

@@ -183,16 +183,30 @@ func (c *conn) change(ctx actor.Context, id json.RawMessage, a *attachment, set 
 	})
 }
 
-// agentsList lists the one agent troupe runs.
+// agentsList lists troupe's own agent and the catalogue's, with their
+// install state, in the shape GET /v1/agents has.
 func (c *conn) agentsList(ctx actor.Context, id, _ json.RawMessage) {
 	if id == nil {
 		return
 	}
-	c.reply(ctx, id, map[string]any{
-		"version": c.cfg.Version, "fetchedAt": nil,
-		"agents": []map[string]any{{
-			"id": agentID, "name": "troupe", "version": c.cfg.Version,
-			"description": "troupe's built-in coding agent", "distributions": []string{"builtin"}, "installed": "yes",
-		}},
-	})
+	own := map[string]any{
+		"id": agentID, "name": "troupe", "version": c.cfg.Version,
+		"description": "troupe's built-in coding agent", "distributions": []string{"builtin"}, "installed": "yes",
+	}
+	if c.cfg.Agents == nil {
+		c.reply(ctx, id, map[string]any{"version": c.cfg.Version, "fetchedAt": nil, "agents": []map[string]any{own}})
+		return
+	}
+	l := c.cfg.Agents.Listing()
+	agents := []any{own}
+	for _, e := range l.Agents {
+		if e.ID != agentID { // the built-in agent is not shadowed
+			agents = append(agents, e)
+		}
+	}
+	version := c.cfg.Version // without a registry document, troupe's own
+	if l.FetchedAt != nil {
+		version = l.Version
+	}
+	c.reply(ctx, id, map[string]any{"version": version, "fetchedAt": l.FetchedAt, "agents": agents})
 }

@@ -150,6 +150,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	if herr == nil {
 		digest = hydra.Digest()
 	}
+	agents := loadAgents(d.home, log)
 	agentMCP := newAgentMCP(d.home, cfg.MCPRecall)
 	pipe := pipeline.New()
 	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
@@ -190,14 +191,15 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
 		Chain:   func() []string { return pipe.ResolveChain(nil) },
 		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
-		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
+		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe,
+		Agents: agents, Notify: func(method string, params any) { hub.Notify(rt.System.Root, method, params) }})
 	builtins := hydraverbs.New(hydraverbs.Config{Sessions: rt.Sessions, Models: eng.Models(), Regen: api.Regen,
 		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log})
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
 		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
-			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
+			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline, Agents: agents},
 		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {
 			_, err := rt.StartTransport(props, name)

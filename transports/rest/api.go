@@ -13,6 +13,7 @@ import (
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/overrides"
 )
@@ -63,6 +64,13 @@ type Config struct {
 	// "abandoned"; Deleted that it is gone (an import with replace then
 	// reuses its id).
 	Closing, Deleted func(id string)
+	// Agents is the agent catalogue (/v1/agents beside troupe's own agent,
+	// install, the registry routes, /v1/config's defaultAgent); nil serves
+	// troupe's agent alone and leaves install and the registry routes 404.
+	Agents *agentcatalog.Catalog
+	// Notify, when set, sends every ACP client a notification: an
+	// install's hydra-acp/agents/install_progress.
+	Notify func(method string, params any)
 	// Gate, when set, says how far a session's response chain has decided
 	// its agent updates (the ACP pipeline): a followed history waits for
 	// it, as ACP clients do. Nil follows ungated.
@@ -121,13 +129,18 @@ func (a *API) Close(ctx context.Context) error {
 }
 
 // Register adds the API's routes to mux. Routes the protocol defines but
-// troupe does not serve yet (transformers, extensions, registry, stdin,
-// agent install and sync, /mcp/*) are not registered, so they answer 404;
+// troupe does not serve yet (stdin, agent sync, /mcp/*; install and the
+// registry without a catalogue) are not registered, so they answer 404;
 // /mcp is the MCP server transports/daemon mounts.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", a.health)
 	mux.HandleFunc("GET /v1/config", a.config)
 	mux.HandleFunc("GET /v1/agents", a.agents)
+	if a.cfg.Agents != nil {
+		mux.HandleFunc("POST /v1/agents/{id}/install", a.installAgent)
+		mux.HandleFunc("GET /v1/registry", a.registry)
+		mux.HandleFunc("POST /v1/registry/refresh", a.refreshRegistry)
+	}
 	mux.HandleFunc("GET /v1/sessions", a.list)
 	mux.HandleFunc("POST /v1/sessions", a.create)
 	mux.HandleFunc("GET /v1/sessions/events", a.mergedEvents)

@@ -22,8 +22,12 @@ func (a *API) config(w http.ResponseWriter, _ *http.Request) {
 	if m := a.defaultModel(); m != "" {
 		models[AgentID] = m
 	}
+	defaultAgent := AgentID // troupe's own engine, unless config.json names another
+	if a.cfg.Agents != nil && a.cfg.Agents.DefaultAgent() != "" {
+		defaultAgent = a.cfg.Agents.DefaultAgent()
+	}
 	httpjson.WriteJSON(w, http.StatusOK, map[string]any{
-		"defaultAgent": AgentID, "defaultCwd": a.cfg.DefaultCwd,
+		"defaultAgent": defaultAgent, "defaultCwd": a.cfg.DefaultCwd,
 		"defaultModels": models, "defaultTransformers": append([]string{}, a.cfg.DefaultTransformers...),
 	})
 }
@@ -36,7 +40,8 @@ type agentModel struct {
 	Default       bool   `json:"default,omitempty"`
 }
 
-// agents lists the one built-in agent with each configured model.
+// agents lists the built-in agent with each configured model, then the
+// catalogue's agents with their install state.
 func (a *API) agents(w http.ResponseWriter, _ *http.Request) {
 	models := []agentModel{}
 	if a.cfg.Models != nil {
@@ -47,12 +52,24 @@ func (a *API) agents(w http.ResponseWriter, _ *http.Request) {
 				Thinking: m.Thinking, Default: id == def})
 		}
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{
-		"version": a.cfg.Version, "fetchedAt": a.started.UnixMilli(),
-		"agents": []map[string]any{{
-			"id": AgentID, "name": "troupe", "version": a.cfg.Version,
-			"description": "troupe's built-in coding agent", "distributions": []string{"builtin"},
-			"installed": "yes", "models": models,
-		}},
-	})
+	own := map[string]any{
+		"id": AgentID, "name": "troupe", "version": a.cfg.Version,
+		"description": "troupe's built-in coding agent", "distributions": []string{"builtin"},
+		"installed": "yes", "models": models,
+	}
+	res := map[string]any{"version": a.cfg.Version, "fetchedAt": a.started.UnixMilli(), "agents": []any{own}}
+	if a.cfg.Agents != nil {
+		l := a.cfg.Agents.Listing()
+		agents := []any{own}
+		for _, e := range l.Agents {
+			if e.ID != AgentID { // the built-in agent is not shadowed
+				agents = append(agents, e)
+			}
+		}
+		res["agents"] = agents
+		if l.FetchedAt != nil { // the registry document's, as Hydra answers
+			res["version"], res["fetchedAt"] = l.Version, *l.FetchedAt
+		}
+	}
+	httpjson.WriteJSON(w, http.StatusOK, res)
 }

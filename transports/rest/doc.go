@@ -1,5 +1,6 @@
 // Package rest is the hydra protocol's REST API, /v1, for `troupe daemon`:
-// health, config, agents, and sessions (list, get, create, kill, retitle,
+// health, config, agents (troupe's own and runtime/agentcatalog's: their
+// install, the registry document and its refresh), and sessions (list, get, create, kill, retitle,
 // delete, history, events). Every handler reaches sessions through the
 // session facade: writes go to the session's actor, and reads of history
 // go to the store, so a session another process hosts is still served,

@@ -1,0 +1,2 @@
+#!/usr/bin/env node
+process.stdout.write("tiny-acp " + process.argv.slice(2).join(" ") + "\n");
