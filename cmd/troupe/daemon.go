@@ -28,9 +28,11 @@ type daemonFlags struct {
 	cwd             string
 	logFile         string
 	mcpRecall       bool
+	fs              *pflag.FlagSet // where they were registered: which were given
 }
 
 func (f *daemonFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	f.models.register(fs)
 	fs.StringVar(&f.listen, "listen", "", "address to listen on; other than loopback needs TLS (default: config.json's daemon.host:port, else "+daemon.DefaultListen+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM)")
@@ -135,6 +137,7 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
+	args, withheld := f.recorded()
 	var origins []string
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
@@ -144,7 +147,35 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
+		Args: args, Withheld: withheld,
 	}, nil
+}
+
+// secretFlags are never written down (the pid file is readable by any
+// client of the home): a restart asks for them again.
+var secretFlags = map[string]bool{"api-key": true}
+
+// notRecorded are the flags a restart must not repeat: the home is the
+// restart's own; the rest are `daemon start`'s and `restart`'s, not the
+// daemon's.
+var notRecorded = map[string]bool{"home": true, "foreground": true, "wait": true, "timeout": true}
+
+// recorded are the flags given ("--name=value"), for the pid file, and
+// the names of the secret ones left out.
+func (f *daemonFlags) recorded() (args, withheld []string) {
+	if f.fs == nil {
+		return nil, nil
+	}
+	f.fs.Visit(func(fl *pflag.Flag) {
+		switch {
+		case notRecorded[fl.Name]:
+		case secretFlags[fl.Name]:
+			withheld = append(withheld, fl.Name)
+		default:
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return args, withheld
 }
 
 // serveDaemon runs the daemon until a signal (with cfg.Signals), ctx's

@@ -52,6 +52,10 @@ type Config struct {
 	MCPRecall bool
 	// Version is what the daemon reports as its own.
 	Version string
+	// Args and Withheld are recorded in the pid file (pidfile.Info): the
+	// flags the daemon was started with, no secret among them, and the
+	// names of those left out.
+	Args, Withheld []string
 	// Signals makes the first SIGINT or SIGTERM close Done (and a second
 	// exit the process): for a process that is the daemon, not for a test
 	// that hosts several.
@@ -245,7 +249,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// shutdown is abandoned, and its connection is still there to hear it.
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
 	srv.Serve()
-	if err := d.lock.Describe(discovery(cmp.Or(listen, DefaultListen), srv.Addr())); err != nil {
+	if err := d.lock.Describe(discovery(cmp.Or(listen, DefaultListen), srv.Addr(), cfg)); err != nil {
 		log.Warn("Hydra's clients will not find this daemon", "error", err)
 	}
 	go d.watch(stopCtx)
@@ -317,12 +321,12 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 
 // discovery is the pid file's record of a daemon listening at addr, asked
 // to bind listen: what Hydra's clients find a daemon by.
-func discovery(listen string, addr net.Addr) pidfile.Info {
+func discovery(listen string, addr net.Addr, cfg Config) pidfile.Info {
 	host, _, _ := net.SplitHostPort(listen)
 	port := 0
 	if tcp, ok := addr.(*net.TCPAddr); ok {
 		port = tcp.Port
 	}
 	return pidfile.Info{PID: os.Getpid(), Host: host, Port: port, LoopbackPort: port,
-		StartedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+		StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Args: cfg.Args, Withheld: cfg.Withheld}
 }
