@@ -145,7 +145,7 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	return daemon.Config{
 		Home: f.common.home, Log: log, Listen: f.listen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
-			AutoRetry: !f.models.noRetry, Selection: f.models.selection()},
+			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
 		Args: args, Withheld: withheld,
 	}, nil

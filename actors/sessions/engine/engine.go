@@ -35,7 +35,10 @@ type Options struct {
 	DenyUnapproved bool
 	MaxSteps       int
 	AutoRetry      bool
-	SystemPrompt   string
+	// RetryDelay is the wait before the first automatic retry, doubled
+	// for each next one; 0 is the run's default (2 s).
+	RetryDelay   time.Duration
+	SystemPrompt string
 	// ExtraTools are offered besides the built-ins (tests, embedders).
 	ExtraTools []tools.Tool
 }
@@ -95,7 +98,7 @@ func (e *Engine) Session() *session.Engine {
 		DefaultMode:    e.opts.Mode,
 		DenyUnapproved: e.opts.DenyUnapproved,
 		MaxSteps:       e.opts.MaxSteps,
-		Retry:          run.Retry{Enabled: e.opts.AutoRetry},
+		Retry:          run.Retry{Enabled: e.opts.AutoRetry, BaseDelay: e.opts.RetryDelay},
 		SpillDir:       filepath.Join(e.opts.Home, "spill"),
 		NewID:          e.newID,
 	}
@@ -173,7 +176,7 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 		return run.Model{}, err
 	}
 	if provider == nil {
-		provider = client
+		provider = reach{Provider: client, res: res, models: cmp.Or(e.cfg.Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
 	}
 	thinking, err := e.thinking(st.Settings)
 	if err != nil {
