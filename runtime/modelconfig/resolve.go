@@ -31,9 +31,9 @@ type Resolved struct {
 	// base_url in models.yml, $OPENAI_BASE_URL, the default): what a hint
 	// names when the server there cannot be reached.
 	BaseURLFrom string
-	APIKey   string // empty for a local server that needs none
-	Headers  map[string]string
-	Model    Model
+	APIKey      string // empty for a local server that needs none
+	Headers     map[string]string
+	Model       Model
 	// Listed is false when models.yml does not list the model and Model
 	// holds defaults; set_model may want to refuse such a model.
 	Listed bool
@@ -75,13 +75,13 @@ func Resolve(cfg Config, sel Selection, env func(string) string) (Resolved, erro
 		return Resolved{}, err
 	}
 	return Resolved{
-		Provider: p.Name,
+		Provider:    p.Name,
 		BaseURL:     base,
 		BaseURLFrom: from,
 		APIKey:      key,
-		Headers:  maps.Clone(p.Headers),
-		Model:    model,
-		Listed:   listed,
+		Headers:     maps.Clone(p.Headers),
+		Model:       model,
+		Listed:      listed,
 	}, nil
 }
 
