@@ -66,7 +66,7 @@ func newDaemonCmd(a *app) *cobra.Command {
 	}
 	common.register(c.PersistentFlags())
 	f.register(c.Flags())
-	c.AddCommand(newDaemonStartCmd(a, common), newDaemonStopCmd(a, common), newDaemonStatusCmd(a, common), newDaemonRestartCmd(a, common))
+	c.AddCommand(newDaemonStartCmd(a, common), newDaemonStopCmd(a, common), newDaemonStatusCmd(a, common), newDaemonRestartCmd(a, common), newDaemonReloadCmd(a, common))
 	return c
 }
 
@@ -124,7 +124,7 @@ func parseDaemonArgs(args []string, stderr io.Writer) (f daemonFlags, code int, 
 		return f, 2, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart, reload)\n", fs.Arg(0))
 		return f, 2, false
 	}
 	return f, 0, true

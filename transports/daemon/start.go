@@ -92,6 +92,8 @@ type Daemon struct {
 
 	shutdown sync.Once
 	shutErr  error
+
+	reload reloader
 }
 
 // Start builds the whole daemon from cfg and serves: it takes the home's
@@ -182,15 +184,12 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	if err != nil {
 		return configError{err}
 	}
-	settings, err := eng.DefaultSettings()
-	if err != nil {
-		// Warned about above: sessions are created without a model and
-		// their prompts fail until one resolves.
-		settings.Provider, settings.Model = nil, nil
-	}
+	settings := newSessionSettings(eng)
+	d.reload = reloader{home: d.home, eng: eng, plugins: plug.cfg, log: log}
+	d.reload.settings.Store(&settings)
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
 		Home: d.home, ConfigDigest: digest,
-		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		Settings: settings, Defaults: d.reload.current, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
 		Chain:   func() []string { return pipe.ResolveChain(nil) },
 		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
@@ -200,7 +199,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Defaults: d.reload.current, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
 		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {
@@ -214,6 +213,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// agent-facing ones; any other /mcp/{name} an extension's.
 	handlers := agentMCP.handlers(rt.Sessions, cfg.Version, log)
 	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
+	handlers["POST /v1/reload"] = d.reloadHandler()
 	// Signals are ours before daemon.addr exists: a client that reads the
 	// address may stop the daemon at once, and a SIGTERM that came before
 	// the handler would kill it without the ordered shutdown.
@@ -253,6 +253,9 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		log.Warn("Hydra's clients will not find this daemon", "error", err)
 	}
 	go d.watch(stopCtx)
+	if cfg.Signals {
+		go d.reloadOnHUP(stopCtx)
+	}
 	return nil
 }
 

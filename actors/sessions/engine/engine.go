@@ -46,7 +46,7 @@ type Options struct {
 // Engine is a built engine with its caches.
 type Engine struct {
 	opts    Options
-	cfg     modelconfig.Config
+	cfg     atomic.Pointer[modelconfig.Config] // models.yml; Reload swaps it
 	catalog skills.Catalog
 	ids     atomic.Int64
 	prefix  string
@@ -75,12 +75,17 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load skills: %w", err)
 	}
-	return &Engine{
-		opts: opts, cfg: cfg, catalog: cat,
+	e := &Engine{
+		opts: opts, catalog: cat,
 		prefix:  fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
 		clients: map[string]*openai.Client{}, styles: map[string]string{},
-	}, nil
+	}
+	e.cfg.Store(&cfg)
+	return e, nil
 }
+
+// config is models.yml as last loaded.
+func (e *Engine) config() modelconfig.Config { return *e.cfg.Load() }
 
 // Check resolves the default selection now, so a command can report a
 // missing or wrong configuration before it starts.
@@ -176,7 +181,7 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 		return run.Model{}, err
 	}
 	if provider == nil {
-		provider = reach{Provider: client, res: res, models: cmp.Or(e.cfg.Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
+		provider = reach{Provider: client, res: res, models: cmp.Or(e.config().Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
 	}
 	thinking, err := e.thinking(st.Settings)
 	if err != nil {
