@@ -55,7 +55,8 @@ func newDaemonCmd(a *app) *cobra.Command {
 		Short: "serve sessions over HTTP (REST, ACP, MCP); start, stop, status",
 		Long: "Serve sessions over HTTP: the hydra REST API at /v1, ACP over WebSocket at " +
 			"/acp, MCP at /mcp. Without a command the daemon runs in the foreground; " +
-			"start, stop, status and restart manage one in the background.",
+			"start, stop, status and restart manage one in the background, and reload (or " +
+			"SIGHUP) makes it read models.yml and config.yml again.",
 		Args: func(c *cobra.Command, pos []string) error {
 			if len(pos) > 0 {
 				return unknownCommand(c, pos[0])
