@@ -24,6 +24,7 @@
 // Nothing an agent did is ever executed twice.
 //
 // Host.Prepare resolves what a run needs before it starts: the package, the
-// backend (a url, a llama-server config through actors/servers, or
-// $OPENAI_BASE_URL), the session id and the skills.
+// backend (a url, a llama-server config through actors/servers, or the
+// model models.yml and $OPENAI_BASE_URL resolve to, as for troupe run),
+// the session id and the skills.
 package agent

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/runtime/skills"
 )
 
@@ -35,8 +37,9 @@ type Host struct {
 }
 
 // Prepare resolves a run: the package (a folder, an agent.yaml or an
-// installed name), its backend (url, else config, else $OPENAI_BASE_URL;
-// ${VAR} in url and api_key expanded), its session id and the skills in
+// installed name), its backend (url, else config, else models.yml and
+// $OPENAI_BASE_URL as troupe run resolves them; ${VAR} in url and api_key
+// expanded), its session id and the skills in
 // $TROUPE_HOME/skills.
 func (h Host) Prepare(ctx context.Context, path string, args []string, cwd string) (Options, error) {
 	dir, m, err := agentpkg.Resolve(h.Home, path)
@@ -54,13 +57,16 @@ func (h Host) Prepare(ctx context.Context, path string, args []string, cwd strin
 	}
 	opts := Options{Dir: dir, Manifest: m, Args: args, Cwd: cwd, Model: m.Backend.Model}
 	if m.Mode == agentpkg.ModeAgentic || needsLLM(dir, m) {
-		base, err := h.baseURL(ctx, m)
+		b, err := h.backend(ctx, m)
 		if err != nil {
 			return Options{}, err
 		}
-		opts.Provider, err = openai.New(openai.Config{BaseURL: base, APIKey: os.ExpandEnv(m.Backend.APIKey)})
+		opts.Provider, err = openai.New(openai.Config{BaseURL: b.url, APIKey: b.key})
 		if err != nil {
 			return Options{}, fmt.Errorf("agent %s backend: %w", m.Name, err)
+		}
+		if opts.Model == "" {
+			opts.Model = b.model
 		}
 	}
 	if opts.Model == "" {
@@ -89,17 +95,59 @@ func needsLLM(dir string, m agentpkg.Manifest) bool {
 	return err == nil && strings.Contains(string(src), "ask_llm")
 }
 
-func (h Host) baseURL(ctx context.Context, m agentpkg.Manifest) (string, error) {
+// backendOf is where a run's model calls go: the endpoint, its key and
+// the model id when the manifest names none.
+type backendOf struct{ url, key, model string }
+
+// backend is the manifest's backend.url, else its llama-server
+// backend.config, else the model `troupe run` would use: models.yml's
+// (its default provider, or the one listing backend.model) and the
+// OpenAI-compatible environment ($OPENAI_BASE_URL, $OPENAI_API_KEY), as
+// runtime/modelconfig resolves them. The manifest's api_key wins.
+func (h Host) backend(ctx context.Context, m agentpkg.Manifest) (backendOf, error) {
+	key := os.ExpandEnv(m.Backend.APIKey)
 	if u := os.ExpandEnv(m.Backend.URL); u != "" {
-		return u, nil
+		return backendOf{url: u, key: key}, nil
 	}
 	if name := m.Backend.Config; name != "" {
-		return h.startConfig(ctx, name)
+		u, err := h.startConfig(ctx, name)
+		return backendOf{url: u, key: key}, err
 	}
-	if u := os.Getenv("OPENAI_BASE_URL"); u != "" {
-		return u, nil
+	path := filepath.Join(h.Home, modelconfig.FileName)
+	cfg, err := modelconfig.Load(path)
+	if err != nil {
+		return backendOf{}, fmt.Errorf("agent %s: %w", m.Name, err)
 	}
-	return "", fmt.Errorf("agent %s has no backend: set backend.url or backend.config in agent.yaml", m.Name)
+	if !configured(cfg, m.Backend.Model) {
+		return backendOf{}, fmt.Errorf("agent %s has no model backend: set backend.url or backend.config in agent.yaml, "+
+			"default.provider in %s, or $%s (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1)",
+			m.Name, path, modelconfig.EnvOpenAIBaseURL)
+	}
+	sel := modelconfig.Selection{Model: m.Backend.Model}
+	if sel.Model == "" && cfg.Default.Model == "" {
+		sel.Model = "default" // a single-model server (llama-server) answers to any name
+	}
+	res, err := modelconfig.Resolve(cfg, sel, os.Getenv)
+	if err != nil {
+		return backendOf{}, fmt.Errorf("agent %s: the model from %s and the environment: %w", m.Name, path, err)
+	}
+	return backendOf{url: res.BaseURL, key: cmp.Or(key, res.APIKey), model: res.Model.ID}, nil
+}
+
+// configured says whether anything outside the manifest names a model to
+// resolve: a default provider or model in models.yml, a provider listing
+// the manifest's model, or the OpenAI-compatible environment.
+func configured(cfg modelconfig.Config, model string) bool {
+	if cfg.Default.Provider != "" || cfg.Default.Model != "" ||
+		os.Getenv(modelconfig.EnvOpenAIBaseURL) != "" || os.Getenv(modelconfig.EnvOpenAIAPIKey) != "" {
+		return true
+	}
+	for _, r := range cfg.Models() {
+		if model != "" && r.Model.ID == model {
+			return true
+		}
+	}
+	return false
 }
 
 // startConfig starts (or finds) config name's llama-server.

@@ -49,6 +49,7 @@ func TestPrepareBackend(t *testing.T) {
 	}
 	h := Host{Home: home}
 	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("AGENT_LLM", "http://127.0.0.1:9/v1")
 	write("name: x\nbackend: {url: '${AGENT_LLM}', model: m}\n")
 	opts, err := h.Prepare(context.Background(), dir, nil, "")
@@ -56,8 +57,20 @@ func TestPrepareBackend(t *testing.T) {
 		t.Fatalf("url from the environment: %+v, %v", opts, err)
 	}
 	write("name: x\n")
-	if _, err := h.Prepare(context.Background(), dir, nil, ""); err == nil || !strings.Contains(err.Error(), "agent x has no backend") {
+	if _, err := h.Prepare(context.Background(), dir, nil, ""); err == nil || !strings.Contains(err.Error(), "agent x has no model backend") ||
+		!strings.Contains(err.Error(), "$OPENAI_BASE_URL") || !strings.Contains(err.Error(), "models.yml") {
 		t.Errorf("no backend: %v", err)
+	}
+	// models.yml's default, as troupe run resolves it.
+	models := "default: {provider: lab, model: m7}\nproviders:\n  lab:\n    base_url: http://127.0.0.1:9/v1\n    models: [{id: m7}]\n"
+	if err := os.WriteFile(filepath.Join(home, "models.yml"), []byte(models), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if opts, err := h.Prepare(context.Background(), dir, nil, ""); err != nil || opts.Provider == nil || opts.Model != "m7" {
+		t.Errorf("models.yml's default: %+v, %v", opts, err)
+	}
+	if err := os.Remove(filepath.Join(home, "models.yml")); err != nil {
+		t.Fatal(err)
 	}
 	write("name: x\nbackend: {config: big}\n")
 	if _, err := h.Prepare(context.Background(), dir, nil, ""); err == nil || !strings.Contains(err.Error(), "runs no llama-servers") {

@@ -164,10 +164,18 @@ type ForkRequest struct {
 	Session event.CreatedPayload
 }
 
-// Fork creates the fork under a new id and returns it.
+// Fork creates the fork under a new id and returns it; it records the
+// parent's settings at the fork point under those the request names.
 func (c *Client) Fork(ctx context.Context, req ForkRequest) (string, error) {
 	created := req.Session
 	created.ParentSessionID, created.ForkedFromSeq, created.ForkedFromEntry = req.Parent, req.Seq, req.Entry
+	// The settings a request names win over those inherited (a client
+	// that carried the parent's gives them all).
+	inherited, err := c.inheritedSettings(ctx, req.Parent, req.Seq)
+	if err != nil {
+		return "", err
+	}
+	created.Settings = inherited.Merge(created.Settings)
 	id := NewID()
 	if err := c.Create(ctx, id, created); err != nil {
 		return "", err

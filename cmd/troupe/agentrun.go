@@ -135,7 +135,8 @@ func runAgentOnce(ctx context.Context, host agent.Host, path string, args []stri
 	return code
 }
 
-// describeEvent is an event as a stderr line in the plain output.
+// describeEvent is an event as a stderr line in the plain output: what
+// happened in words (the --json output carries the events whole).
 func describeEvent(e agent.Event) string {
 	switch d := e.Data.(type) {
 	case agent.ProgressEvent:
@@ -143,10 +144,39 @@ func describeEvent(e agent.Event) string {
 	case agent.Log:
 		return d.Message
 	case agent.Status:
+		switch d.Message {
+		case "agent.run.start":
+			return "agent " + d.Agent + " started"
+		case "agent.run.finish":
+			return "agent " + d.Agent + " finished"
+		}
 		return d.Message
+	case agent.SetupEvent:
+		return fmt.Sprintf("agent ready: %d %s", d.ToolCount, plural(d.ToolCount, "tool", "tools"))
+	case agent.TurnEvent:
+		return fmt.Sprintf("turn %d/%d", d.Turn+1, d.MaxTurns)
+	case agent.ToolCallEvent:
+		args, _ := json.Marshal(d.Args)
+		return "→ " + d.Name + " " + clip(string(args), 120)
+	case agent.ToolResultEvent:
+		lines := strings.Split(strings.TrimRight(d.Result, "\n"), "\n")
+		more := ""
+		if len(lines) > 1 {
+			more = fmt.Sprintf(" (+%d %s)", len(lines)-1, plural(len(lines)-1, "line", "lines"))
+		}
+		return fmt.Sprintf("← %s %s%s, %s", d.Name, clip(lines[0], 120), more, time.Duration(d.DurationMS)*time.Millisecond)
+	case agent.CompleteEvent:
+		return fmt.Sprintf("done after %d %s", d.Turns, plural(d.Turns, "turn", "turns"))
 	}
-	b, _ := json.Marshal(e.Data) // plain structs
+	b, _ := json.Marshal(e.Data) // an event kind this renderer does not know yet
 	return string(b)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // agentEventLine is an event as a --json line.

@@ -28,9 +28,11 @@ type daemonFlags struct {
 	cwd             string
 	logFile         string
 	mcpRecall       bool
+	fs              *pflag.FlagSet // where they were registered: which were given
 }
 
 func (f *daemonFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	f.models.register(fs)
 	fs.StringVar(&f.listen, "listen", "", "address to listen on; other than loopback needs TLS (default: config.json's daemon.host:port, else "+daemon.DefaultListen+")")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM)")
@@ -53,7 +55,8 @@ func newDaemonCmd(a *app) *cobra.Command {
 		Short: "serve sessions over HTTP (REST, ACP, MCP); start, stop, status",
 		Long: "Serve sessions over HTTP: the hydra REST API at /v1, ACP over WebSocket at " +
 			"/acp, MCP at /mcp. Without a command the daemon runs in the foreground; " +
-			"start, stop, status and restart manage one in the background.",
+			"start, stop, status and restart manage one in the background, and reload (or " +
+			"SIGHUP) makes it read models.yml and config.yml again.",
 		Args: func(c *cobra.Command, pos []string) error {
 			if len(pos) > 0 {
 				return unknownCommand(c, pos[0])
@@ -64,7 +67,7 @@ func newDaemonCmd(a *app) *cobra.Command {
 	}
 	common.register(c.PersistentFlags())
 	f.register(c.Flags())
-	c.AddCommand(newDaemonStartCmd(a, common), newDaemonStopCmd(a, common), newDaemonStatusCmd(a, common), newDaemonRestartCmd(a, common))
+	c.AddCommand(newDaemonStartCmd(a, common), newDaemonStopCmd(a, common), newDaemonStatusCmd(a, common), newDaemonRestartCmd(a, common), newDaemonReloadCmd(a, common))
 	return c
 }
 
@@ -122,7 +125,7 @@ func parseDaemonArgs(args []string, stderr io.Writer) (f daemonFlags, code int, 
 		return f, 2, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "troupe daemon: unexpected argument %q (verbs: start, stop, status, restart, reload)\n", fs.Arg(0))
 		return f, 2, false
 	}
 	return f, 0, true
@@ -135,6 +138,7 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
+	args, withheld := f.recorded()
 	var origins []string
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
@@ -142,9 +146,37 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	return daemon.Config{
 		Home: f.common.home, Log: log, Listen: f.listen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
-			AutoRetry: !f.models.noRetry, Selection: f.models.selection()},
+			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
+		Args: args, Withheld: withheld,
 	}, nil
+}
+
+// secretFlags are never written down (the pid file is readable by any
+// client of the home): a restart asks for them again.
+var secretFlags = map[string]bool{"api-key": true}
+
+// notRecorded are the flags a restart must not repeat: the home is the
+// restart's own; the rest are `daemon start`'s and `restart`'s, not the
+// daemon's.
+var notRecorded = map[string]bool{"home": true, "foreground": true, "wait": true, "timeout": true}
+
+// recorded are the flags given ("--name=value"), for the pid file, and
+// the names of the secret ones left out.
+func (f *daemonFlags) recorded() (args, withheld []string) {
+	if f.fs == nil {
+		return nil, nil
+	}
+	f.fs.Visit(func(fl *pflag.Flag) {
+		switch {
+		case notRecorded[fl.Name]:
+		case secretFlags[fl.Name]:
+			withheld = append(withheld, fl.Name)
+		default:
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
+	return args, withheld
 }
 
 // serveDaemon runs the daemon until a signal (with cfg.Signals), ctx's

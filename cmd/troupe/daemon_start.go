@@ -34,6 +34,7 @@ type startFlags struct {
 	foreground bool
 	wait       time.Duration
 	fs         *pflag.FlagSet
+	notes      []string // said on stderr once the daemon answers (restart's)
 }
 
 // newStartFlags registers start's flags (restart's too) on c.
@@ -150,6 +151,9 @@ func (f *startFlags) start(stdout, stderr io.Writer) int {
 	// Not waited for: it lives on after this command, reparented.
 	_ = cmd.Process.Release()
 	fmt.Fprintf(stdout, "troupe daemon: listening on %s (pid %d)\n", url, pid)
+	for _, n := range f.notes {
+		fmt.Fprintf(stderr, "troupe daemon: note: %s\n", n)
+	}
 	warnNoModel(stderr, home, f.daemon)
 	return 0
 }

@@ -120,7 +120,7 @@ func newDaemonRestartCmd(a *app, common *commonFlags) *cobra.Command {
 	var timeout time.Duration
 	c := &cobra.Command{
 		Use:   "restart",
-		Short: "stop the background daemon, then start it again",
+		Short: "stop the background daemon, then start it again with its flags (those given replace theirs)",
 		Args:  noArgs,
 	}
 	f := newStartFlags(c, common)
@@ -135,10 +135,43 @@ func runDaemonRestart(f *startFlags, timeout time.Duration, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "troupe daemon restart: %v\n", err)
 		return 1
 	}
+	info, held, _ := pidfile.ReadInfo(filepath.Join(home, daemonPIDFile))
+	if held {
+		if err := f.reuse(info); err != nil {
+			fmt.Fprintf(stderr, "troupe daemon restart: the running daemon's flags: %v\n", err)
+			return 1
+		}
+	}
 	if code := stopDaemon(home, timeout, stdout, stderr); code != 0 {
 		return code
 	}
 	return f.start(stdout, stderr)
+}
+
+// reuse sets each flag the running daemon was started with (its pid
+// file's record) that the restart was not given anew: the restarted
+// daemon listens where it listened, with the same settings. A secret
+// flag was not recorded; the restart says so unless it was given again.
+func (f *startFlags) reuse(info pidfile.Info) error {
+	for _, arg := range info.Args {
+		name, value, ok := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+		if !ok || notRecorded[name] || secretFlags[name] {
+			continue
+		}
+		fl := f.fs.Lookup(name)
+		if fl == nil || fl.Changed {
+			continue // a flag this troupe no longer has; one given anew
+		}
+		if err := f.fs.Set(name, value); err != nil {
+			return fmt.Errorf("--%s: %w", name, err)
+		}
+	}
+	for _, name := range info.Withheld {
+		if fl := f.fs.Lookup(name); fl != nil && !fl.Changed {
+			f.notes = append(f.notes, fmt.Sprintf("the daemon was started with --%s, which is not recorded; give it again to restart with it", name))
+		}
+	}
+	return nil
 }
 
 // daemonStatus is what `troupe daemon status --json` prints.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -14,6 +16,7 @@ type modelFlags struct {
 	provider, model, baseURL, apiKey, thinking string
 	maxTokens, maxTurns                        int
 	noRetry                                    bool
+	retryDelay                                 time.Duration
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
@@ -25,6 +28,7 @@ func (m *modelFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&m.maxTokens, "max-tokens", 0, "cap on each reply's tokens")
 	fs.IntVar(&m.maxTurns, "max-turns", 50, "LLM calls per run before asking for a final answer")
 	fs.BoolVar(&m.noRetry, "no-retry", false, "do not retry transient provider errors")
+	fs.DurationVar(&m.retryDelay, "retry-delay", 2*time.Second, "wait before the first of the 3 automatic retries, doubled for each next one")
 }
 
 func (m *modelFlags) selection() modelconfig.Selection {
@@ -36,5 +40,5 @@ func (m *modelFlags) selection() modelconfig.Selection {
 // nobody can give (a command with no one to ask).
 func (m *modelFlags) engine(mode string, deny bool) engine.Options {
 	return engine.Options{Thinking: m.thinking, Mode: mode, DenyUnapproved: deny, MaxSteps: m.maxTurns,
-		AutoRetry: !m.noRetry, Selection: m.selection()}
+		AutoRetry: !m.noRetry, RetryDelay: m.retryDelay, Selection: m.selection()}
 }

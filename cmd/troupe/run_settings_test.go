@@ -212,7 +212,7 @@ func TestRunErrorsGoToStderr(t *testing.T) {
 	lines, stderr, code := runLines(t, bin, env, append(base, "first")...)
 	testkit.Equal(t, code, 0)
 	testkit.DeepEqual(t, lines[1:], []string{"fine now", "[end_turn · 0 in / 0 out tokens]"})
-	if !strings.Contains(stderr, "troupe run: retry 1/4 in ") || !strings.Contains(stderr, "loading model") {
+	if !strings.Contains(stderr, "troupe run: retry 1/3 in ") || !strings.Contains(stderr, "loading model") {
 		t.Fatalf("stderr lacks the retry: %s", stderr)
 	}
 

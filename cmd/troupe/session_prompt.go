@@ -42,12 +42,18 @@ func promptExit(reason string) int {
 // runSessionPrompt sends a prompt over ACP and renders its turn through
 // transports/terminal: the answer to stdout, the rest (thinking, tool
 // lines, notes) to stderr; on a terminal with colour and the spinner.
-// With stdin a terminal a permission request is answered by key, else it
-// is left open for `troupe session attach`. Ctrl-C cancels the turn and
+// With stdin a terminal a permission request is answered by key; without
+// one it is denied (or left open for `troupe session attach` for
+// --timeout); --allow and --deny answer the tools they name unasked.
+// Ctrl-C cancels the turn and
 // waits for its end; a second one leaves at once.
 func newSessionPromptCmd(s *sessionCmd) *cobra.Command {
 	verb := s.verb("prompt")
 	queue := verb.Flags().Bool("queue", false, "enqueue the prompt and return without waiting for its answer")
+	var policy terminal.Policy
+	verb.Flags().StringSliceVar(&policy.Allow, "allow", nil, "answer permission requests of these tools allow, unasked: kinds (read, edit, delete, move, search, execute, fetch, other), tool names, or all")
+	verb.Flags().StringSliceVar(&policy.Deny, "deny", nil, "answer permission requests of these tools deny, unasked (as --allow; wins over it)")
+	verb.Flags().DurationVar(&policy.Timeout, "timeout", 0, "deny a permission request left unanswered this long (without a terminal: left open for `session attach` meanwhile)")
 	verb.Args = wantArgs(2, -1, "a session id and the prompt (- reads it from stdin)")
 	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		id, text := pos[0], strings.Join(pos[1:], " ")
@@ -73,6 +79,12 @@ func newSessionPromptCmd(s *sessionCmd) *cobra.Command {
 		}
 		defer view.close()
 		view.cfg.AskElsewhere = "a tool call waits for permission: answer it with `troupe session attach " + id + "`"
+		// Without a terminal nobody can answer here: unless --timeout leaves
+		// the request open for attach, it is denied at once rather than
+		// waited on for ever, the note naming the flag that allows it.
+		policy.Unattended = view.cfg.Keys == nil
+		policy.Hint = func(a *terminal.Ask) string { return unattendedHint(a, id) }
+		view.cfg.Policy = &policy
 		ints := make(chan os.Signal, 1)
 		if view.cfg.Keys != nil {
 			// Ctrl-C comes as a key; a SIGINT from elsewhere is caught too, so
@@ -99,6 +111,16 @@ func newSessionPromptCmd(s *sessionCmd) *cobra.Command {
 		// exit status says it to scripts.
 		return promptExit(stop)
 	})
+}
+
+// unattendedHint names the flags that would have let a request through
+// with nobody at a terminal.
+func unattendedHint(a *terminal.Ask, id string) string {
+	allow := a.Kind
+	if allow == "" || allow == "other" {
+		allow = a.Title
+	}
+	return fmt.Sprintf("`--allow %s` allows it, `--timeout 10m` leaves it open for `troupe session attach %s`", allow, id)
 }
 
 // queuePrompt is prompt --queue: it sends the prompt and returns once the

@@ -68,14 +68,15 @@ func newSessionListCmd(s *sessionCmd) *cobra.Command {
 			return 0
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTITLE\tSTATUS\tBUSY\tINPUT\tCLIENTS\tMODEL\tUPDATED")
+		fmt.Fprintln(tw, "ID\tTITLE\tSTATUS\tBUSY\tINPUT\tCLIENTS\tMODEL\tFORK OF\tUPDATED")
 		for _, raw := range out.Sessions {
 			var e sessionInfo
 			if err := json.Unmarshal(raw, &e); err != nil {
 				return failed(stderr, "list", c, fmt.Errorf("decode a session: %w", err))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.SessionID, dash(clip(e.Title, 40)), e.Status,
-				yes(e.Busy), yes(e.AwaitingInput), e.AttachedClients, dash(e.CurrentModel), e.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.SessionID, dash(clip(e.Title, 40)), e.Status,
+				yes(e.Busy), yes(e.AwaitingInput), e.AttachedClients, dash(e.CurrentModel), dash(e.ForkedFromSessionID),
+				e.UpdatedAt.Local().Format("2006-01-02 15:04"))
 		}
 		_ = tw.Flush()
 		return 0
@@ -184,18 +185,6 @@ func newSessionKillCmd(s *sessionCmd) *cobra.Command {
 			return 0
 		}
 		fmt.Fprintf(stdout, "%s stopped (cold)\n", pos[0])
-		return 0
-	})
-}
-
-func newSessionRmCmd(s *sessionCmd) *cobra.Command {
-	verb := s.verb("rm")
-	verb.Args = wantArgs(1, 1, "a session id")
-	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		if err := c.Do(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(pos[0]), nil, nil); err != nil {
-			return failed(stderr, "rm", c, err)
-		}
-		fmt.Fprintf(stdout, "%s removed\n", pos[0])
 		return 0
 	})
 }

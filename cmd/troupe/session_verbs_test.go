@@ -155,14 +155,15 @@ func TestSessionCLIVerbs(t *testing.T) {
 	}
 }
 
-// A plain prompt cannot ask for a permission: it says who can, the
-// session lists as awaiting input, and a cancel from another shell ends
-// the turn (exit 130).
+// A prompt without a terminal given --timeout leaves a permission request
+// open for another client meanwhile: it says who can answer, the session
+// lists as awaiting input, and a cancel from another shell ends the turn
+// (exit 130).
 func TestSessionCLIPromptLeavesPermissionOpen(t *testing.T) {
-	_, env, id, p := backgroundPrompt(t, "run echo", llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
+	_, env, id, p := backgroundPromptWith(t, []string{"--timeout", "10m"}, "run echo", llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo asked"}`)),
 		llmserver.Steps(llmserver.Text("done")))
 	testkit.Eventually(t, 30*time.Second, "the note on the permission", func() bool {
-		return strings.Contains(p.Stderr(), "a tool call waits for permission: answer it with `troupe session attach "+id+"`")
+		return strings.Contains(p.Stderr(), "a tool call waits for permission: answer it with `troupe session attach "+id+"` (denied after 10m0s unanswered)")
 	})
 	row := strings.Fields(strings.Split(cli(t, env, "", "session", "list").ok(t, "list"), "\n")[1])
 	testkit.Equal(t, row[0], id)
@@ -201,12 +202,18 @@ func TestSessionCLIPromptInterrupt(t *testing.T) {
 // session on it, then `troupe session prompt` of text in the background
 // (stdin not a terminal); env finds the daemon.
 func backgroundPrompt(t *testing.T, text string, replies ...llmserver.Reply) (d *daemonProc, env []string, id string, p *testkit.Proc) {
+	return backgroundPromptWith(t, nil, text, replies...)
+}
+
+// backgroundPromptWith is backgroundPrompt with the prompt's flags.
+func backgroundPromptWith(t *testing.T, flags []string, text string, replies ...llmserver.Reply) (d *daemonProc, env []string, id string, p *testkit.Proc) {
 	home := t.TempDir()
 	env, model := llmEnv(t, replies...)
 	d = startDaemon(t, home, env, model...)
 	env = append(env, "TROUPE_HOME="+home)
 	id = strings.TrimSpace(cli(t, env, "", "session", "new", "--cwd", t.TempDir()).ok(t, "new"))
-	return d, env, id, testkit.Start(t, testkit.BuildTroupe(t), env, "session", "prompt", id, text)
+	args := append([]string{"session", "prompt", id, text}, flags...)
+	return d, env, id, testkit.Start(t, testkit.BuildTroupe(t), env, args...)
 }
 
 // waitBusy waits until the daemon lists a session busy.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
 )
@@ -100,7 +101,9 @@ func (t *transcript) note(e event.Event) any {
 		}
 	case *event.RetryPayload:
 		if e.Kind == event.RetryStarted {
-			fmt.Fprintf(t.errw, "troupe run: retry %d/%d in %d ms: %s\n", p.Attempt, p.MaxAttempts, p.DelayMS, p.Error)
+			// Attempt is the attempt that failed; MaxAttempts counts the
+			// first one too, so the retries are one fewer.
+			fmt.Fprintf(t.errw, "troupe run: retry %d/%d in %s: %s\n", p.Attempt, p.MaxAttempts-1, time.Duration(p.DelayMS)*time.Millisecond, p.Error)
 		}
 	}
 	return p

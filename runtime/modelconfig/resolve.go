@@ -27,9 +27,13 @@ type Selection struct {
 type Resolved struct {
 	Provider string
 	BaseURL  string // without trailing slash
-	APIKey   string // empty for a local server that needs none
-	Headers  map[string]string
-	Model    Model
+	// BaseURLFrom says where BaseURL was set (--base-url, a provider's
+	// base_url in models.yml, $OPENAI_BASE_URL, the default): what a hint
+	// names when the server there cannot be reached.
+	BaseURLFrom string
+	APIKey      string // empty for a local server that needs none
+	Headers     map[string]string
+	Model       Model
 	// Listed is false when models.yml does not list the model and Model
 	// holds defaults; set_model may want to refuse such a model.
 	Listed bool
@@ -62,7 +66,7 @@ func Resolve(cfg Config, sel Selection, env func(string) string) (Resolved, erro
 	if err != nil {
 		return Resolved{}, err
 	}
-	base, err := cfg.baseURL(p, sel, getenv)
+	base, from, err := cfg.baseURL(p, sel, getenv)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -71,12 +75,13 @@ func Resolve(cfg Config, sel Selection, env func(string) string) (Resolved, erro
 		return Resolved{}, err
 	}
 	return Resolved{
-		Provider: p.Name,
-		BaseURL:  base,
-		APIKey:   key,
-		Headers:  maps.Clone(p.Headers),
-		Model:    model,
-		Listed:   listed,
+		Provider:    p.Name,
+		BaseURL:     base,
+		BaseURLFrom: from,
+		APIKey:      key,
+		Headers:     maps.Clone(p.Headers),
+		Model:       model,
+		Listed:      listed,
 	}, nil
 }
 
@@ -170,7 +175,7 @@ func (c Config) chooseModel(p Provider, sel Selection) (Model, bool, error) {
 	return m, listed, nil
 }
 
-func (c Config) baseURL(p Provider, sel Selection, env func(string) string) (string, error) {
+func (c Config) baseURL(p Provider, sel Selection, env func(string) string) (url, from string, err error) {
 	u, from := strings.TrimSpace(sel.BaseURL), "--base-url"
 	if u == "" {
 		u, from = p.BaseURL, fmt.Sprintf("providers.%s.base_url in %s", p.Name, c.where())
@@ -179,17 +184,17 @@ func (c Config) baseURL(p Provider, sel Selection, env func(string) string) (str
 		u, from = env(EnvOpenAIBaseURL), EnvOpenAIBaseURL
 	}
 	if u == "" && p.Name == OpenAI {
-		u = DefaultOpenAIBaseURL
+		u, from = DefaultOpenAIBaseURL, fmt.Sprintf("the %s provider's default (neither $%s nor base_url in %s is set)", OpenAI, EnvOpenAIBaseURL, c.where())
 	}
 	if u == "" {
-		return "", incomplete("provider %q has no base URL: set base_url under providers.%s in %s, or pass --base-url",
+		return "", "", incomplete("provider %q has no base URL: set base_url under providers.%s in %s, or pass --base-url",
 			p.Name, p.Name, c.where())
 	}
 	checked, err := checkBaseURL(u)
 	if err != nil {
-		return "", incomplete("provider %q: base URL from %s: %v", p.Name, from, err)
+		return "", "", incomplete("provider %q: base URL from %s: %v", p.Name, from, err)
 	}
-	return checked, nil
+	return checked, from, nil
 }
 
 func (c Config) apiKey(p Provider, sel Selection, env func(string) string, baseURL string) (string, error) {

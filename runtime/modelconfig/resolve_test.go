@@ -93,6 +93,7 @@ func TestResolve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Resolve(tt.cfg, tt.sel, tt.env)
 			requireNoError(t, err)
+			got.BaseURLFrom = "" // TestBaseURLFrom
 			requireEqual(t, got, tt.want)
 		})
 	}
@@ -214,4 +215,23 @@ func mustParse(t *testing.T, yml string) Config {
 func withMaxTokens(m Model, n int) Model {
 	m.MaxOutputTokens = n
 	return m
+}
+
+// Resolved says where its base URL came from: what the hint of a server
+// that cannot be reached names.
+func TestBaseURLFrom(t *testing.T) {
+	file := mustParse(t, "providers:\n  local:\n    base_url: http://127.0.0.1:8080/v1\n  openai:\n    api_key: k\n")
+	for _, tt := range []struct {
+		sel  Selection
+		env  func(string) string
+		want string
+	}{
+		{Selection{Provider: "local", Model: "m"}, nil, "providers.local.base_url in p"}, // mustParse names the file p
+		{Selection{Provider: "local", Model: "m", BaseURL: "http://127.0.0.1:9/v1"}, nil, "--base-url"},
+		{Selection{Provider: "openai", Model: "m"}, envOf(EnvOpenAIBaseURL, "http://127.0.0.1:9/v1"), EnvOpenAIBaseURL},
+	} {
+		got, err := Resolve(file, tt.sel, tt.env)
+		requireNoError(t, err)
+		requireEqual(t, got.BaseURLFrom, tt.want)
+	}
 }

@@ -69,6 +69,12 @@ type Info struct {
 	Port         int    `json:"port"`         // the port it listens on
 	LoopbackPort int    `json:"loopbackPort"` // where a local client dials it over plain HTTP
 	StartedAt    string `json:"startedAt"`    // RFC 3339
+	// Args are the flags the daemon was started with ("--name=value"),
+	// secrets left out: what `troupe daemon restart` starts it with again.
+	// Withheld names the flags given but not recorded (an API key), for
+	// the restart to say they must be given again.
+	Args     []string `json:"args,omitempty"`
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 // Describe rewrites the held file as info. It is written in place (the
@@ -122,6 +128,27 @@ func Read(path string) (pid int, held bool, err error) {
 	default:
 		return pid, false, fmt.Errorf("check pid file lock: %w", err)
 	}
+}
+
+// ReadInfo returns the record in path and whether a live process holds
+// it; a bare pid (an older troupe's, or a daemon not yet listening) is
+// an Info with only PID set; a missing file is the zero Info.
+func ReadInfo(path string) (info Info, held bool, err error) {
+	pid, held, err := Read(path)
+	if err != nil || pid == 0 {
+		return Info{}, held, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Info{PID: pid}, held, fmt.Errorf("read pid file: %w", err)
+	}
+	if s := strings.TrimSpace(string(b)); strings.HasPrefix(s, "{") {
+		if err := json.Unmarshal([]byte(s), &info); err != nil {
+			return Info{PID: pid}, held, fmt.Errorf("read pid file: %w", err)
+		}
+		return info, held, nil
+	}
+	return Info{PID: pid}, held, nil
 }
 
 // readPID reads a bare pid or a record's.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 )
@@ -71,7 +72,8 @@ func TestDescribe(t *testing.T) {
 	}
 	defer l.Release()
 	long := Info{PID: os.Getpid(), Host: "0000:0000:0000:0000:0000:0000:0000:0001", Port: 55514, LoopbackPort: 55514, StartedAt: "2026-11-27T21:00:00Z"}
-	short := Info{PID: os.Getpid(), Host: "::1", Port: 1, LoopbackPort: 1, StartedAt: "2026-11-27T21:00:00Z"}
+	short := Info{PID: os.Getpid(), Host: "::1", Port: 1, LoopbackPort: 1, StartedAt: "2026-11-27T21:00:00Z",
+		Args: []string{"--listen=127.0.0.1:0"}, Withheld: []string{"api-key"}}
 	for _, info := range []Info{long, short} {
 		if err := l.Describe(info); err != nil {
 			t.Fatal(err)
@@ -81,11 +83,14 @@ func TestDescribe(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got Info
-		if err := json.Unmarshal(b, &got); err != nil || got != info {
+		if err := json.Unmarshal(b, &got); err != nil || !reflect.DeepEqual(got, info) {
 			t.Fatalf("file %q: %+v %v", b, got, err)
 		}
 		if pid, held, err := Read(path); pid != os.Getpid() || !held || err != nil {
 			t.Fatalf("described file: %d %v %v", pid, held, err)
+		}
+		if got, held, err := ReadInfo(path); !reflect.DeepEqual(got, info) || !held || err != nil {
+			t.Fatalf("ReadInfo: %+v %v %v", got, held, err)
 		}
 	}
 }

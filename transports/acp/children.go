@@ -44,7 +44,7 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 	// kept out of default listings, as hydra's children are.
 	interactive := lo.FromPtr(p.Interactive)
 	create := func(cwd string) {
-		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.Settings,
+		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.newSettings(),
 			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID, Interactive: &interactive}
 		sid := sessions.NewID()
 		c.async(ctx).Create(sid, created, func(err error) {

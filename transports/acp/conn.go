@@ -29,8 +29,10 @@ type Config struct {
 	Transport string
 	Version   string
 	// Settings are a new session's, before session/new's own (the
-	// command's flags).
+	// command's flags); Defaults, when set, gives them as they are now
+	// (the daemon's, whose default model a reload may change).
 	Settings event.Settings
+	Defaults func() event.Settings
 	// OutboundLimit bounds the frames handed to the writer and not yet
 	// written; past it the connection stops taking live events and catches
 	// up from the store once the client has read (0: DefaultOutboundLimit).
@@ -288,4 +290,12 @@ func (c *conn) closeReason() string {
 		return "the client stopped reading: its messages could not be written"
 	}
 	return "the connection is closing"
+}
+
+// newSettings are a new session's settings before its request's own.
+func (c Config) newSettings() event.Settings {
+	if c.Defaults != nil {
+		return c.Defaults()
+	}
+	return c.Settings
 }

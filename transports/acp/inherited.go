@@ -90,7 +90,7 @@ func conversational(u any) any {
 		return v
 	case *acpupdate.ToolCall, *acpupdate.TurnComplete, *acpupdate.PermissionResolved:
 		return u
-	case *acpupdate.PromptReceived, *acpupdate.Info, *acpupdate.Usage, *acpupdate.Mode, *acpupdate.Config, *acpupdate.Compaction:
+	case *acpupdate.PromptReceived, *acpupdate.Info, *acpupdate.Usage, *acpupdate.Mode, *acpupdate.Config, *acpupdate.Compaction, *acpupdate.Retry:
 		return nil
 	}
 	// A response chain's rewrite of an agent update: shown as decided.

@@ -54,7 +54,7 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+p.Meta.Hydra.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
-	settings := c.cfg.Settings
+	settings := c.cfg.newSettings()
 	if m := p.Meta.Hydra.Model; m != "" {
 		set, ok := c.modelChange(settings, m)
 		if !ok {

@@ -85,6 +85,8 @@ func (m *Mapper) updates(ch projection.Change) []any {
 		return SettingsChanged(m.Models, m.View.Settings, p)
 	case *event.CompactionPayload:
 		return []any{CompactionOf(ch.Event, p)}
+	case *event.RetryPayload:
+		return []any{RetryOf(ch.Event, p)}
 	}
 	return nil
 }
@@ -245,6 +247,23 @@ func CompactionOf(e event.Event, p *event.CompactionPayload) *Compaction {
 	return &Compaction{SessionUpdate: "hydra_compaction", Phase: "swapped"}
 }
 
+// RetryOf is a retry event's troupe_retry. The log counts attempts (the
+// first included); a client is told of retries: retry.started's attempt
+// is the one that failed, so it is the retry's number, and the retries
+// are one fewer than the attempts.
+func RetryOf(e event.Event, p *event.RetryPayload) *Retry {
+	u := &Retry{SessionUpdate: "troupe_retry", Attempt: p.Attempt, Retries: max(p.MaxAttempts-1, 0)}
+	switch {
+	case e.Kind == event.RetryStarted:
+		u.Phase, u.DelayMS, u.Error = "started", p.DelayMS, p.Error
+	case p.Success:
+		u.Phase, u.Attempt = "recovered", p.Attempt-1
+	default:
+		u.Phase, u.Attempt, u.Error = "failed", p.Attempt-1, p.Error
+	}
+	return u
+}
+
 // UsageOf is a step's usage_update: the context used (the step's input and
 // output) out of the model's window, and the session's running totals
 // (v folded the step already), omitted while nothing was spent.
@@ -290,6 +309,8 @@ func Describe(u any) (kind, messageID string) {
 	case *PermissionResolved:
 		return u.SessionUpdate, u.MessageID
 	case *Compaction:
+		return u.SessionUpdate, ""
+	case *Retry:
 		return u.SessionUpdate, ""
 	case map[string]any:
 		kind, _ = u["sessionUpdate"].(string)

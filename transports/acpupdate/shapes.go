@@ -161,6 +161,20 @@ type PermissionResolved struct {
 }
 
 // Compaction is hydra's hydra_compaction.
+// Retry is troupe's notice of an automatic retry after a provider error
+// (troupe_retry): a client that does not know the kind ignores it, and
+// it asks no client to take back anything it showed. Attempt counts the
+// retries (1 … Retries); started carries the wait and the error that
+// caused it, recovered and failed end the retries.
+type Retry struct {
+	SessionUpdate string `json:"sessionUpdate"` // troupe_retry
+	Phase         string `json:"phase"`         // started | recovered | failed
+	Attempt       int    `json:"attempt"`
+	Retries       int    `json:"retries"`
+	DelayMS       int64  `json:"delayMs,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
 type Compaction struct {
 	SessionUpdate string `json:"sessionUpdate"` // hydra_compaction
 	Phase         string `json:"phase"`         // started | swapped | failed

@@ -52,6 +52,10 @@ type Config struct {
 	MCPRecall bool
 	// Version is what the daemon reports as its own.
 	Version string
+	// Args and Withheld are recorded in the pid file (pidfile.Info): the
+	// flags the daemon was started with, no secret among them, and the
+	// names of those left out.
+	Args, Withheld []string
 	// Signals makes the first SIGINT or SIGTERM close Done (and a second
 	// exit the process): for a process that is the daemon, not for a test
 	// that hosts several.
@@ -88,6 +92,8 @@ type Daemon struct {
 
 	shutdown sync.Once
 	shutErr  error
+
+	reload reloader
 }
 
 // Start builds the whole daemon from cfg and serves: it takes the home's
@@ -179,15 +185,12 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	if err != nil {
 		return configError{err}
 	}
-	settings, err := eng.DefaultSettings()
-	if err != nil {
-		// Warned about above: sessions are created without a model and
-		// their prompts fail until one resolves.
-		settings.Provider, settings.Model = nil, nil
-	}
+	settings := newSessionSettings(eng)
+	d.reload = reloader{home: d.home, eng: eng, plugins: plug.cfg, log: log}
+	d.reload.settings.Store(&settings)
 	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
 		Home: d.home, ConfigDigest: digest,
-		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
+		Settings: settings, Defaults: d.reload.current, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
 		Chain:   func() []string { return pipe.ResolveChain(nil) },
 		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
@@ -198,7 +201,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
+		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Defaults: d.reload.current, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline, Agents: agents},
 		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {
@@ -212,6 +215,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// agent-facing ones; any other /mcp/{name} an extension's.
 	handlers := agentMCP.handlers(rt.Sessions, cfg.Version, log)
 	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
+	handlers["POST /v1/reload"] = d.reloadHandler()
 	// Signals are ours before daemon.addr exists: a client that reads the
 	// address may stop the daemon at once, and a SIGTERM that came before
 	// the handler would kill it without the ordered shutdown.
@@ -247,10 +251,13 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// shutdown is abandoned, and its connection is still there to hear it.
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { pipe.Abandon(rt.System.Root); return nil })
 	srv.Serve()
-	if err := d.lock.Describe(discovery(cmp.Or(listen, DefaultListen), srv.Addr())); err != nil {
+	if err := d.lock.Describe(discovery(cmp.Or(listen, DefaultListen), srv.Addr(), cfg)); err != nil {
 		log.Warn("Hydra's clients will not find this daemon", "error", err)
 	}
 	go d.watch(stopCtx)
+	if cfg.Signals {
+		go d.reloadOnHUP(stopCtx)
+	}
 	return nil
 }
 
@@ -319,12 +326,12 @@ func (d *Daemon) Shutdown(ctx context.Context) error {
 
 // discovery is the pid file's record of a daemon listening at addr, asked
 // to bind listen: what Hydra's clients find a daemon by.
-func discovery(listen string, addr net.Addr) pidfile.Info {
+func discovery(listen string, addr net.Addr, cfg Config) pidfile.Info {
 	host, _, _ := net.SplitHostPort(listen)
 	port := 0
 	if tcp, ok := addr.(*net.TCPAddr); ok {
 		port = tcp.Port
 	}
 	return pidfile.Info{PID: os.Getpid(), Host: host, Port: port, LoopbackPort: port,
-		StartedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+		StartedAt: time.Now().UTC().Format(time.RFC3339Nano), Args: cfg.Args, Withheld: cfg.Withheld}
 }

@@ -39,8 +39,10 @@ type Config struct {
 	// DefaultCwd is a new session's directory when the request names none.
 	DefaultCwd string
 	// Settings are a new session's before the request's own (the daemon's
-	// flags: its default model among them), as ACP session/new records.
+	// flags: its default model among them), as ACP session/new records;
+	// Defaults, when set, gives them as they are now (after a reload).
 	Settings event.Settings
+	Defaults func() event.Settings
 	// Titler writes titles for PATCH {"regen": true}; nil refuses regen.
 	Titler Titler
 	// Clients says who is attached to a session over ACP (the ACP hub);

@@ -66,7 +66,7 @@ func (a *API) newSession(req createRequest) (event.CreatedPayload, error) {
 	if err != nil {
 		return event.CreatedPayload{}, err
 	}
-	created := event.CreatedPayload{Cwd: cwd, Title: req.Title, OriginTransport: "rest", Settings: a.cfg.Settings}
+	created := event.CreatedPayload{Cwd: cwd, Title: req.Title, OriginTransport: "rest", Settings: a.newSettings()}
 	if len(req.MCPServers) > 0 && string(req.MCPServers) != "null" {
 		created.MCPServers = req.MCPServers
 	}
@@ -119,4 +119,12 @@ func (a *API) model(name string) (provider, model string, err error) {
 		}
 	}
 	return "", "", fmt.Errorf("model %q is not configured", name)
+}
+
+// newSettings are a new session's settings before the request's own.
+func (a *API) newSettings() event.Settings {
+	if a.cfg.Defaults != nil {
+		return a.cfg.Defaults()
+	}
+	return a.cfg.Settings
 }

@@ -73,7 +73,9 @@ func (f *fold) toolCompleted(ch projection.Change, p *event.ToolCompletedPayload
 
 func (f *fold) retry(kind event.Kind, p *event.RetryPayload) {
 	if kind == event.RetryStarted {
-		f.out(retryStartEvent{Type: "auto_retry_start", Attempt: p.Attempt, MaxAttempts: p.MaxAttempts, DelayMs: p.DelayMS, ErrorMessage: p.Error})
+		// pi counts the retries (maxAttempts 3: three retries after the
+		// first failure); the log counts the attempts, the first included.
+		f.out(retryStartEvent{Type: "auto_retry_start", Attempt: p.Attempt, MaxAttempts: max(p.MaxAttempts-1, 0), DelayMs: p.DelayMS, ErrorMessage: p.Error})
 		return
 	}
 	ev := retryEndEvent{Type: "auto_retry_end", Success: p.Success, Attempt: p.Attempt}

@@ -21,6 +21,7 @@ type Ask struct {
 	ID         json.RawMessage
 	ToolCallID string
 	Title      string
+	Kind       string // ACP's tool kind: read, edit, execute, search, fetch, …
 	Summary    string
 	Options    []Option
 }
@@ -30,6 +31,7 @@ type askParams struct {
 	ToolCall  struct {
 		ToolCallID string          `json:"toolCallId"`
 		Title      string          `json:"title"`
+		Kind       string          `json:"kind"`
 		RawInput   json.RawMessage `json:"rawInput"`
 	} `json:"toolCall"`
 	Options []Option `json:"options"`
@@ -44,7 +46,7 @@ func ParseAsk(id, params json.RawMessage) (*Ask, error) {
 	if len(p.Options) == 0 {
 		return nil, fmt.Errorf("permission request for %s offers no options", p.ToolCall.ToolCallID)
 	}
-	a := &Ask{ID: id, ToolCallID: p.ToolCall.ToolCallID, Title: p.ToolCall.Title, Options: p.Options}
+	a := &Ask{ID: id, ToolCallID: p.ToolCall.ToolCallID, Title: p.ToolCall.Title, Kind: p.ToolCall.Kind, Options: p.Options}
 	if len(p.ToolCall.RawInput) > 0 {
 		a.Summary = summary(p.ToolCall.RawInput)
 	}
@@ -146,25 +148,32 @@ func (r *Renderer) permissionResolved(u *update) {
 		delete(r.answered, u.ToolCallID)
 		return
 	}
+	msg := "answered by another client: " + u.Outcome
+	switch {
+	case u.Outcome == "cancelled":
+		msg = "withdrawn: the turn was cancelled"
+	case u.ResolvedBy == "mode":
+		msg = "settled by the approval mode: " + u.Outcome
+	case u.ResolvedBy != "" && u.ResolvedBy != "daemon":
+		msg = "answered by " + u.ResolvedBy + ": " + u.Outcome
+	}
+	r.withdraw(u.ToolCallID, msg)
+}
+
+// withdraw takes a waiting request away, saying msg where its prompt
+// stands when it is the one shown; the next waiting one is shown.
+func (r *Renderer) withdraw(toolCallID, msg string) bool {
 	for i, a := range r.asks {
-		if a.ToolCallID != u.ToolCallID {
+		if a.ToolCallID != toolCallID {
 			continue
 		}
 		r.asks = append(r.asks[:i:i], r.asks[i+1:]...)
-		msg := "answered by another client: " + u.Outcome
-		switch {
-		case u.Outcome == "cancelled":
-			msg = "withdrawn: the turn was cancelled"
-		case u.ResolvedBy == "mode":
-			msg = "settled by the approval mode: " + u.Outcome
-		case u.ResolvedBy != "" && u.ResolvedBy != "daemon":
-			msg = "answered by " + u.ResolvedBy + ": " + u.Outcome
-		}
 		if i == 0 {
 			// The prompt is withdrawn where it stands, on its own line.
 			r.write(r.st.wrap(sgrDim, msg) + "\n")
 			r.showAsk()
 		}
-		return
+		return true
 	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ type ClientConfig struct {
 	// instead of a prompt: the request stays open for a client that can
 	// answer it.
 	AskElsewhere string
+	// Policy, when set, answers the requests it names, bounds the wait of
+	// the others and, unattended, denies what nobody can answer.
+	Policy *Policy
 }
 
 // Client is one person's view of sessions over one ACP connection: it
@@ -57,6 +61,7 @@ type Client struct {
 	readonly  bool
 	lastInt   time.Time
 	detached  bool
+	expires   map[string]expiring // by tool call id: the requests a Policy's Timeout bounds
 }
 
 // doubleInterrupt is how soon a second Ctrl-C detaches rather than
@@ -66,7 +71,8 @@ const doubleInterrupt = time.Second
 // NewClient starts reading the connection and the keys.
 func NewClient(cfg ClientConfig) *Client {
 	c := &Client{cfg: cfg, conn: cfg.Conn, r: NewRenderer(cfg.Out, cfg.Options), now: cfg.Options.Now,
-		frames: make(chan jsonrpc.Message, 64), stop: make(chan struct{}), results: map[string]jsonrpc.Message{}}
+		frames: make(chan jsonrpc.Message, 64), stop: make(chan struct{}), results: map[string]jsonrpc.Message{},
+		expires: map[string]expiring{}}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -208,11 +214,16 @@ var ErrClosed = errors.New("the daemon closed the connection")
 // step handles one thing that happened: a frame, a key, an interrupt, a
 // spinner tick.
 func (c *Client) step(ctx context.Context) error {
-	var tick <-chan time.Time
+	var tick, expiry <-chan time.Time
 	if c.cfg.Options.Live {
 		t := time.NewTimer(100 * time.Millisecond)
 		defer t.Stop()
 		tick = t.C
+	}
+	if at, ok := c.nextExpiry(); ok {
+		t := time.NewTimer(at.Sub(c.now()))
+		defer t.Stop()
+		expiry = t.C
 	}
 	select {
 	case f, ok := <-c.frames:
@@ -234,6 +245,8 @@ func (c *Client) step(ctx context.Context) error {
 	case <-tick:
 		c.r.Tick()
 		return c.r.Err()
+	case <-expiry:
+		return c.expire()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -252,6 +265,7 @@ func (c *Client) handle(f jsonrpc.Message) error {
 	case f.Method == "session/update":
 		var s sessionOf
 		if json.Unmarshal(f.Params, &s) == nil && s.SessionID == c.sessionID {
+			c.settled(f.Params)
 			c.r.Update(f.Params)
 		}
 	default:
@@ -273,12 +287,60 @@ func (c *Client) serve(f jsonrpc.Message) error {
 	if err != nil {
 		return c.send("answer", jsonrpc.NewErrorAnswer(f.ID, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())))
 	}
-	if c.cfg.Keys == nil && c.cfg.AskElsewhere != "" {
-		c.r.Note(c.cfg.AskElsewhere)
+	p := c.cfg.Policy
+	if o, why, ok := p.decide(a); ok {
+		verb := "allowed"
+		if strings.HasPrefix(o.Kind, "reject") {
+			verb = "denied"
+		}
+		c.r.Note(fmt.Sprintf("%s %s (%s)", verb, a.Title, why))
+		if err := c.answer(a, o, true); err != nil {
+			return err
+		}
 		return c.r.Err()
 	}
-	c.r.Ask(a)
+	switch {
+	case c.cfg.Keys != nil:
+		c.r.Ask(a)
+	case p != nil && p.Timeout > 0:
+		c.r.Note(fmt.Sprintf("%s (denied after %s unanswered)", c.cfg.AskElsewhere, p.Timeout))
+	case p != nil && p.Unattended:
+		msg := "denied " + a.Title + ": no one to answer here"
+		if p.Hint != nil {
+			msg += "; " + p.Hint(a)
+		}
+		c.r.Note(msg)
+		o, ok := a.pick("reject")
+		if err := c.answer(a, o, ok); err != nil {
+			return err
+		}
+		return c.r.Err()
+	case c.cfg.AskElsewhere != "":
+		c.r.Note(c.cfg.AskElsewhere)
+		return c.r.Err()
+	default:
+		c.r.Ask(a)
+	}
+	if p != nil && p.Timeout > 0 {
+		c.expires[a.ToolCallID] = expiring{ask: a, at: c.now().Add(p.Timeout)}
+	}
 	return c.r.Err()
+}
+
+// settled forgets the deadline of a request answered elsewhere.
+func (c *Client) settled(params json.RawMessage) {
+	if len(c.expires) == 0 {
+		return
+	}
+	var u struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			ToolCallID    string `json:"toolCallId"`
+		} `json:"update"`
+	}
+	if json.Unmarshal(params, &u) == nil && u.Update.SessionUpdate == "permission_resolved" {
+		delete(c.expires, u.Update.ToolCallID)
+	}
 }
 
 type permissionOutcome struct {
@@ -296,9 +358,8 @@ func (c *Client) key(k byte) error {
 	if !ok {
 		return c.r.Err()
 	}
-	var ans permissionOutcome
-	ans.Outcome.Outcome, ans.Outcome.OptionID = "selected", o.OptionID
-	return c.send("answer", jsonrpc.NewResult(a.ID, ans))
+	delete(c.expires, a.ToolCallID)
+	return c.answer(a, o, true)
 }
 
 // interrupt is Ctrl-C: the first cancels the running turn, a second

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -201,6 +202,9 @@ type update struct {
 	CurrentModeID string          `json:"currentModeId"`
 	Phase         string          `json:"phase"`
 	Error         string          `json:"error"`
+	Attempt       int             `json:"attempt"`
+	Retries       int             `json:"retries"`
+	DelayMS       int64           `json:"delayMs"`
 	Meta          struct {
 		Hydra struct {
 			CompatFor string `json:"compatFor"`
@@ -249,6 +253,8 @@ func (r *Renderer) Update(params json.RawMessage) {
 		}
 	case "hydra_compaction":
 		r.compaction(u)
+	case "troupe_retry":
+		r.retry(u)
 	}
 }
 
@@ -303,6 +309,28 @@ func (r *Renderer) compaction(u *update) {
 	case "failed":
 		r.Error("compaction failed: " + u.Error)
 	}
+}
+
+// retry says each automatic retry, counted against the retries allowed,
+// with its wait and the error that caused it (the spinner goes on
+// meanwhile), and the recovery; retries spent are followed by the
+// turn's error.
+func (r *Renderer) retry(u *update) {
+	switch u.Phase {
+	case "started":
+		r.Note(fmt.Sprintf("retry %d/%d in %s: %s", u.Attempt, u.Retries, time.Duration(u.DelayMS)*time.Millisecond, u.Error))
+	case "recovered":
+		r.Note(fmt.Sprintf("recovered after %d %s", u.Attempt, plural(u.Attempt, "retry", "retries")))
+	case "failed":
+		r.Note(fmt.Sprintf("gave up after %d %s", u.Attempt, plural(u.Attempt, "retry", "retries")))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *Renderer) startWaiting() {

@@ -35,7 +35,10 @@ type Options struct {
 	DenyUnapproved bool
 	MaxSteps       int
 	AutoRetry      bool
-	SystemPrompt   string
+	// RetryDelay is the wait before the first automatic retry, doubled
+	// for each next one; 0 is the run's default (2 s).
+	RetryDelay   time.Duration
+	SystemPrompt string
 	// ExtraTools are offered besides the built-ins (tests, embedders).
 	ExtraTools []tools.Tool
 }
@@ -43,7 +46,7 @@ type Options struct {
 // Engine is a built engine with its caches.
 type Engine struct {
 	opts    Options
-	cfg     modelconfig.Config
+	cfg     atomic.Pointer[modelconfig.Config] // models.yml; Reload swaps it
 	catalog skills.Catalog
 	ids     atomic.Int64
 	prefix  string
@@ -72,12 +75,17 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load skills: %w", err)
 	}
-	return &Engine{
-		opts: opts, cfg: cfg, catalog: cat,
+	e := &Engine{
+		opts: opts, catalog: cat,
 		prefix:  fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
 		clients: map[string]*openai.Client{}, styles: map[string]string{},
-	}, nil
+	}
+	e.cfg.Store(&cfg)
+	return e, nil
 }
+
+// config is models.yml as last loaded.
+func (e *Engine) config() modelconfig.Config { return *e.cfg.Load() }
 
 // Check resolves the default selection now, so a command can report a
 // missing or wrong configuration before it starts.
@@ -95,7 +103,7 @@ func (e *Engine) Session() *session.Engine {
 		DefaultMode:    e.opts.Mode,
 		DenyUnapproved: e.opts.DenyUnapproved,
 		MaxSteps:       e.opts.MaxSteps,
-		Retry:          run.Retry{Enabled: e.opts.AutoRetry},
+		Retry:          run.Retry{Enabled: e.opts.AutoRetry, BaseDelay: e.opts.RetryDelay},
 		SpillDir:       filepath.Join(e.opts.Home, "spill"),
 		NewID:          e.newID,
 	}
@@ -173,7 +181,7 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 		return run.Model{}, err
 	}
 	if provider == nil {
-		provider = client
+		provider = reach{Provider: client, res: res, models: cmp.Or(e.config().Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
 	}
 	thinking, err := e.thinking(st.Settings)
 	if err != nil {

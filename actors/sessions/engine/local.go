@@ -48,7 +48,7 @@ func (e *Engine) localServers() LocalServers {
 // resolveSelection is modelconfig.Resolve, plus the llama provider.
 func (e *Engine) resolveSelection(sel modelconfig.Selection) (modelconfig.Resolved, error) {
 	if sel.Provider != LocalProvider {
-		return modelconfig.Resolve(e.cfg, sel, e.opts.Env)
+		return modelconfig.Resolve(e.config(), sel, e.opts.Env)
 	}
 	if e.localServers() == nil {
 		return modelconfig.Resolved{}, errors.New("provider llama: this command runs no llama-servers")

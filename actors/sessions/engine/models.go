@@ -11,50 +11,62 @@ import (
 )
 
 // Models answers clients' questions about models from the models.yml and
-// flags this engine runs on.
+// flags this engine runs on; after a Reload, from the new models.yml.
 func (e *Engine) Models() sessions.Models {
-	e.modelsOnce.Do(func() { e.models = newCatalog(e, e.cfg, e.opts.Selection, e.opts.Env) })
+	e.modelsOnce.Do(func() { e.models = &catalog{e: e, sel: e.opts.Selection, env: e.opts.Env} })
 	return e.models
 }
 
 // catalog resolves models as a client names them (provider and id); the
-// flags' endpoint and key apply to the default provider only.
+// flags' endpoint and key apply to the default provider only. What it
+// resolved is cached until the engine's models.yml changes (Reload).
 type catalog struct {
-	e        *Engine // for the llama provider's configs
-	cfg      modelconfig.Config
-	sel      modelconfig.Selection
-	env      func(string) string
-	provider string // the default selection, resolved
-	model    string
+	e   *Engine // for the llama provider's configs and models.yml
+	sel modelconfig.Selection
+	env func(string) string
 
-	mu    sync.Mutex
-	cache map[string]modelconfig.Resolved
+	mu       sync.Mutex
+	loaded   *modelconfig.Config // the models.yml the rest were resolved from
+	provider string              // the default selection, resolved
+	model    string
+	cache    map[string]modelconfig.Resolved
 }
 
-func newCatalog(e *Engine, cfg modelconfig.Config, sel modelconfig.Selection, env func(string) string) *catalog {
-	c := &catalog{e: e, cfg: cfg, sel: sel, env: env, cache: map[string]modelconfig.Resolved{}}
-	if sel.Provider == LocalProvider {
+// current is the engine's models.yml and the default selection resolved
+// from it, afresh when it was reloaded. c.mu is held.
+func (c *catalog) current() modelconfig.Config {
+	cfg := c.e.cfg.Load()
+	if cfg == c.loaded {
+		return *cfg
+	}
+	c.loaded, c.cache = cfg, map[string]modelconfig.Resolved{}
+	c.provider, c.model = "", ""
+	if c.sel.Provider == LocalProvider {
 		// A config's server may be set up after the catalog: resolved when
 		// asked.
-		c.provider, c.model = LocalProvider, sel.Model
-		return c
-	}
-	if res, err := modelconfig.Resolve(cfg, sel, env); err == nil {
+		c.provider, c.model = LocalProvider, c.sel.Model
+	} else if res, err := modelconfig.Resolve(*cfg, c.sel, c.env); err == nil {
 		c.provider, c.model = res.Provider, res.Model.ID
 	}
-	return c
+	return *cfg
 }
 
-func (c *catalog) Default() (string, string) { return c.provider, c.model }
+func (c *catalog) Default() (string, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.current()
+	return c.provider, c.model
+}
 
 func (c *catalog) resolve(provider, id string) (modelconfig.Resolved, error) {
 	if provider == LocalProvider {
 		// Read each time: configs are files a person edits while troupe runs.
 		return c.e.resolveSelection(modelconfig.Selection{Provider: provider, Model: id})
 	}
-	key := provider + "\x00" + id
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	cfg := c.current()
+	key := provider + "\x00" + id
 	if r, ok := c.cache[key]; ok {
 		return r, nil
 	}
@@ -62,7 +74,7 @@ func (c *catalog) resolve(provider, id string) (modelconfig.Resolved, error) {
 	if provider == c.provider {
 		sel.BaseURL, sel.APIKey = c.sel.BaseURL, c.sel.APIKey
 	}
-	r, err := modelconfig.Resolve(c.cfg, sel, c.env)
+	r, err := modelconfig.Resolve(cfg, sel, c.env)
 	if err != nil {
 		return r, err
 	}
@@ -92,24 +104,27 @@ func describe(provider string, m modelconfig.Model) sessions.Model {
 // List is models.yml's models, after the flag-selected one when
 // models.yml does not list it.
 func (c *catalog) List() []sessions.Model {
-	refs := c.cfg.Models()
+	c.mu.Lock()
+	refs := c.current().Models()
+	provider, model := c.provider, c.model
+	c.mu.Unlock()
 	out := make([]sessions.Model, 0, len(refs)+1)
 	listed := false
 	for _, r := range refs {
 		out = append(out, describe(r.Provider, r.Model))
-		listed = listed || (r.Provider == c.provider && r.Model.ID == c.model)
+		listed = listed || (r.Provider == provider && r.Model.ID == model)
 	}
-	if !listed && c.provider != "" && c.provider != LocalProvider {
-		if res, err := c.resolve(c.provider, c.model); err == nil {
-			out = append([]sessions.Model{describe(c.provider, res.Model)}, out...)
+	if !listed && provider != "" && provider != LocalProvider {
+		if res, err := c.resolve(provider, model); err == nil {
+			out = append([]sessions.Model{describe(provider, res.Model)}, out...)
 		}
 	}
-	return append(out, c.localModels()...)
+	return append(out, c.localModels(provider, model)...)
 }
 
 // localModels is a model per llama config, the default's first, when this
 // engine runs llama-servers.
-func (c *catalog) localModels() []sessions.Model {
+func (c *catalog) localModels(provider, model string) []sessions.Model {
 	if c.e.localServers() == nil {
 		return nil
 	}
@@ -124,7 +139,7 @@ func (c *catalog) localModels() []sessions.Model {
 			continue
 		}
 		m := describe(LocalProvider, res.Model)
-		if c.provider == LocalProvider && en.Name == c.model {
+		if provider == LocalProvider && en.Name == model {
 			out = append([]sessions.Model{m}, out...)
 			continue
 		}

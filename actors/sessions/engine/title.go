@@ -21,7 +21,7 @@ const maxTitle = 80
 // Title asks the model of a session with settings set for a short title of
 // conversation (an excerpt of its prompts and replies).
 func (e *Engine) Title(ctx context.Context, set event.Settings, conversation string) (string, error) {
-	res, err := modelconfig.Resolve(e.cfg, e.selection(set), e.opts.Env)
+	res, err := modelconfig.Resolve(e.config(), e.selection(set), e.opts.Env)
 	if err != nil {
 		return "", err
 	}

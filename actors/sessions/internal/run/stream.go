@@ -176,7 +176,7 @@ func (t *run) streamFailed(ctx actor.Context, m *streamDone) {
 	}
 	t.completeMessage(ctx, m.resp, m.parsed, nil)
 	t.errKind, t.errRetryable = event.ErrorKindProvider, llm.IsRetryable(m.err)
-	t.end(ctx, event.StopError, m.err.Error())
+	t.end(ctx, event.StopError, llm.WithHint(m.err)) // the hint once, at the end
 }
 
 // completeMessage records the step's assistant message (partial when the
