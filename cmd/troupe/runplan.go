@@ -20,6 +20,10 @@ type runPlan struct {
 	change  event.Settings        // the flags' changes to an existing session
 	runID   string                // the interrupted run to continue (no prompt)
 	lastSeq int64                 // the log's end before this invocation
+	// endpoint is the model server the resumed run will call, checked
+	// before the session wakes; "" for a new prompt or a server troupe
+	// starts itself (provider llama).
+	endpoint string
 }
 
 // planRun picks the session and its settings. Without a prompt there must
@@ -57,6 +61,13 @@ func planRun(ctx context.Context, store *persistence.Store, eng *engine.Engine, 
 	p := runPlan{id: id, change: change, lastSeq: st.LastSeq}
 	if prompt == "" {
 		p.runID = st.ActiveRun
+		res, err := eng.CheckSettings(st.Settings.Merge(change))
+		if err != nil {
+			return runPlan{}, err
+		}
+		if res.Provider != engine.LocalProvider {
+			p.endpoint = res.BaseURL
+		}
 	}
 	return p, nil
 }
