@@ -116,6 +116,10 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
 		emit(acpupdate.CompactionOf(e, p))
+	case *event.RetryPayload:
+		if u := acpupdate.RetryOf(ch, p); u != nil {
+			emit(u)
+		}
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
 			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())

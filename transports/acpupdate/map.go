@@ -85,8 +85,25 @@ func (m *Mapper) updates(ch projection.Change) []any {
 		return SettingsChanged(m.Models, m.View.Settings, p)
 	case *event.CompactionPayload:
 		return []any{CompactionOf(ch.Event, p)}
+	case *event.RetryPayload:
+		if u := RetryOf(ch, p); u != nil {
+			return []any{u}
+		}
 	}
 	return nil
+}
+
+// RetryOf is a retry.started's notice (troupe_retry), naming the message
+// whose attempt was cut off; nil for retry.ended.
+func RetryOf(ch projection.Change, p *event.RetryPayload) *Retry {
+	if ch.Event.Kind != event.RetryStarted {
+		return nil
+	}
+	u := &Retry{SessionUpdate: "troupe_retry", Attempt: p.Attempt, MaxAttempts: p.MaxAttempts, DelayMS: p.DelayMS, Error: p.Error}
+	if ch.Run != nil && ch.Run.Step != nil {
+		u.Meta = MessageMeta(ch.Run.Step.MessageID)
+	}
+	return u
 }
 
 // ChunkKind is the chunk a text or thinking delta streams into.
@@ -290,6 +307,8 @@ func Describe(u any) (kind, messageID string) {
 	case *PermissionResolved:
 		return u.SessionUpdate, u.MessageID
 	case *Compaction:
+		return u.SessionUpdate, ""
+	case *Retry:
 		return u.SessionUpdate, ""
 	case map[string]any:
 		kind, _ = u["sessionUpdate"].(string)

@@ -161,6 +161,20 @@ type PermissionResolved struct {
 }
 
 // Compaction is hydra's hydra_compaction.
+// Retry is troupe's notice that a step's stream failed and is tried
+// again: what streamed of the attempt (the chunks of message MessageID
+// since the step began) is cut off, and the step's message streams again
+// from its start under the same id. A client that knows it ends or marks
+// the text shown; others ignore an update they do not know, as ACP asks.
+type Retry struct {
+	SessionUpdate string      `json:"sessionUpdate"` // troupe_retry
+	Attempt       int         `json:"attempt"`       // the attempt that failed, from 1
+	MaxAttempts   int         `json:"maxAttempts"`
+	DelayMS       int64       `json:"delayMs"`
+	Error         string      `json:"error,omitempty"`
+	Meta          *UpdateMeta `json:"_meta,omitempty"`
+}
+
 type Compaction struct {
 	SessionUpdate string `json:"sessionUpdate"` // hydra_compaction
 	Phase         string `json:"phase"`         // started | swapped | failed

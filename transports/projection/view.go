@@ -75,6 +75,10 @@ type Change struct {
 	// BlockOpened: the delta began Block (the channel or tool call
 	// changed); the previous block is complete.
 	BlockOpened bool
+	// Abandoned, on a retry.started, is what the step's failed attempt
+	// streamed: no longer the step's (Step.Blocks starts afresh), to be
+	// ended or marked as cut off wherever it was shown.
+	Abandoned []*Block
 }
 
 // Run returns the latest run under way, nil when the session is idle.

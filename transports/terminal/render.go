@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -201,6 +202,8 @@ type update struct {
 	CurrentModeID string          `json:"currentModeId"`
 	Phase         string          `json:"phase"`
 	Error         string          `json:"error"`
+	Attempt       int             `json:"attempt"`
+	MaxAttempts   int             `json:"maxAttempts"`
 	Meta          struct {
 		Hydra struct {
 			CompatFor string `json:"compatFor"`
@@ -249,7 +252,29 @@ func (r *Renderer) Update(params json.RawMessage) {
 		}
 	case "hydra_compaction":
 		r.compaction(u)
+	case "troupe_retry":
+		r.retry(u)
 	}
+}
+
+// retry marks what the failed attempt streamed as cut off and discarded:
+// the step's reply streams again from its start below the mark. Written
+// text cannot be taken back from a pipe, so it is marked, the same on a
+// terminal.
+func (r *Renderer) retry(u *update) {
+	what := "the model's reply failed"
+	if r.block == "text" || r.block == "thought" {
+		what = "the reply above was cut off and is discarded"
+	}
+	msg := "↻ " + what
+	if u.Error != "" {
+		msg += " (" + oneLine(u.Error, 120) + ")"
+	}
+	if u.MaxAttempts > 0 {
+		msg += fmt.Sprintf("; retrying, attempt %d of %d", u.Attempt+1, u.MaxAttempts)
+	}
+	r.line(r.st.wrap(sgrYellow, msg))
+	r.startWaiting()
 }
 
 func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {

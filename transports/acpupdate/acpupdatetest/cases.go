@@ -175,7 +175,8 @@ func rows(tb testing.TB) []Case {
 				Usage: event.Usage{Input: 100, Output: 20, CacheRead: 5, Cost: 0.25}}),
 			Want: []string{`{"sessionUpdate":"usage_update","used":125,"size":8192,"cost":{"amount":0.25,"currency":"USD"},"tokenUsage":{"prompt":100,"completion":20,"cacheRead":5,"cacheWrite":0}}`}},
 		{Name: "retry started", Kind: event.RetryStarted, Log: running(tb).
-			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, DelayMS: 100, Error: "overloaded"})},
+			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, DelayMS: 100, Error: "overloaded"}),
+			Want: []string{`{"sessionUpdate":"troupe_retry","attempt":1,"maxAttempts":3,"delayMs":100,"error":"overloaded","_meta":{"hydra-acp":{"acpMessageId":"a1"}}}`}},
 		{Name: "retry ended", Kind: event.RetryEnded, Log: running(tb).
 			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Error: "overloaded"}).
 			Add(event.RetryEnded, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Success: true})},
