@@ -66,9 +66,9 @@ func TestRetriedStepRPC(t *testing.T) {
 		var m struct {
 			Type    string `json:"type"`
 			Message struct {
-				Role       string `json:"role"`
-				StopReason string `json:"stopReason"`
-				Error      string `json:"errorMessage"`
+				Role       string          `json:"role"`
+				StopReason string          `json:"stopReason"`
+				Error      string          `json:"errorMessage"`
 				Content    json.RawMessage `json:"content"`
 			} `json:"message"`
 			Success *bool `json:"success"`
