@@ -87,6 +87,9 @@ func (a *Ask) option(key byte) (Option, bool) {
 
 // Ask queues a permission request; the first waiting is shown.
 func (r *Renderer) Ask(a *Ask) {
+	if t := r.tools[a.ToolCallID]; t != nil {
+		t.awaiting = true // its run starts at the decision
+	}
 	r.asks = append(r.asks, a)
 	if len(r.asks) == 1 {
 		r.showAsk()

@@ -241,6 +241,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 	case "tool_call", "tool_call_update":
 		r.tool(u, at)
 	case "permission_resolved":
+		r.permissionWaited(u.ToolCallID, at)
 		r.permissionResolved(u)
 	case "turn_complete":
 		r.TurnEnded(u.StopReason)
