@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence"
@@ -61,11 +62,14 @@ func planRun(ctx context.Context, store *persistence.Store, eng *engine.Engine, 
 	p := runPlan{id: id, change: change, lastSeq: st.LastSeq}
 	if prompt == "" {
 		p.runID = st.ActiveRun
-		res, err := eng.CheckSettings(st.Settings.Merge(change))
+		set := st.Settings.Merge(change)
+		res, err := eng.CheckSettings(set)
 		if err != nil {
 			return runPlan{}, err
 		}
-		if res.Provider != engine.LocalProvider {
+		// Only a run that will call the model again needs its server: one
+		// the crash policy stops is closed without it.
+		if res.Provider != engine.LocalProvider && lo.FromPtr(set.CrashPolicy) != event.CrashStop {
 			p.endpoint = res.BaseURL
 		}
 	}

@@ -290,8 +290,35 @@ func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
 	if kind != "user" {
 		r.stopWaiting()
 	}
+	if kind == "thought" && !r.st.colour {
+		// Without colour thinking is not dimmed: each of its lines is
+		// marked instead, so it cannot pass for the answer.
+		r.openBlock(kind, seq, "")
+		r.writeTo(r.blockOut(), r.markThought(text))
+		return
+	}
 	r.openBlock(kind, seq, prefix)
 	r.writeTo(r.blockOut(), text)
+}
+
+// thoughtMark starts each line of thinking shown without colour.
+const thoughtMark = "┊ "
+
+// markThought is text with thoughtMark at the start of each line it
+// starts; a line break at its end leaves the mark to the next text, so a
+// thought that ends never leaves a bare mark behind.
+func (r *Renderer) markThought(text string) string {
+	var b strings.Builder
+	for i, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		if i > 0 || r.lineStart {
+			b.WriteString(thoughtMark)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // PromptSent: this client's own prompt went out, so a turn will run.
