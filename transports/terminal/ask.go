@@ -98,6 +98,21 @@ func (r *Renderer) Ask(a *Ask) {
 
 func (r *Renderer) asking() bool { return len(r.asks) > 0 }
 
+// Withdraw ends the requests shown or waiting, on the person's cancel of
+// the turn (which cancels them): the one shown says so where it stands,
+// and none is drawn again under the lines the cancel brings, nor said
+// withdrawn again when the daemon resolves it.
+func (r *Renderer) Withdraw() {
+	if len(r.asks) == 0 {
+		return
+	}
+	r.write("→ " + r.st.wrap(sgrDim, "withdrawn") + "\n")
+	for _, a := range r.asks {
+		r.answered[a.ToolCallID] = true
+	}
+	r.asks = nil
+}
+
 // showAsk writes the first request's prompt, left open for the answer.
 func (r *Renderer) showAsk() {
 	if len(r.asks) == 0 {
