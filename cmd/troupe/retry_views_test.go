@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -40,6 +43,10 @@ func TestRetriedStepTerminalAndACP(t *testing.T) {
 	testkit.NoError(t, err)
 	if !strings.Contains(string(body), `"sessionUpdate":"troupe_retry","attempt":1`) {
 		t.Fatalf("no retry notice in the history:\n%s", body)
+	}
+	// The retry's text is a message of its own there too.
+	if !regexp.MustCompile(`"text":"The whole answer\."[^\n]*"acpMessageId":"[^"]+-attempt-2"`).Match(body) {
+		t.Fatalf("the retry's text is not a message of its own in the history:\n%s", body)
 	}
 	env = append(env, "TROUPE_HOME="+d.home)
 	tr := cli(t, env, "", "session", "transcript", sid).ok(t, "transcript")
@@ -135,5 +142,51 @@ func TestRetriedStepRun(t *testing.T) {
 	testkit.DeepEqual(t, lines[1:], []string{"Half an ans", "The whole answer.", "[end_turn · 0 in / 0 out tokens]"})
 	if !strings.Contains(stderr, "↻ the reply above was cut off and is discarded") {
 		t.Fatalf("stderr does not mark the cut text: %s", stderr)
+	}
+}
+
+// An ACP client is told of the retry (troupe_retry, naming the message
+// cut) and is sent the retry's text as a message of its own: nothing it
+// has shown needs taking back, and the two are never joined.
+func TestRetriedStepACP(t *testing.T) {
+	env, model := llmEnv(t, cutThenWhole()...)
+	d := startDaemon(t, t.TempDir(), env, model...)
+	sid := d.create(t, t.TempDir())
+	c := d.dialACP(t, "editor")
+	c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	pid := c.Prompt(sid, "answer me")
+	var order []string
+	ids := map[string]string{} // what was shown -> its acpMessageId
+	for _, f := range c.Until(func(f acpclient.Frame) bool { return f.Method == "" && string(f.ID) == strconv.Itoa(pid) }) {
+		var p struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+				Content       struct {
+					Text string `json:"text"`
+				} `json:"content"`
+				Meta struct {
+					Hydra struct {
+						ACPMessageID string `json:"acpMessageId"`
+					} `json:"hydra-acp"`
+				} `json:"_meta"`
+			} `json:"update"`
+		}
+		if f.Method != "session/update" || json.Unmarshal(f.Params, &p) != nil {
+			continue
+		}
+		u := p.Update
+		switch u.SessionUpdate {
+		case "agent_message_chunk":
+			ids[u.Content.Text] = u.Meta.Hydra.ACPMessageID
+			order = append(order, u.Content.Text)
+		case "troupe_retry":
+			ids["retry"] = u.Meta.Hydra.ACPMessageID
+			order = append(order, "retry")
+		}
+	}
+	testkit.DeepEqual(t, order, []string{"Half an ans", "retry", "The whole answer."})
+	cut, retried := ids["Half an ans"], ids["The whole answer."]
+	if cut == "" || ids["retry"] != cut || retried == "" || retried == cut {
+		t.Fatalf("message ids: %v", ids)
 	}
 }
