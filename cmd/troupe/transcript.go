@@ -74,13 +74,15 @@ func (t *transcript) event(e event.Event) {
 	if p, ok := p.(*event.RunInterruptedPayload); ok {
 		t.view.Note(fmt.Sprintf("(run interrupted by a restart; %s)", p.Policy))
 	}
-	cut := e.Kind == event.RetryStarted && t.streamed()
+	if e.Kind == event.RetryStarted {
+		t.view.MarkCut() // what the failed attempt streamed, if anything
+	}
 	for _, u := range t.mapper.Apply(e) {
-		switch kind, _ := acpupdate.Describe(u); {
-		case kind == "turn_complete":
+		switch kind, _ := acpupdate.Describe(u); kind {
+		case "turn_complete":
 			continue // the stop line ends the transcript
-		case kind == "troupe_retry" && !cut:
-			continue // note's retry line says it; nothing shown to mark
+		case "troupe_retry":
+			continue // note's retry line on stderr says it
 		}
 		params := viewParams{SessionID: t.mapper.View.SessionID, Update: u}
 		params.Meta.Hydra.RecordedAt = e.RecordedAt.UnixMilli()
@@ -162,13 +164,6 @@ func deniedSummary(denied []event.ToolStartedPayload, sessionID string) []string
 		fmt.Sprintf("✗ %d tool call(s) denied because troupe run cannot ask for approval: %s", len(denied), strings.Join(names, ", ")),
 		"  to allow them, run with " + allow,
 	}
-}
-
-// streamed reports whether the step under way streamed anything: a retry
-// then cuts what the view shows.
-func (t *transcript) streamed() bool {
-	r := t.mapper.View.Run()
-	return r != nil && r.Step != nil && len(r.Step.Blocks) > 0
 }
 
 // line writes s as a line of the transcript's own, after what the view

@@ -117,9 +117,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.CompactionPayload:
 		emit(acpupdate.CompactionOf(e, p))
 	case *event.RetryPayload:
-		if u := acpupdate.RetryOf(ch, p); u != nil {
-			emit(u)
-		}
+		emit(acpupdate.RetryOf(e, p))
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
 			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())

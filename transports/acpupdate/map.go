@@ -86,24 +86,9 @@ func (m *Mapper) updates(ch projection.Change) []any {
 	case *event.CompactionPayload:
 		return []any{CompactionOf(ch.Event, p)}
 	case *event.RetryPayload:
-		if u := RetryOf(ch, p); u != nil {
-			return []any{u}
-		}
+		return []any{RetryOf(ch.Event, p)}
 	}
 	return nil
-}
-
-// RetryOf is a retry.started's notice (troupe_retry), naming the message
-// whose attempt was cut off; nil for retry.ended.
-func RetryOf(ch projection.Change, p *event.RetryPayload) *Retry {
-	if ch.Event.Kind != event.RetryStarted {
-		return nil
-	}
-	u := &Retry{SessionUpdate: "troupe_retry", Attempt: p.Attempt, MaxAttempts: p.MaxAttempts, DelayMS: p.DelayMS, Error: p.Error}
-	if ch.Run != nil && ch.Run.Step != nil {
-		u.Meta = MessageMeta(ch.Run.Step.MessageID)
-	}
-	return u
 }
 
 // ChunkKind is the chunk a text or thinking delta streams into.
@@ -260,6 +245,23 @@ func CompactionOf(e event.Event, p *event.CompactionPayload) *Compaction {
 		return &Compaction{SessionUpdate: "hydra_compaction", Phase: "failed", Error: msg}
 	}
 	return &Compaction{SessionUpdate: "hydra_compaction", Phase: "swapped"}
+}
+
+// RetryOf is a retry event's troupe_retry. The log counts attempts (the
+// first included); a client is told of retries: retry.started's attempt
+// is the one that failed, so it is the retry's number, and the retries
+// are one fewer than the attempts.
+func RetryOf(e event.Event, p *event.RetryPayload) *Retry {
+	u := &Retry{SessionUpdate: "troupe_retry", Attempt: p.Attempt, Retries: max(p.MaxAttempts-1, 0)}
+	switch {
+	case e.Kind == event.RetryStarted:
+		u.Phase, u.DelayMS, u.Error = "started", p.DelayMS, p.Error
+	case p.Success:
+		u.Phase, u.Attempt = "recovered", p.Attempt-1
+	default:
+		u.Phase, u.Attempt, u.Error = "failed", p.Attempt-1, p.Error
+	}
+	return u
 }
 
 // UsageOf is a step's usage_update: the context used (the step's input and

@@ -161,18 +161,18 @@ type PermissionResolved struct {
 }
 
 // Compaction is hydra's hydra_compaction.
-// Retry is troupe's notice that a step's stream failed and is tried
-// again: what streamed of the attempt (the chunks of message MessageID
-// since the step began) is cut off, and the step's message streams again
-// from its start under the same id. A client that knows it ends or marks
-// the text shown; others ignore an update they do not know, as ACP asks.
+// Retry is troupe's notice of an automatic retry after a provider error
+// (troupe_retry): a client that does not know the kind ignores it, and
+// it asks no client to take back anything it showed. Attempt counts the
+// retries (1 … Retries); started carries the wait and the error that
+// caused it, recovered and failed end the retries.
 type Retry struct {
-	SessionUpdate string      `json:"sessionUpdate"` // troupe_retry
-	Attempt       int         `json:"attempt"`       // the attempt that failed, from 1
-	MaxAttempts   int         `json:"maxAttempts"`
-	DelayMS       int64       `json:"delayMs"`
-	Error         string      `json:"error,omitempty"`
-	Meta          *UpdateMeta `json:"_meta,omitempty"`
+	SessionUpdate string `json:"sessionUpdate"` // troupe_retry
+	Phase         string `json:"phase"`         // started | recovered | failed
+	Attempt       int    `json:"attempt"`
+	Retries       int    `json:"retries"`
+	DelayMS       int64  `json:"delayMs,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 type Compaction struct {

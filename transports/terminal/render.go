@@ -203,7 +203,8 @@ type update struct {
 	Phase         string          `json:"phase"`
 	Error         string          `json:"error"`
 	Attempt       int             `json:"attempt"`
-	MaxAttempts   int             `json:"maxAttempts"`
+	Retries       int             `json:"retries"`
+	DelayMS       int64           `json:"delayMs"`
 	Meta          struct {
 		Hydra struct {
 			CompatFor string `json:"compatFor"`
@@ -226,6 +227,9 @@ func (r *Renderer) Update(params json.RawMessage) {
 	}
 	u := &p.Update
 	at := p.Meta.Hydra.RecordedAt
+	if u.SessionUpdate == "troupe_retry" && u.Phase == "started" {
+		r.MarkCut()
+	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
 		r.chunk("text", "", "", u.Content)
@@ -256,26 +260,6 @@ func (r *Renderer) Update(params json.RawMessage) {
 	case "troupe_retry":
 		r.retry(u)
 	}
-}
-
-// retry marks what the failed attempt streamed as cut off and discarded:
-// the step's reply streams again from its start below the mark. Written
-// text cannot be taken back from a pipe, so it is marked, the same on a
-// terminal.
-func (r *Renderer) retry(u *update) {
-	what := "the model's reply failed"
-	if r.block == "text" || r.block == "thought" {
-		what = "the reply above was cut off and is discarded"
-	}
-	msg := "↻ " + what
-	if u.Error != "" {
-		msg += " (" + oneLine(u.Error, 120) + ")"
-	}
-	if u.MaxAttempts > 0 {
-		msg += fmt.Sprintf("; retrying, attempt %d of %d", u.Attempt+1, u.MaxAttempts)
-	}
-	r.line(r.st.wrap(sgrYellow, msg))
-	r.startWaiting()
 }
 
 func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
@@ -321,6 +305,18 @@ func (r *Renderer) markThought(text string) string {
 	return b.String()
 }
 
+// MarkCut marks what a model's reply streamed as cut off and discarded
+// when its stream failed and is tried again (troupe_retry started): the
+// reply streams again from its start below the mark. Written text cannot
+// be taken back from a pipe, so it is marked, the same on a terminal.
+// Nothing is marked when nothing streamed.
+func (r *Renderer) MarkCut() {
+	if r.block != "text" && r.block != "thought" {
+		return
+	}
+	r.line(r.st.wrap(sgrYellow, "↻ the reply above was cut off and is discarded"))
+}
+
 // PromptSent: this client's own prompt went out, so a turn will run.
 func (r *Renderer) PromptSent() {
 	r.running = true
@@ -356,6 +352,28 @@ func (r *Renderer) compaction(u *update) {
 	case "failed":
 		r.Error("compaction failed: " + u.Error)
 	}
+}
+
+// retry says each automatic retry, counted against the retries allowed,
+// with its wait and the error that caused it (the spinner goes on
+// meanwhile), and the recovery; retries spent are followed by the
+// turn's error.
+func (r *Renderer) retry(u *update) {
+	switch u.Phase {
+	case "started":
+		r.Note(fmt.Sprintf("retry %d/%d in %s: %s", u.Attempt, u.Retries, time.Duration(u.DelayMS)*time.Millisecond, u.Error))
+	case "recovered":
+		r.Note(fmt.Sprintf("recovered after %d %s", u.Attempt, plural(u.Attempt, "retry", "retries")))
+	case "failed":
+		r.Note(fmt.Sprintf("gave up after %d %s", u.Attempt, plural(u.Attempt, "retry", "retries")))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (r *Renderer) startWaiting() {

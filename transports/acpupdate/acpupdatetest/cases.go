@@ -176,10 +176,15 @@ func rows(tb testing.TB) []Case {
 			Want: []string{`{"sessionUpdate":"usage_update","used":125,"size":8192,"cost":{"amount":0.25,"currency":"USD"},"tokenUsage":{"prompt":100,"completion":20,"cacheRead":5,"cacheWrite":0}}`}},
 		{Name: "retry started", Kind: event.RetryStarted, Log: running(tb).
 			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, DelayMS: 100, Error: "overloaded"}),
-			Want: []string{`{"sessionUpdate":"troupe_retry","attempt":1,"maxAttempts":3,"delayMs":100,"error":"overloaded","_meta":{"hydra-acp":{"acpMessageId":"a1"}}}`}},
+			Want: []string{`{"sessionUpdate":"troupe_retry","phase":"started","attempt":1,"retries":2,"delayMs":100,"error":"overloaded"}`}},
 		{Name: "retry ended", Kind: event.RetryEnded, Log: running(tb).
 			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Error: "overloaded"}).
-			Add(event.RetryEnded, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 3, Success: true})},
+			Add(event.RetryEnded, event.RetryPayload{RunID: "m1", Attempt: 2, MaxAttempts: 3, Success: true}),
+			Want: []string{`{"sessionUpdate":"troupe_retry","phase":"recovered","attempt":1,"retries":2}`}},
+		{Name: "retries spent", Kind: event.RetryEnded, Log: running(tb).
+			Add(event.RetryStarted, event.RetryPayload{RunID: "m1", Attempt: 1, MaxAttempts: 2, Error: "overloaded"}).
+			Add(event.RetryEnded, event.RetryPayload{RunID: "m1", Attempt: 2, MaxAttempts: 2, Error: "overloaded"}),
+			Want: []string{`{"sessionUpdate":"troupe_retry","phase":"failed","attempt":1,"retries":1,"error":"overloaded"}`}},
 		{Name: "run ended", Kind: event.RunEnded, Log: running(tb).Add(event.RunEnded, event.RunEndedPayload{RunID: "m1", StopReason: "end_turn"}),
 			Want: []string{`{"sessionUpdate":"turn_complete","stopReason":"end_turn","messageId":"ev-5","_meta":{"hydra-acp":{"acpMessageId":"m1"}}}`}},
 		{Name: "run failed", Kind: event.RunEnded, Log: running(tb).Add(event.RunEnded, event.RunEndedPayload{RunID: "m1", StopReason: "error", Error: "boom"}),
