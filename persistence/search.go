@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,9 +17,19 @@ import (
 // one when q is empty); ids, when not empty, limits the search to those
 // sessions, as many as the caller likes. The payload match is a prefilter on the JSON text: the caller
 // checks the decoded fields.
+//
+// A prompt's text is the one it was sent with: with prompt.queued among
+// kinds, a prompt edited while it waited is passed as its last
+// prompt.updated (whose payload holds the new content) instead, so a
+// search finds the edit and not the words it replaced; such an edit is
+// passed whether or not it holds q.
 func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Kind, ids []string, fn func(event.Event) error) error {
 	if len(kinds) == 0 {
 		return nil
+	}
+	edits := slices.Contains(kinds, event.PromptQueued) && !slices.Contains(kinds, event.PromptUpdated)
+	if edits {
+		kinds = append(slices.Clone(kinds), event.PromptUpdated)
 	}
 	var sb strings.Builder
 	sb.WriteString("SELECT session_id, seq, recorded_at, kind, payload FROM events WHERE kind IN (")
@@ -32,7 +43,13 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 	}
 	sb.WriteString(")")
 	if q != "" {
-		sb.WriteString(" AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
+		// Every edit is read, matching or not: it may hide a match of the
+		// text it replaced.
+		if edits {
+			sb.WriteString(" AND (kind = 'prompt.updated' OR instr(lower(CAST(payload AS TEXT)), lower(?)) > 0)")
+		} else {
+			sb.WriteString(" AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
+		}
 		args = append(args, q)
 	}
 	if len(ids) > 0 {
@@ -50,8 +67,19 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 	if err != nil {
 		return fmt.Errorf("search events: %w", err)
 	}
-	if err := eachEvent(rows, fn); err != nil {
+	each := fn
+	var lp *lastPrompts
+	if edits {
+		lp = &lastPrompts{fn: fn}
+		each = lp.add
+	}
+	if err := eachEvent(rows, each); err != nil {
 		return fmt.Errorf("search events: %w", err)
+	}
+	if lp != nil {
+		if err := lp.flush(); err != nil {
+			return fmt.Errorf("search events: %w", err)
+		}
 	}
 	return nil
 }

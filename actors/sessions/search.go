@@ -43,11 +43,15 @@ func searchable(e event.Event) (string, string) {
 		if e.Decode(&p) != nil {
 			return "", ""
 		}
-		var sb strings.Builder
-		for _, b := range p.Content {
-			sb.WriteString(b.Text)
+		return p.MessageID, blocksText(p.Content)
+	case event.PromptUpdated:
+		// The store passes a prompt edited while it waited as its last
+		// edit: the text it was sent with.
+		var p event.PromptChangedPayload
+		if e.Decode(&p) != nil {
+			return "", ""
 		}
-		return p.MessageID, sb.String()
+		return p.MessageID, blocksText(p.Content)
 	case event.MessageCompleted:
 		var p event.MessageCompletedPayload
 		if e.Decode(&p) != nil {

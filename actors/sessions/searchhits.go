@@ -195,11 +195,13 @@ func fragments(e event.Event, cwd string) []fragment {
 	}
 	switch v := p.(type) {
 	case *event.PromptQueuedPayload:
-		var sb strings.Builder
-		for _, b := range v.Content {
-			sb.WriteString(b.Text)
+		add(FragmentUser, "", blocksText(v.Content))
+	case *event.PromptChangedPayload:
+		// The store passes a prompt edited while it waited as its last
+		// prompt.updated: the text it was sent with.
+		if e.Kind == event.PromptUpdated {
+			add(FragmentUser, "", blocksText(v.Content))
 		}
-		add(FragmentUser, "", sb.String())
 	case *event.MessageCompletedPayload:
 		add(FragmentAgent, "", v.Text)
 		add(FragmentThought, "", v.Thinking)
@@ -309,4 +311,13 @@ func cut(line []rune, at, n, width int) string {
 		s += "…"
 	}
 	return s
+}
+
+// blocksText is a prompt's text, its blocks' joined.
+func blocksText(bs []event.Block) string {
+	var sb strings.Builder
+	for _, b := range bs {
+		sb.WriteString(b.Text)
+	}
+	return sb.String()
 }

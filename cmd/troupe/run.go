@@ -96,6 +96,13 @@ func oneShot(ctx context.Context, rt *actors.Runtime, eng *engine.Engine, f runF
 	if err != nil {
 		return exitUsage, err
 	}
+	if plan.endpoint != "" {
+		if err := reachable(ctx, plan.endpoint); err != nil {
+			// Nothing is recorded yet: the run stays interrupted for the
+			// next resume.
+			return exitError, fmt.Errorf("the model server at %s does not answer (%v): the interrupted run is kept; start the server, or pass --base-url URL, and run `troupe run --session %s` again", plan.endpoint, err, plan.id)
+		}
+	}
 	// Runs must survive the signal that cancels ctx long enough to end
 	// cleanly, so requests use their own context.
 	bg := context.Background()

@@ -93,7 +93,7 @@ func TestRunResumeKeepsTheSessionSettings(t *testing.T) {
 
 	lines, stderr, code := runLines(t, bin, env, "run", "--session", "kept")
 	out := strings.Join(lines, "\n")
-	if code != 0 || strings.Contains(out, "denied") || strings.Count(out, "✓ bash success") != 2 {
+	if code != 0 || strings.Contains(out+stderr, "denied") || strings.Count(stderr, "✓ bash ") != 2 {
 		t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
 	evs := readStored(t, bin, home, "kept")

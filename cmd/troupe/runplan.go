@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence"
@@ -20,6 +21,10 @@ type runPlan struct {
 	change  event.Settings        // the flags' changes to an existing session
 	runID   string                // the interrupted run to continue (no prompt)
 	lastSeq int64                 // the log's end before this invocation
+	// endpoint is the model server the resumed run will call, checked
+	// before the session wakes; "" for a new prompt or a server troupe
+	// starts itself (provider llama).
+	endpoint string
 }
 
 // planRun picks the session and its settings. Without a prompt there must
@@ -57,6 +62,16 @@ func planRun(ctx context.Context, store *persistence.Store, eng *engine.Engine, 
 	p := runPlan{id: id, change: change, lastSeq: st.LastSeq}
 	if prompt == "" {
 		p.runID = st.ActiveRun
+		set := st.Settings.Merge(change)
+		res, err := eng.CheckSettings(set)
+		if err != nil {
+			return runPlan{}, err
+		}
+		// Only a run that will call the model again needs its server: one
+		// the crash policy stops is closed without it.
+		if res.Provider != engine.LocalProvider && lo.FromPtr(set.CrashPolicy) != event.CrashStop {
+			p.endpoint = res.BaseURL
+		}
 	}
 	return p, nil
 }

@@ -11,7 +11,9 @@ import (
 // crash policy, auto-retry) are part of its log: a new session records the
 // flags' values in session.created, a resumed one runs on what its log
 // says, and only the flags given on the command line change that, each
-// change recorded as session.settings_changed. --base-url, --api-key,
+// change recorded as session.settings_changed. --base-url is recorded
+// with the provider (a resume after a crash must reach the server the
+// session ran against, not the provider's default); --api-key,
 // --max-tokens and --max-turns stay with the invocation.
 
 // explicitFlags names the flags given on the command line.
@@ -34,6 +36,9 @@ func newSessionSettings(eng *engine.Engine, f runFlags) (event.Settings, error) 
 		return s, err
 	}
 	s.Provider, s.Model = ptr(res.Provider), ptr(res.Model.ID)
+	if f.models.baseURL != "" {
+		s.BaseURL = ptr(res.BaseURL)
+	}
 	return s, nil
 }
 
@@ -69,12 +74,18 @@ func resumeSettings(eng *engine.Engine, f runFlags, set map[string]bool, stored 
 	if set["model"] {
 		upd.Model = ptr(f.models.model)
 	}
+	if set["base-url"] {
+		upd.BaseURL = ptr(f.models.baseURL)
+	}
 	res, err := eng.CheckSettings(stored.Merge(upd))
 	if err != nil {
 		return event.Settings{}, err
 	}
 	if model {
 		upd.Provider, upd.Model = ptr(res.Provider), ptr(res.Model.ID)
+	}
+	if set["base-url"] && f.models.baseURL != "" {
+		upd.BaseURL = ptr(res.BaseURL)
 	}
 	return changedSettings(stored, upd), nil
 }
@@ -83,7 +94,7 @@ func resumeSettings(eng *engine.Engine, f runFlags, set map[string]bool, stored 
 func changedSettings(stored, upd event.Settings) event.Settings {
 	same := func(a, b *string) bool { return a != nil && b != nil && *a == *b }
 	for _, p := range []struct{ stored, upd **string }{
-		{&stored.Provider, &upd.Provider}, {&stored.Model, &upd.Model}, {&stored.ThinkingLevel, &upd.ThinkingLevel},
+		{&stored.Provider, &upd.Provider}, {&stored.Model, &upd.Model}, {&stored.BaseURL, &upd.BaseURL}, {&stored.ThinkingLevel, &upd.ThinkingLevel},
 		{&stored.ApprovalMode, &upd.ApprovalMode}, {&stored.CrashPolicy, &upd.CrashPolicy},
 	} {
 		if same(*p.stored, *p.upd) {

@@ -337,9 +337,9 @@ func TestSessionPromptTurnRenders(t *testing.T) {
 	testkit.NoError(t, res.err)
 	testkit.Equal(t, res.stop, "end_turn")
 	want := "title: fix the typo in notes.txt\n" + // the first prompt titled the session
-		"The notes have a typo.\nI'll fix the typo.\n" +
+		"┊ The notes have a typo.\nI'll fix the typo.\n" + // thinking marked: no colour
 		"? allow edit notes.txt?  [y] Allow once  [a] Always allow  [n] Reject → Allow once\n" +
-		"  ✓ edit notes.txt N.Ns\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
+		"  ✓ edit notes.txt N.Ns (after N.Ns waiting for permission)\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
 		"Fixed: notes.txt now says hello.\n── end_turn\n"
 	testkit.Equal(t, normaliseView(out.String(), nil), want)
 }
@@ -374,7 +374,7 @@ func TestSessionAttachFromStart(t *testing.T) {
 	testkit.Equal(t, v.exit(t), 0)
 	// The prompt replays as its prompt_received, naming who sent it.
 	// The title (the first prompt's) is state: its value closes the replay.
-	want := "› say hello (from editor)\nEasy.\nHello there.\n── end_turn\ntitle: say hello\n" +
+	want := "› say hello (from editor)\n┊ Easy.\nHello there.\n── end_turn\ntitle: say hello\n" +
 		"attached to SESSION \"say hello\" (warm, read-only, 2 clients); Ctrl-C detaches\ndetached\n"
 	testkit.Equal(t, normaliseView(v.out.String(), map[string]string{sid: "SESSION", att.ClientID: "EDITOR"}), want)
 

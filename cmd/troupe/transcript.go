@@ -9,19 +9,25 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/logging"
+	"github.com/troupehq/troupe/transports/acpupdate"
+	"github.com/troupehq/troupe/transports/terminal"
 )
 
-// transcript prints a run for a person (or as NDJSON): the assistant's text
-// as it streams, one line per tool call and its outcome, and the end. It is
-// a projection of the events alone. Errors go to errw (stderr), never to
-// the transcript.
+// transcript prints a run for a person (or as NDJSON). A person gets what
+// `troupe session prompt` shows, drawn by the same renderer
+// (transports/terminal) from the same updates an ACP client is sent
+// (acpupdate): the answer on stdout between the line naming the session and
+// the stop line; thinking, tool calls and their output, notes on errw
+// (stderr); colours when both are a terminal. Errors go to errw, never
+// to the transcript.
 type transcript struct {
-	w       *bufio.Writer
-	errw    io.Writer
-	json    *json.Encoder
-	midLine bool
-	thought bool
-	calls   map[string]event.ToolStartedPayload
+	w      *bufio.Writer
+	errw   io.Writer
+	json   *json.Encoder
+	view   *terminal.Renderer
+	mapper *acpupdate.Mapper
+	calls  map[string]event.ToolStartedPayload
 	// denied are the calls denied because no one could be asked, in order.
 	denied []event.ToolStartedPayload
 }
@@ -30,15 +36,33 @@ func newTranscript(w, errw io.Writer, asJSON bool) *transcript {
 	t := &transcript{w: bufio.NewWriter(w), errw: errw, calls: map[string]event.ToolStartedPayload{}}
 	if asJSON {
 		t.json = json.NewEncoder(t.w)
+		return t
 	}
+	// The view writes unbuffered: its answer and its side lines must reach
+	// a terminal showing both in the order written.
+	t.view = terminal.NewRenderer(w, terminal.Options{Colour: logging.Colour(w) && logging.Colour(errw), Side: errw})
 	return t
 }
 
 func (t *transcript) header(id string) {
 	if t.json == nil {
+		t.mapper = acpupdate.NewMapper(id, nil)
 		fmt.Fprintf(t.w, "session %s\n", id)
 		t.w.Flush()
 	}
+}
+
+// viewParams is a session/update's params as the renderer reads them.
+type viewParams struct {
+	SessionID string   `json:"sessionId"`
+	Update    any      `json:"update"`
+	Meta      viewMeta `json:"_meta"`
+}
+
+type viewMeta struct {
+	Hydra struct {
+		RecordedAt int64 `json:"recordedAt"`
+	} `json:"hydra-acp"`
 }
 
 func (t *transcript) event(e event.Event) {
@@ -48,34 +72,26 @@ func (t *transcript) event(e event.Event) {
 		_ = t.json.Encode(e)
 		return
 	}
-	switch p := p.(type) {
-	case *event.MessageDeltaPayload:
-		switch p.Channel {
-		case event.ChannelText:
-			t.thought = false
-			t.text(p.Text)
-		case event.ChannelThinking:
-			if !t.thought {
-				t.line("(thinking)")
-				t.thought = true
-			}
+	if p, ok := p.(*event.RunInterruptedPayload); ok {
+		t.view.Note(fmt.Sprintf("(run interrupted by a restart; %s)", p.Policy))
+	}
+	if e.Kind == event.RetryStarted {
+		t.view.MarkCut() // what the failed attempt streamed, if anything
+	}
+	for _, u := range t.mapper.Apply(e) {
+		switch kind, _ := acpupdate.Describe(u); kind {
+		case "turn_complete":
+			continue // the stop line ends the transcript
+		case "troupe_retry":
+			continue // note's retry line on stderr says it
 		}
-	case *event.ToolStartedPayload:
-		if !p.AwaitingApproval {
-			t.line(fmt.Sprintf("→ %s %s", p.Name, oneLine(p.Arguments, 100)))
+		params := viewParams{SessionID: t.mapper.View.SessionID, Update: u}
+		params.Meta.Hydra.RecordedAt = e.RecordedAt.UnixMilli()
+		raw, err := json.Marshal(params)
+		if err != nil {
+			continue
 		}
-	case *event.PermissionResolvedPayload:
-		if p.Outcome != "allowed" {
-			t.line(fmt.Sprintf("✗ tool call %s denied: %s", p.ToolCallID, p.Reason))
-		}
-	case *event.ToolCompletedPayload:
-		mark := "✓"
-		if p.Status != "success" {
-			mark = "✗"
-		}
-		t.line(fmt.Sprintf("%s %s %s (%d ms)%s", mark, p.Name, p.Status, p.DurationMS, firstLine(p.Output, p.Status)))
-	case *event.RunInterruptedPayload:
-		t.line(fmt.Sprintf("(run interrupted by a restart; %s)", p.Policy))
+		t.view.Update(raw)
 	}
 }
 
@@ -153,28 +169,12 @@ func deniedSummary(denied []event.ToolStartedPayload, sessionID string) []string
 	}
 }
 
-func (t *transcript) text(s string) {
-	if s == "" {
-		return
-	}
-	t.w.WriteString(s)
-	t.midLine = !strings.HasSuffix(s, "\n")
-}
-
+// line writes s as a line of the transcript's own, after what the view
+// left open.
 func (t *transcript) line(s string) {
-	if t.midLine {
-		t.w.WriteByte('\n')
-		t.midLine = false
-	}
+	t.view.EndLine()
 	t.w.WriteString(s)
 	t.w.WriteByte('\n')
-}
-
-func firstLine(out, status string) string {
-	if status == "success" || out == "" {
-		return ""
-	}
-	return ": " + oneLine(out, 120)
 }
 
 func oneLine(s string, max int) string {

@@ -38,8 +38,14 @@ func (u *Usage) Add(u2 Usage) {
 
 // Settings are the session's adjustable knobs; nil fields are unchanged.
 type Settings struct {
-	Provider       *string `json:"provider,omitempty"`
-	Model          *string `json:"model,omitempty"`
+	Provider *string `json:"provider,omitempty"`
+	Model    *string `json:"model,omitempty"`
+	// BaseURL is the endpoint given for the provider (troupe run's
+	// --base-url), kept so that a resume runs where the session ran; ""
+	// or unset: the provider's configured one. Never an API key. It
+	// belongs to its provider: a change of provider that names none
+	// drops it (Merge).
+	BaseURL        *string `json:"base_url,omitempty"`
 	ThinkingLevel  *string `json:"thinking_level,omitempty"`
 	ApprovalMode   *string `json:"approval_mode,omitempty"` // default | auto_edit | yolo
 	SteeringMode   *string `json:"steering_mode,omitempty"` // all | one-at-a-time
@@ -58,8 +64,12 @@ func (s Settings) Merge(upd Settings) Settings {
 			*dst = src
 		}
 	}
+	if upd.Provider != nil && upd.BaseURL == nil && (s.Provider == nil || *s.Provider != *upd.Provider) {
+		s.BaseURL = nil // another provider's endpoint is its own
+	}
 	set(&s.Provider, upd.Provider)
 	set(&s.Model, upd.Model)
+	set(&s.BaseURL, upd.BaseURL)
 	set(&s.ThinkingLevel, upd.ThinkingLevel)
 	set(&s.ApprovalMode, upd.ApprovalMode)
 	set(&s.SteeringMode, upd.SteeringMode)

@@ -24,10 +24,13 @@ type Entry struct {
 type history struct {
 	entries   []Entry
 	calls     map[string]int // tool call id -> entry index
+	prompts   map[string]int // message id -> entry index, for its edits
 	compacted int            // entries before the last compaction; -1: none yet
 }
 
-func newHistory() *history { return &history{calls: map[string]int{}, compacted: -1} }
+func newHistory() *history {
+	return &history{calls: map[string]int{}, prompts: map[string]int{}, compacted: -1}
+}
 
 func (h *history) add(e event.Event) error {
 	p, err := event.DecodePayload(e.Kind, e.Payload)
@@ -36,7 +39,13 @@ func (h *history) add(e event.Event) error {
 	}
 	switch v := p.(type) {
 	case *event.PromptQueuedPayload:
+		h.prompts[v.MessageID] = len(h.entries)
 		h.push(Entry{Seq: e.Seq, Role: "user", Text: blocksText(v.Content)})
+	case *event.PromptChangedPayload:
+		// An edit while it waited is the text the prompt was sent with.
+		if i, ok := h.prompts[v.MessageID]; ok && e.Kind == event.PromptUpdated {
+			h.entries[i].Text = blocksText(v.Content)
+		}
 	case *event.MessageCompletedPayload:
 		if v.Text != "" {
 			h.push(Entry{Seq: e.Seq, Role: "assistant", Text: v.Text})

@@ -56,6 +56,9 @@ type Step struct {
 	// block per channel (and per tool call), in order.
 	Blocks []*Block
 	open   bool // the last block still streams
+	// Attempt is the stream's attempt, from 1: a retry (retry.started)
+	// abandons what the attempt streamed and starts the next.
+	Attempt int
 	// Message is the completed message, nil until message.completed.
 	Message *event.MessageCompletedPayload
 	// Ended is set by step.ended: its finish reason and usage.
@@ -142,7 +145,7 @@ func (v *View) foldRun(ch *Change, kind event.Kind, p any) {
 		v.open(ch, p.RunID)
 		r := ch.Run
 		r.Steps++
-		r.Step = &Step{N: p.Step, MessageID: p.MessageID, Instruction: p.Instruction}
+		r.Step = &Step{N: p.Step, MessageID: p.MessageID, Instruction: p.Instruction, Attempt: 1}
 		ch.Step = r.Step
 	case *event.MessageCompletedPayload:
 		v.open(ch, p.RunID)
@@ -168,6 +171,13 @@ func (v *View) foldRun(ch *Change, kind event.Kind, p any) {
 		if kind == event.RetryStarted {
 			ch.Run.Retries++
 			ch.Run.RetryError = p.Error
+			if st := ch.Run.Step; st != nil && st.Message == nil && !st.Ended {
+				// The attempt is abandoned: the next streams the step's
+				// message afresh, under the same message id.
+				ch.Step, ch.Abandoned = st, st.Blocks
+				st.Blocks, st.open = nil, false
+				st.Attempt++
+			}
 		}
 	case *event.ToolProcessPayload:
 		// Not a sign of a run by itself: it only lets recovery kill a group.

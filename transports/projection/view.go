@@ -75,6 +75,10 @@ type Change struct {
 	// BlockOpened: the delta began Block (the channel or tool call
 	// changed); the previous block is complete.
 	BlockOpened bool
+	// Abandoned, on a retry.started, is what the step's failed attempt
+	// streamed: no longer the step's (Step.Blocks starts afresh), to be
+	// ended or marked as cut off wherever it was shown.
+	Abandoned []*Block
 }
 
 // Run returns the latest run under way, nil when the session is idle.
@@ -213,4 +217,28 @@ func (v *View) foldDelta(ch *Change) {
 	}
 	ch.Step = st
 	ch.Block, ch.BlockOpened = st.extend(d)
+	if st.Attempt > 1 {
+		d.MessageID = AttemptID(d.MessageID, st.Attempt)
+	}
+}
+
+// AttemptID is the id the text of a message's attempt streams under where
+// clients key text by message (ACP's acpMessageId): the message's own id
+// for its first attempt, a new one for each retry's, so that a client
+// shows a retried reply as a message of its own rather than appending it
+// to the text the failed attempt left (which it cannot take back).
+func AttemptID(id string, attempt int) string {
+	if attempt <= 1 {
+		return id
+	}
+	return fmt.Sprintf("%s-attempt-%d", id, attempt)
+}
+
+// StreamingID is AttemptID for a delta of message msgID of run runID, by
+// the attempt the View saw the run's step reach.
+func (v *View) StreamingID(runID, msgID string) string {
+	if r := v.RunByID(runID); r != nil && r.Step != nil && r.Step.MessageID == msgID {
+		return AttemptID(msgID, r.Step.Attempt)
+	}
+	return msgID
 }

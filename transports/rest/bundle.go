@@ -149,6 +149,7 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 		return bundle{}, err
 	}
 	var proj *projector
+	typedAt := map[string]int{} // message id -> its promptHistory index
 	err = shownConversation(ctx, a.cfg.Sessions, a.cfg.Gate, id, func(d *decisions, e event.Event) error {
 		if proj == nil {
 			proj = newProjector(id, a.cfg.Models, d)
@@ -156,8 +157,13 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 		if e.Kind == event.SessionCreated {
 			return nil
 		}
-		if text, ok := typed(e); ok {
-			b.PromptHistory = append(b.PromptHistory, text)
+		if id, text, ok := typed(e); ok {
+			if i, edit := typedAt[id]; edit && e.Kind == event.PromptUpdated {
+				b.PromptHistory[i] = text // the prompt as it was sent, not as first typed
+			} else if e.Kind == event.PromptQueued {
+				typedAt[id] = len(b.PromptHistory)
+				b.PromptHistory = append(b.PromptHistory, text)
+			}
 		}
 		payload := red.scrub(e.Payload, fmt.Sprintf("troupe.events[%d].payload", len(b.Troupe.Events)))
 		b.Troupe.Events = append(b.Troupe.Events, bundleEvent{Seq: e.Seq, RecordedAt: e.RecordedAt, Kind: e.Kind, Payload: payload})
@@ -175,25 +181,37 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	return b, err
 }
 
-// typed is the text a prompt.queued event's prompt was typed as, for the
-// bundle's promptHistory (hydra's composer history: each prompt sent, in
-// order, a fork's inherited ones first); false for any other event and a
-// prompt with no text.
-func typed(e event.Event) (string, bool) {
-	if e.Kind != event.PromptQueued {
-		return "", false
-	}
-	var p event.PromptQueuedPayload
-	if e.Decode(&p) != nil {
-		return "", false
+// typed is the message id and text of a prompt.queued event's prompt, or
+// of a prompt.updated event's edit of it while it waited, for the bundle's
+// promptHistory (hydra's composer history: each prompt sent, in order, a
+// fork's inherited ones first, as last edited); false for any other event
+// and a prompt with no text.
+func typed(e event.Event) (string, string, bool) {
+	var id string
+	var content []event.Block
+	switch e.Kind {
+	case event.PromptQueued:
+		var p event.PromptQueuedPayload
+		if e.Decode(&p) != nil {
+			return "", "", false
+		}
+		id, content = p.MessageID, p.Content
+	case event.PromptUpdated:
+		var p event.PromptChangedPayload
+		if e.Decode(&p) != nil {
+			return "", "", false
+		}
+		id, content = p.MessageID, p.Content
+	default:
+		return "", "", false
 	}
 	var sb strings.Builder
-	for _, b := range p.Content {
+	for _, b := range content {
 		if b.Type == "text" {
 			sb.WriteString(b.Text)
 		}
 	}
-	return sb.String(), sb.Len() > 0
+	return id, sb.String(), sb.Len() > 0
 }
 
 // check validates a decoded bundle. It returns the payload the imported

@@ -279,7 +279,7 @@ func (h *historyWriter) write(e event.Event) error {
 	h.last = e.Seq
 	if _, decided := h.proj.decisions.of(e); e.Kind == event.MessageDelta && !decided {
 		var ok bool
-		if h.buf, ok = deltaLine(h.buf[:0], h.id, e); ok {
+		if h.buf, ok = deltaLine(h.buf[:0], h.id, e, h.proj.m.View.StreamingID); ok {
 			h.proj.skip(e)
 			_, err := h.bw.Write(h.buf)
 			return err

@@ -18,7 +18,7 @@ func TestDeltaLineMatchesTheGenericLine(t *testing.T) {
 		dr, err := event.NewDraft(event.MessageDelta, d)
 		testkit.NoError(t, err)
 		e := event.Event{SessionID: "s", Seq: 7, RecordedAt: time.UnixMilli(1234567), Kind: dr.Kind, Payload: dr.Payload}
-		fast, ok := deltaLine(nil, "s", e)
+		fast, ok := deltaLine(nil, "s", e, newProjector("s", nil, nil).m.View.StreamingID)
 		if !ok {
 			t.Fatal("fast path refused a text delta")
 		}

@@ -69,7 +69,7 @@ func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string, o
 		fmt.Fprintf(&md, "\n_Showing turns %d-%d of %d._\n", w.from, w.to, w.total)
 	}
 	var skipped strings.Builder
-	t := &transcriber{opts: opts, prompts: map[string][]event.Block{}, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
+	t := &transcriber{opts: opts, calls: map[string]event.ToolStartedPayload{}, shown: map[string]*strings.Builder{}}
 	for i, se := range all {
 		// Every event feeds the transcriber's state (a prompt queued in
 		// an earlier turn, a call started before the window); only the
@@ -87,9 +87,11 @@ func transcript(ctx context.Context, s *sessions.Client, gate Gate, id string, o
 }
 
 type transcriber struct {
-	opts    TranscriptOptions
-	md      *strings.Builder
-	prompts map[string][]event.Block
+	opts TranscriptOptions
+	md   *strings.Builder
+	// pending is the queue folded as the engine folds it, so a prompt is
+	// shown as it was delivered: edits (prompt.updated) applied.
+	pending event.Pending
 	calls   map[string]event.ToolStartedPayload
 	// shown is the text of each message of a log with decisions, rebuilt
 	// from its deltas as its clients were shown them (by message id); the
@@ -109,8 +111,8 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 	switch v := p.(type) {
 	case *event.MessageDeltaPayload:
 		t.delta(v, dec, decided)
-	case *event.PromptQueuedPayload:
-		t.prompts[v.MessageID] = v.Content
+	case *event.PromptQueuedPayload, *event.PromptChangedPayload, *event.PromptDeliveredPayload:
+		t.pending.Apply(e.Kind, v)
 	case *event.HistoryImportedPayload:
 		for _, msg := range v.Messages {
 			switch msg.Role {
@@ -121,15 +123,15 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 			}
 		}
 	case *event.RunStartedPayload:
+		pr, _ := t.pending.Apply(e.Kind, v)
 		t.md.WriteString("\n## User\n\n")
-		for _, b := range t.prompts[v.RunID] {
+		for _, b := range pr.Content {
 			if b.Type == "text" {
 				t.md.WriteString(b.Text + "\n")
 			} else {
 				fmt.Fprintf(t.md, "[%s %s]\n", b.Type, b.URI)
 			}
 		}
-		delete(t.prompts, v.RunID)
 	case *event.MessageCompletedPayload:
 		text := v.Text
 		if b, ok := t.shown[v.MessageID]; ok {

@@ -137,7 +137,9 @@ func (f *fold) Apply(e event.Event) {
 	case *event.ToolCompletedPayload:
 		f.toolCompleted(ch, p, ts)
 	case *event.RetryPayload:
+		f.abandon(ch, p, ts)
 		f.retry(e.Kind, p)
+		f.restart(ch, ts)
 	case *event.CompactionPayload:
 		f.compaction(e.Kind, p, ts)
 	case *event.BashExecutedPayload:

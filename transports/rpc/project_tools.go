@@ -71,6 +71,35 @@ func (f *fold) toolCompleted(ch projection.Change, p *event.ToolCompletedPayload
 	f.turnResults = append(f.turnResults, m)
 }
 
+// abandon ends, as pi ends a failed stream, the assistant message a
+// retried attempt streamed: message_end with stopReason error and the
+// error, before auto_retry_start. It is not the conversation's: the next
+// attempt streams the step's message again (restart).
+func (f *fold) abandon(ch projection.Change, p *event.RetryPayload, ts int64) {
+	if len(ch.Abandoned) == 0 || f.asst == nil {
+		return // nothing streamed: the message started goes on
+	}
+	f.asst.closeBlock(f)
+	m := f.asst.partialMessage()
+	m.StopReason, m.ErrorMessage = "error", p.Error
+	f.out(updateEvent{Type: "message_update", Message: m, AssistantMessageEvent: finalEvent{Type: "error", Reason: "error", Error: m}})
+	f.out(messageEvent{Type: "message_end", Message: m})
+	f.asst = nil
+}
+
+// restart opens the message the next attempt streams, after an abandoned
+// one was ended.
+func (f *fold) restart(ch projection.Change, ts int64) {
+	if len(ch.Abandoned) == 0 || f.asst != nil || ch.Step == nil {
+		return
+	}
+	provider, model := f.models.current(f.Settings)
+	f.asst = newStreaming(ch.Step.MessageID, provider, model, ts, f.partials)
+	if f.live() {
+		f.write(f.asst.startLine())
+	}
+}
+
 func (f *fold) retry(kind event.Kind, p *event.RetryPayload) {
 	if kind == event.RetryStarted {
 		// pi counts the retries (maxAttempts 3: three retries after the

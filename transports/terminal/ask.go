@@ -89,6 +89,9 @@ func (a *Ask) option(key byte) (Option, bool) {
 
 // Ask queues a permission request; the first waiting is shown.
 func (r *Renderer) Ask(a *Ask) {
+	if t := r.tools[a.ToolCallID]; t != nil {
+		t.awaiting = true // its run starts at the decision
+	}
 	r.asks = append(r.asks, a)
 	if len(r.asks) == 1 {
 		r.showAsk()
@@ -96,6 +99,21 @@ func (r *Renderer) Ask(a *Ask) {
 }
 
 func (r *Renderer) asking() bool { return len(r.asks) > 0 }
+
+// Withdraw ends the requests shown or waiting, on the person's cancel of
+// the turn (which cancels them): the one shown says so where it stands,
+// and none is drawn again under the lines the cancel brings, nor said
+// withdrawn again when the daemon resolves it.
+func (r *Renderer) Withdraw() {
+	if len(r.asks) == 0 {
+		return
+	}
+	r.write("→ " + r.st.wrap(sgrDim, "withdrawn") + "\n")
+	for _, a := range r.asks {
+		r.answered[a.ToolCallID] = true
+	}
+	r.asks = nil
+}
 
 // showAsk writes the first request's prompt, left open for the answer.
 func (r *Renderer) showAsk() {

@@ -371,6 +371,7 @@ func (c *Client) interrupt() error {
 		return nil
 	}
 	c.lastInt = now
+	c.r.Withdraw()
 	c.r.Note("^C cancelling the turn (Ctrl-C again to leave)")
 	return c.send("session/cancel", jsonrpc.NewNotification("session/cancel", sessionOf{SessionID: c.sessionID}))
 }

@@ -227,6 +227,9 @@ func (r *Renderer) Update(params json.RawMessage) {
 	}
 	u := &p.Update
 	at := p.Meta.Hydra.RecordedAt
+	if u.SessionUpdate == "troupe_retry" && u.Phase == "started" {
+		r.MarkCut()
+	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
 		r.chunk("text", "", "", u.Content)
@@ -242,6 +245,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 	case "tool_call", "tool_call_update":
 		r.tool(u, at)
 	case "permission_resolved":
+		r.permissionWaited(u.ToolCallID, at)
 		r.permissionResolved(u)
 	case "turn_complete":
 		r.TurnEnded(u.StopReason)
@@ -270,8 +274,47 @@ func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
 	if kind != "user" {
 		r.stopWaiting()
 	}
+	if kind == "thought" && !r.st.colour {
+		// Without colour thinking is not dimmed: each of its lines is
+		// marked instead, so it cannot pass for the answer.
+		r.openBlock(kind, seq, "")
+		r.writeTo(r.blockOut(), r.markThought(text))
+		return
+	}
 	r.openBlock(kind, seq, prefix)
 	r.writeTo(r.blockOut(), text)
+}
+
+// thoughtMark starts each line of thinking shown without colour.
+const thoughtMark = "┊ "
+
+// markThought is text with thoughtMark at the start of each line it
+// starts; a line break at its end leaves the mark to the next text, so a
+// thought that ends never leaves a bare mark behind.
+func (r *Renderer) markThought(text string) string {
+	var b strings.Builder
+	for i, line := range strings.SplitAfter(text, "\n") {
+		if line == "" {
+			continue
+		}
+		if i > 0 || r.lineStart {
+			b.WriteString(thoughtMark)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// MarkCut marks what a model's reply streamed as cut off and discarded
+// when its stream failed and is tried again (troupe_retry started): the
+// reply streams again from its start below the mark. Written text cannot
+// be taken back from a pipe, so it is marked, the same on a terminal.
+// Nothing is marked when nothing streamed.
+func (r *Renderer) MarkCut() {
+	if r.block != "text" && r.block != "thought" {
+		return
+	}
+	r.line(r.st.wrap(sgrYellow, "↻ the reply above was cut off and is discarded"))
 }
 
 // PromptSent: this client's own prompt went out, so a turn will run.

@@ -235,7 +235,25 @@ func TestRenderSideTakesAllButTheAnswer(t *testing.T) {
 	if answer.String() != "hello there\ndone\n" {
 		t.Fatalf("answer: %q", answer.String())
 	}
-	if side.String() != "Hmm.\n  ✓ bash ls\n── end_turn\n" {
+	if side.String() != "┊ Hmm.\n  ✓ bash ls\n── end_turn\n" { // thinking marked: no colour
 		t.Fatalf("side: %q", side.String())
+	}
+}
+
+// Without colour each line of thinking is marked, a line break at a
+// chunk's end leaving the mark to the next line, so none dangles.
+func TestRenderMarksThinkingWithoutColour(t *testing.T) {
+	var out strings.Builder
+	r := NewRenderer(&out, Options{})
+	for _, u := range []string{
+		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"one\n"}}`,
+		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"two\nthree"}}`,
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"answer"}}`,
+	} {
+		r.Update(json.RawMessage(`{"sessionId":"s","update":` + u + `}`))
+	}
+	r.EndLine()
+	if want := "┊ one\n┊ two\n┊ three\nanswer\n"; out.String() != want {
+		t.Fatalf("got %q, want %q", out.String(), want)
 	}
 }

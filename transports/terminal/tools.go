@@ -13,14 +13,36 @@ type toolView struct {
 	// start is when the call began running (else when first seen), in
 	// the updates' epoch ms.
 	start  int64
+	seen   int64 // when first seen
 	ran    bool
 	closed bool
+	// waited is how long the call waited for a permission decision (ms),
+	// shown apart from how long it ran; asked says it waited for one.
+	waited int64
+	asked  bool
+	// awaiting: this client was asked to decide; the decision (this
+	// client's own answer shows as the call's in_progress) ends the wait.
+	awaiting bool
+}
+
+// permissionWaited starts a call's run at its permission decision (at):
+// the decision, not the in_progress update a replay coalesces away, ends
+// the wait, so the call's duration is its run's live and replayed alike.
+func (r *Renderer) permissionWaited(id string, at int64) {
+	t := r.tools[id]
+	if t == nil || t.asked || at < t.seen {
+		return
+	}
+	t.waited, t.asked = at-t.seen, true
+	if !t.ran {
+		t.start, t.ran = at, true
+	}
 }
 
 func (r *Renderer) tool(u *update, at int64) {
 	t := r.tools[u.ToolCallID]
 	if t == nil {
-		t = &toolView{start: at}
+		t = &toolView{start: at, seen: at}
 		r.tools[u.ToolCallID] = t
 		r.stopWaiting()
 	}
@@ -39,6 +61,9 @@ func (r *Renderer) tool(u *update, at int64) {
 	if u.Status != "" {
 		if u.Status == "in_progress" && !t.ran {
 			t.ran, t.start = true, at
+			if t.awaiting {
+				t.waited, t.asked = at-t.seen, true
+			}
 		}
 		t.status = u.Status
 	}
@@ -96,7 +121,11 @@ func (r *Renderer) toolLine(t *toolView, at int64) string {
 		s += " " + t.summary
 	}
 	if (t.status == "completed" || t.status == "failed") && t.start > 0 && at >= t.start {
-		s += " " + r.st.wrap(sgrDim, fmt.Sprintf("%.1fs", float64(at-t.start)/1000))
+		took := fmt.Sprintf("%.1fs", float64(at-t.start)/1000)
+		if t.asked {
+			took += fmt.Sprintf(" (after %.1fs waiting for permission)", float64(t.waited)/1000)
+		}
+		s += " " + r.st.wrap(sgrDim, took)
 	}
 	return s
 }

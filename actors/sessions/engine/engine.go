@@ -143,12 +143,13 @@ func (e *Engine) DefaultSettings() (event.Settings, error) {
 	return s, nil
 }
 
-// selection is the command's selection with the session's provider and
-// model over it.
+// selection is the command's selection with the session's provider,
+// model and base URL over it: a session resumes where it ran.
 func (e *Engine) selection(set event.Settings) modelconfig.Selection {
 	sel := e.opts.Selection
 	sel.Provider = cmp.Or(lo.FromPtr(set.Provider), sel.Provider)
 	sel.Model = cmp.Or(lo.FromPtr(set.Model), sel.Model)
+	sel.BaseURL = cmp.Or(lo.FromPtr(set.BaseURL), sel.BaseURL)
 	return sel
 }
 
