@@ -39,6 +39,9 @@ type Renderer struct {
 	tools     map[string]*toolView
 	// openTool is the call whose line was left open to be rewritten.
 	openTool string
+	// lastText is the assistant message whose text was shown last in this
+	// turn: the next message's text (the next step's) starts a paragraph.
+	lastText string
 
 	running      bool
 	waiting      bool
@@ -203,7 +206,8 @@ type update struct {
 	Error         string          `json:"error"`
 	Meta          struct {
 		Hydra struct {
-			CompatFor string `json:"compatFor"`
+			CompatFor    string `json:"compatFor"`
+			ACPMessageID string `json:"acpMessageId"`
 		} `json:"hydra-acp"`
 	} `json:"_meta"`
 }
@@ -225,6 +229,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 	at := p.Meta.Hydra.RecordedAt
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
+		r.stepBreak(u.Meta.Hydra.ACPMessageID)
 		r.chunk("text", "", "", u.Content)
 	case "agent_thought_chunk":
 		r.chunk("thought", sgrDim, "", u.Content)
@@ -252,6 +257,27 @@ func (r *Renderer) Update(params json.RawMessage) {
 	}
 }
 
+// stepBreak starts a paragraph when a message's text follows another
+// message's in the same turn: each step of a run is a message, and their
+// texts run together otherwise ("…the stream.Stream starts…").
+func (r *Renderer) stepBreak(messageID string) {
+	prev := r.lastText
+	if messageID == "" || messageID == prev {
+		return
+	}
+	r.lastText = messageID
+	if prev == "" {
+		return
+	}
+	if r.block == "text" {
+		r.writeTo(r.w, "\n\n")
+		return
+	}
+	r.endBlock()
+	r.closeTool()
+	r.writeTo(r.w, "\n")
+}
+
 func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
 	var b contentBlock
 	if json.Unmarshal(raw, &b) != nil {
@@ -275,6 +301,7 @@ func (r *Renderer) PromptSent() {
 }
 
 func (r *Renderer) promptReceived(u *update) {
+	r.lastText = ""
 	from := ""
 	if who := u.SentBy.label(); who != "" {
 		from = " " + r.st.wrap(sgrDim, "(from "+who+")")
@@ -286,6 +313,7 @@ func (r *Renderer) promptReceived(u *update) {
 
 // TurnEnded closes a turn with its stop reason.
 func (r *Renderer) TurnEnded(stopReason string) {
+	r.lastText = ""
 	r.stopWaiting()
 	r.running = false
 	if stopReason == "" {
