@@ -22,7 +22,11 @@ type Ask struct {
 	ToolCallID string
 	Title      string
 	Summary    string
-	Options    []Option
+	// Change is what an edit or write would do to its file, as a unified
+	// diff of the call's arguments: shown above the question, once.
+	Change      string
+	changeShown bool
+	Options     []Option
 }
 
 type askParams struct {
@@ -47,6 +51,7 @@ func ParseAsk(id, params json.RawMessage) (*Ask, error) {
 	a := &Ask{ID: id, ToolCallID: p.ToolCall.ToolCallID, Title: p.ToolCall.Title, Options: p.Options}
 	if len(p.ToolCall.RawInput) > 0 {
 		a.Summary = summary(p.ToolCall.RawInput)
+		a.Change = change(p.ToolCall.RawInput)
 	}
 	assignKeys(a.Options)
 	return a, nil
@@ -105,6 +110,10 @@ func (r *Renderer) showAsk() {
 	r.closeTool()
 	if !r.lineStart {
 		r.write("\n")
+	}
+	if a.Change != "" && !a.changeShown {
+		a.changeShown = true
+		r.write(strings.TrimPrefix(r.diff(a.Change), "\n") + "\n")
 	}
 	s := r.st.wrap(sgrYellow, "?") + " allow " + r.st.wrap(sgrBold, a.Title)
 	if a.Summary != "" {
