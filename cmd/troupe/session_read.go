@@ -130,7 +130,14 @@ func newSessionSearchCmd(s *sessionCmd) *cobra.Command {
 				Snippet   string `json:"snippet"`
 			} `json:"matches"`
 		}
-		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": strings.Join(pos, " ")}, &out); err != nil {
+		q := strings.TrimSpace(strings.Join(pos, " "))
+		if q == "" {
+			// Said here, in the command's words: the daemon would name
+			// its parameter ("q is required").
+			fmt.Fprintln(stderr, "troupe session search: give the text to search for")
+			return 2
+		}
+		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": q}, &out); err != nil {
 			return failed(stderr, "search", c, err)
 		}
 		if *asJSON {
