@@ -38,6 +38,7 @@ type conn struct {
 	parked      []*result            // session switches waiting for the run to end
 	bashCancel  func()
 	ids         int
+	expanding   []Command // prompts waiting for the first one's expansion
 }
 
 // result is what a command's requests end in.
