@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -105,9 +107,19 @@ func runRPC(f rpcFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		Thinking: f.models.thinking, Cwd: cwd,
 		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: h.log,
 		Home: h.home, NoPromptTemplates: f.noTemplates, NoSkills: f.noSkills,
+		SessionFileDir: sessionFileDir(cmp.Or(f.sessionDir, h.home)),
 	}), "rpc")
 	if d.Code == rpc.ExitTerminated && actors.ShutdownSignal(h.ctx) == syscall.SIGINT {
 		d.Code = exitCancelled // Ctrl-C: 130, as pi and shells say it
 	}
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe rpc: %v\n", err) })
+}
+
+// sessionFileDir is where the RPC session files of the store in storeHome
+// are kept, absolute: switch_session tells its own files by their folder.
+func sessionFileDir(storeHome string) string {
+	if abs, err := filepath.Abs(storeHome); err == nil {
+		storeHome = abs
+	}
+	return filepath.Join(storeHome, rpc.SessionFileFolder)
 }

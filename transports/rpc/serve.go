@@ -27,6 +27,9 @@ type Config struct {
 	// NoSession: the store is thrown away at exit, so no sessionFile is
 	// reported.
 	NoSession bool
+	// SessionFileDir is where each session's pi session file is kept
+	// (sessionfile.go); empty: none is written or reported.
+	SessionFileDir string
 	// Partials is what message_update carries; the zero value is the
 	// spec's full partial message.
 	Partials Partials
