@@ -237,6 +237,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 		if u.Meta.Hydra.CompatFor == "prompt_received" {
 			return // the prompt_received with it shows the prompt
 		}
+		r.lastText = "" // a new turn's prompt: its answer starts no paragraph
 		r.chunk("user", sgrBold, "› ", u.Content)
 	case "prompt_received":
 		r.promptReceived(u)
