@@ -339,9 +339,10 @@ func TestSessionPromptTurnRenders(t *testing.T) {
 	testkit.Equal(t, res.stop, "end_turn")
 	want := "title: fix the typo in notes.txt\n" + // the first prompt titled the session
 		"The notes have a typo.\nI'll fix the typo.\n" +
+		"    -helo\n    +hello\n" + // the change asked about, above the question
 		"? allow edit notes.txt?  [y] Allow once  [a] Always allow  [n] Reject → Allow once\n" +
 		"  ✓ edit notes.txt N.Ns\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
-		"Fixed: notes.txt now says hello.\n── end_turn\n"
+		"\nFixed: notes.txt now says hello.\n── end_turn\n" // the next step's text, a paragraph
 	testkit.Equal(t, normaliseView(out.String(), nil), want)
 }
 
