@@ -74,6 +74,9 @@ const rowsPerInsert = 128
 // store's file caused is a *WriteError (ErrDiskFull, ErrStoreWrite). Only
 // the store writer actor calls it.
 func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
+	if err := s.writable(); err != nil {
+		return Outcome{}, err
+	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	out, err := s.commit(ctx, b, false)

@@ -19,6 +19,9 @@ var ErrHasForks = errors.New("other sessions are forked from it")
 // must be stopped first, or it would write again. It writes on the
 // writer's connection, serialised with the writer's commits.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	// The lease memory (heldcache.go) cannot see this connection's own
 	// writes: forget it, under the mutex that orders it with commits.
 	s.commitMu.Lock()

@@ -29,6 +29,9 @@ type Import struct {
 // whoever hosts it first claims it. It writes on the writer's connection,
 // serialised with the writer's commits (which wait for it), like Delete.
 func (s *Store) Import(ctx context.Context, imp Import) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	id := imp.Meta.ID
 	if err := checkImport(imp); err != nil {
 		return fmt.Errorf("import session %s: %w", id, err)

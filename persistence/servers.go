@@ -37,6 +37,9 @@ func (r ServerRecord) OwnerGone() bool { return !processAlive(r.OwnerPID, r.Owne
 // writes on the writer connection outside the store writer's batches: one
 // small row per server start, never on a hot path.
 func (s *Store) RecordServer(ctx context.Context, r ServerRecord) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	_, err := s.writer.ExecContext(ctx, `INSERT OR REPLACE INTO llama_servers
 		(name, pid, pgid, started, host, port, owner_pid, owner_started, recorded_at) VALUES (?,?,?,?,?,?,?,?,?)`,
 		r.Name, r.PID, r.PGID, r.Started, r.Host, r.Port, r.OwnerPID, r.OwnerStarted, r.RecordedAt.UnixNano())
@@ -49,6 +52,9 @@ func (s *Store) RecordServer(ctx context.Context, r ServerRecord) error {
 // ForgetServer deletes config name's record if it is still pid's: a
 // newer run's record stays.
 func (s *Store) ForgetServer(ctx context.Context, name string, pid int) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	if _, err := s.writer.ExecContext(ctx, `DELETE FROM llama_servers WHERE name = ? AND pid = ?`, name, pid); err != nil {
 		return fmt.Errorf("forget server %s: %w", name, err)
 	}

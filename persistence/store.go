@@ -53,6 +53,8 @@ type Store struct {
 	leases   heldCache  // the sessions whose lease this process holds
 
 	ckpt *checkpointer
+
+	readOnly bool // OpenReadOnly: no writer, no checkpointer; writes fail
 }
 
 // Open opens (creating if needed) the store at path and migrates it.
@@ -137,6 +139,9 @@ func (s *Store) Path() string { return s.path }
 // Close releases this process's leases and closes both pools. Callers stop
 // the writer actor first.
 func (s *Store) Close() error {
+	if s.readOnly {
+		return s.reader.Close()
+	}
 	ckpt := s.ckpt.close()
 	released := s.releaseAll()
 	s.stmtMu.Lock()

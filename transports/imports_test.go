@@ -33,6 +33,8 @@ var allowed = map[string]string{
 	"actors/spawner":     "the guardian's spawners: an actor a transport starts beyond its own children (a chained session's link)",
 	"runtime/compaction": "when a session should compact, as REST's compact/status reports it",
 	"runtime/workdir":    "the one check of a directory a client or a bundle names for a session",
+	// pi's /skill:NAME reads a skill as the engine's catalog does.
+	"runtime/skills": "skill files expanded into an RPC message (transports/rpc, /skill:NAME)",
 	// The hugind bridge manages llama-servers, configs and models, not
 	// sessions: these are what its methods are about.
 	"actors/servers":      "the llama-server supervisor's messages (transports/hugind)",

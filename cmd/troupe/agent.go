@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -55,7 +56,14 @@ func agentInstallCmd(common commonFlags, src string, opts agentpkg.InstallOption
 		return 2
 	}
 	info, err := agentpkg.Install(context.Background(), home, src, opts)
-	if err != nil {
+	switch {
+	case errors.Is(err, agentpkg.ErrPermissionsNotApproved):
+		fmt.Fprintf(stderr, "troupe agent install: %v (pass --approve-permissions)\n", err)
+		return 1
+	case errors.Is(err, agentpkg.ErrAlreadyInstalled):
+		fmt.Fprintf(stderr, "troupe agent install: %v (pass --overwrite to replace it)\n", err)
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "troupe agent install: %v\n", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ func newAuthCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:       "auth password",
 		Short:     "set the daemon's master password (read from stdin)",
-		Long:      "Set the daemon's master password: read from stdin, only its bcrypt hash is stored.",
+		Long:      "Set the daemon's master password: read from stdin (on a terminal, twice, without echo), only its bcrypt hash is stored.",
 		ValidArgs: []string{"password"},
 		RunE:      a.action(func(pos []string) int { return runAuth(common, pos, a.stdin, a.stderr) }),
 	}
@@ -49,20 +50,39 @@ func runAuth(common commonFlags, pos []string, stdin io.Reader, stderr io.Writer
 	return 0
 }
 
-// readPassword reads one line: without echo from a terminal, else as is.
+// readPassword reads one line: from a terminal twice without echo, the
+// second time to confirm (a typo there would lock the user out), else as
+// is.
 func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprint(stderr, "master password: ")
-		b, err := term.ReadPassword(int(f.Fd()))
-		fmt.Fprintln(stderr)
+		pw, err := askPassword(f, stderr, "master password: ")
 		if err != nil {
-			return "", fmt.Errorf("read password: %w", err)
+			return "", err
 		}
-		return string(b), nil
+		again, err := askPassword(f, stderr, "repeat it: ")
+		if err != nil {
+			return "", err
+		}
+		if pw != again {
+			return "", errors.New("the two passwords differ; nothing was set")
+		}
+		return pw, nil
 	}
 	line, err := bufio.NewReader(stdin).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return "", fmt.Errorf("read password: %w", err)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// askPassword prompts on stderr and reads a line from the terminal
+// without echo.
+func askPassword(f *os.File, stderr io.Writer, prompt string) (string, error) {
+	fmt.Fprint(stderr, prompt)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return string(b), nil
 }

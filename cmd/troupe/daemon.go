@@ -27,6 +27,7 @@ type daemonFlags struct {
 	approval        string
 	cwd             string
 	logFile         string
+	logTime         string // the logger's time format: set for --log-file
 	mcpRecall       bool
 	fs              *pflag.FlagSet // where they were registered: which were given
 }
@@ -91,12 +92,24 @@ func runDaemonForeground(f daemonFlags, stderr io.Writer) int {
 			return fail(1, err)
 		}
 		defer lf.Close()
-		stderr = lf
+		// Every line of the file says when: the logger's records carry
+		// the date and time, the plain lines get them as a prefix.
+		f.logTime = logfile.StampFormat
+		cfg, err := f.config(lf)
+		if err != nil {
+			return fail(2, err)
+		}
+		return serveForeground(cfg, logfile.Stamped(lf, nil))
 	}
 	cfg, err := f.config(stderr)
 	if err != nil {
 		return fail(2, err)
 	}
+	return serveForeground(cfg, stderr)
+}
+
+// serveForeground serves cfg until a signal, its lines written to stderr.
+func serveForeground(cfg daemon.Config, stderr io.Writer) int {
 	// Every connection costs a descriptor and the store needs its own:
 	// take all the hard limit allows.
 	if n, err := daemon.RaiseFileLimit(); err != nil {
@@ -134,7 +147,7 @@ func parseDaemonArgs(args []string, stderr io.Writer) (f daemonFlags, code int, 
 // config maps the flags to the daemon's Config, its logs written to
 // stderr; the error is a bad --log-level or --log-format.
 func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
-	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr})
+	log, err := logging.New(logging.Options{Level: f.common.logLevel, Format: f.common.logFormat, Writer: stderr, TimeFormat: f.logTime})
 	if err != nil {
 		return daemon.Config{}, err
 	}
@@ -210,11 +223,19 @@ func serveDaemonWith(ctx context.Context, cfg daemon.Config, stderr io.Writer, s
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		code = 1
 	}
+	// The stop is said (in daemon.log for a detached daemon) with what
+	// asked for it, so a log shows when and why the daemon went away.
+	why := "asked to stop"
+	if s := d.StopSignal(); s != nil {
+		why = "signal " + s.String()
+	}
+	fmt.Fprintf(stderr, "troupe daemon: stopping (%s)\n", why)
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := d.Shutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "troupe daemon: %v\n", err)
 		code = 1
 	}
+	fmt.Fprintf(stderr, "troupe daemon: stopped (exit %d)\n", code)
 	return code
 }

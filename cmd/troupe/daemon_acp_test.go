@@ -101,7 +101,7 @@ func TestDaemonACPPermissionRace(t *testing.T) {
 	a := d.dialACP(t, "editor")
 	sid, _ := a.NewSession(t.TempDir())
 	b := d.dialACP(t, "browser")
-	_, bAtt := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
 	pid := a.Prompt(sid, "run it")
 	isAsk := func(f acpclient.Frame) bool { return f.Method == "session/request_permission" }
 	askedA := a.Until(isAsk)
@@ -111,7 +111,7 @@ func TestDaemonACPPermissionRace(t *testing.T) {
 	fs := a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("permission_resolved") })
 	u := fs[len(fs)-1].Update(t)
 	testkit.Equal(t, u.Update.ToolCallID, "c1")
-	testkit.Equal(t, u.Update.ResolvedBy, bAtt.ClientID)
+	testkit.Equal(t, u.Update.ResolvedBy, "browser") // its clientInfo name, not its id
 	// The loser's late answer changes nothing: the call runs once.
 	a.AnswerPermission(askedA[len(askedA)-1].ID, "reject_once")
 	fs = a.Until(func(f acpclient.Frame) bool { return f.Answers(pid) })

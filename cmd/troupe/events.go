@@ -50,7 +50,8 @@ func runEvents(f eventsFlags, id string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 2
 	}
-	// events only reads: the home is not created, nor required writable.
+	// events only reads: the home is not created, nor required writable,
+	// and the store is opened read-only (no migration, nothing written).
 	home, err := datahome.Path(common.home)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
@@ -65,7 +66,7 @@ func runEvents(f eventsFlags, id string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "troupe events: no store at %s (set --home or TROUPE_HOME)\n", path)
 		return 1
 	}
-	store, err := persistence.Open(path, persistence.Options{})
+	store, err := persistence.OpenReadOnly(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe events: %v\n", err)
 		return 1

@@ -247,7 +247,12 @@ func flagDefault(f *pflag.Flag) string {
 
 // versionLine is what `troupe version` and `troupe --version` print.
 func versionLine() string {
-	return fmt.Sprintf("troupe %s (store schema %d)\n", currentVersion(), persistence.SchemaVersion())
+	v := currentVersion()
+	if v == devVersion {
+		// Say why there is no better answer: the build carried none.
+		v += " (a development build with no version or VCS stamp)"
+	}
+	return fmt.Sprintf("troupe %s (store schema %d)\n", v, persistence.SchemaVersion())
 }
 
 func newVersionCmd(a *app) *cobra.Command {

@@ -139,7 +139,7 @@ func TestRetriedStepRun(t *testing.T) {
 	lines, stderr, code := runLines(t, testkit.BuildTroupe(t), append(env, "TROUPE_HOME="+t.TempDir()),
 		append(append([]string{"run"}, model...), "--cwd", t.TempDir(), "answer me")...)
 	testkit.Equal(t, code, 0)
-	testkit.DeepEqual(t, lines[1:], []string{"Half an ans", "The whole answer.", "[end_turn · 0 in / 0 out tokens]"})
+	testkit.DeepEqual(t, lines[1:], []string{"Half an ans", "", "The whole answer.", "[end_turn · 0 in / 0 out tokens]"})
 	if !strings.Contains(stderr, "↻ the reply above was cut off and is discarded") {
 		t.Fatalf("stderr does not mark the cut text: %s", stderr)
 	}

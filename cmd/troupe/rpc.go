@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -36,7 +38,9 @@ type rpcFlags struct {
 	maxLine             int
 	noSession           bool
 	partials            rpc.Partials
-	ignored             [5]bool
+	ignored             [3]bool
+	noSkills            bool
+	noTemplates         bool
 }
 
 func newRPCCmd(a *app) *cobra.Command {
@@ -64,9 +68,11 @@ func newRPCCmd(a *app) *cobra.Command {
 	fs.IntVar(&f.maxLine, "max-line", 0, "largest accepted command line in bytes (default 16 MiB)")
 	fs.BoolVar(&f.noSession, "no-session", false, "keep nothing after exit")
 	enumVar(fs, &partials, "partials", partials, []string{"full", "skeleton"}, "message_update's partial message: with the text so far, or without text for clients that read only the deltas")
+	fs.BoolVar(&f.noSkills, "no-skills", false, "leave /skill:NAME messages as typed")
+	fs.BoolVar(&f.noTemplates, "no-prompt-templates", false, "leave /NAME messages as typed")
 	// pi's switches for features troupe does not have; accepted so that
 	// existing launch lines work.
-	for i, name := range []string{"no-extensions", "no-skills", "no-prompt-templates", "no-context-files", "offline"} {
+	for i, name := range []string{"no-extensions", "no-context-files", "offline"} {
 		fs.BoolVar(&f.ignored[i], name, false, "accepted for compatibility; no effect")
 	}
 	return c
@@ -100,9 +106,20 @@ func runRPC(f rpcFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		Sessions: h.rt.Sessions, Models: h.eng.Models(),
 		Thinking: f.models.thinking, Cwd: cwd,
 		SessionID: f.session, NoSession: f.noSession, Partials: f.partials, Log: h.log,
+		Home: h.home, NoPromptTemplates: f.noTemplates, NoSkills: f.noSkills,
+		SessionFileDir: sessionFileDir(cmp.Or(f.sessionDir, h.home)),
 	}), "rpc")
 	if d.Code == rpc.ExitTerminated && actors.ShutdownSignal(h.ctx) == syscall.SIGINT {
 		d.Code = exitCancelled // Ctrl-C: 130, as pi and shells say it
 	}
 	return exitStatus(d, err, func(err error) { fmt.Fprintf(stderr, "troupe rpc: %v\n", err) })
+}
+
+// sessionFileDir is where the RPC session files of the store in storeHome
+// are kept, absolute: switch_session tells its own files by their folder.
+func sessionFileDir(storeHome string) string {
+	if abs, err := filepath.Abs(storeHome); err == nil {
+		storeHome = abs
+	}
+	return filepath.Join(storeHome, rpc.SessionFileFolder)
 }

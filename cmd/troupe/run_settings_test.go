@@ -112,7 +112,10 @@ func TestRunResumeKeepsTheSessionSettings(t *testing.T) {
 	testkit.Equal(t, *created.ApprovalMode, "yolo")
 	testkit.Equal(t, *created.Provider, "openai")
 	testkit.Equal(t, *created.Model, "model-m")
-	testkit.Equal(t, len(eventsOf[event.Settings](t, evs, event.SessionSettingsChanged)), 0)
+	// The one change is the title the first prompt gave.
+	changes := eventsOf[event.Settings](t, evs, event.SessionSettingsChanged)
+	testkit.Equal(t, len(changes), 1)
+	testkit.Equal(t, *changes[0].Title, "four steps")
 }
 
 // A flag given on resume overrides the stored setting, for the resumed run
@@ -138,9 +141,10 @@ func TestRunResumeFlagOverridesAreRecorded(t *testing.T) {
 
 	evs := readStored(t, bin, home, "over")
 	changes := eventsOf[event.Settings](t, evs, event.SessionSettingsChanged)
-	testkit.Equal(t, len(changes), 1)
+	testkit.Equal(t, len(changes), 2) // the first prompt's title, then the flags'
+	testkit.Equal(t, *changes[0].Title, "four steps")
 	// Only what changed is recorded; --provider named the stored provider.
-	got, err := json.Marshal(changes[0])
+	got, err := json.Marshal(changes[1])
 	testkit.NoError(t, err)
 	testkit.Equal(t, string(got), `{"model":"big"}`)
 	// The mode stayed the stored yolo: the remaining calls ran.

@@ -265,12 +265,13 @@ func TestSessionAttachYieldsToAnotherAnswer(t *testing.T) {
 	v := startAttach(t, d, false, nil, sid)
 	v.waitFor(t, "attached to")
 	other := d.dialACP(t, "editor")
-	_, att := other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	other.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	pid := other.Prompt(sid, "fix the typo in notes.txt")
 	asked := other.Until(func(f acpclient.Frame) bool { return f.Method == "session/request_permission" })
 	v.waitFor(t, "Reject ")
 	other.AnswerPermission(asked[len(asked)-1].ID, "reject_once")
-	v.waitFor(t, "Reject answered by "+att.ClientID+": denied\n")
+	// Who answered is the client's name from initialize, not its id.
+	v.waitFor(t, "Reject answered by editor: denied\n")
 	v.press(t, "y")
 	other.WaitAnswer(pid)
 	v.waitFor(t, "── end_turn")
@@ -338,9 +339,10 @@ func TestSessionPromptTurnRenders(t *testing.T) {
 	testkit.Equal(t, res.stop, "end_turn")
 	want := "title: fix the typo in notes.txt\n" + // the first prompt titled the session
 		"┊ The notes have a typo.\nI'll fix the typo.\n" + // thinking marked: no colour
+		"    -helo\n    +hello\n" + // the change asked about, above the question
 		"? allow edit notes.txt?  [y] Allow once  [a] Always allow  [n] Reject → Allow once\n" +
 		"  ✓ edit notes.txt N.Ns (after N.Ns waiting for permission)\n    --- a/notes.txt\n    +++ b/notes.txt\n    @@ -1 +1 @@\n    -helo world\n    +hello world\n" +
-		"Fixed: notes.txt now says hello.\n── end_turn\n"
+		"\nFixed: notes.txt now says hello.\n── end_turn\n" // the next step's text, a paragraph
 	testkit.Equal(t, normaliseView(out.String(), nil), want)
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,25 +28,43 @@ func newSessionExportCmd(s *sessionCmd) *cobra.Command {
 			// leaves no half bundle.
 			f, err := os.CreateTemp(dirOf(*out), ".troupe-export-*")
 			if err != nil {
-				return failed(stderr, "export", c, err)
+				return failed(stderr, "export", c, targetError(*out, err))
 			}
 			defer os.Remove(f.Name())
 			defer f.Close()
 			w, tmp = f, f
 		}
 		if err := copyBody(ctx, c, "/v1/sessions/"+url.PathEscape(pos[0])+"/export", w); err != nil {
+			if pe := (*fs.PathError)(nil); tmp != nil && errors.As(err, &pe) {
+				err = targetError(*out, err) // writing the temporary file failed
+			}
 			return failed(stderr, "export", c, err)
 		}
 		if tmp != nil {
 			if err := tmp.Close(); err != nil {
-				return failed(stderr, "export", c, err)
+				return failed(stderr, "export", c, targetError(*out, err))
 			}
 			if err := os.Rename(tmp.Name(), *out); err != nil {
-				return failed(stderr, "export", c, err)
+				return failed(stderr, "export", c, targetError(*out, err))
 			}
 		}
 		return 0
 	})
+}
+
+// targetError names the file the user asked for, not the temporary one
+// beside it the bundle is written to first: a file-system error names the
+// path it failed on, which the user never gave.
+func targetError(target string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	return fmt.Errorf("write %s: %w", target, err)
 }
 
 func dirOf(path string) string {

@@ -45,6 +45,7 @@ type fileDiff struct {
 	Hunks   []struct {
 		OldText string `json:"oldText"`
 		NewText string `json:"newText"`
+		Diff    string `json:"diff"`
 	} `json:"hunks"`
 }
 
@@ -83,6 +84,11 @@ func newSessionDiffCmd(s *sessionCmd) *cobra.Command {
 			}
 			fmt.Fprintf(stdout, "=== %s%s\n", f.Path, note)
 			for _, h := range f.Hunks {
+				if h.Diff != "" {
+					writeHunks(stdout, h.Diff)
+					continue
+				}
+				// A daemon that sends no diff: the two texts as they are.
 				fmt.Fprintln(stdout, "@@")
 				writePrefixed(stdout, "-", h.OldText)
 				writePrefixed(stdout, "+", h.NewText)
@@ -90,6 +96,17 @@ func newSessionDiffCmd(s *sessionCmd) *cobra.Command {
 		}
 		return 0
 	})
+}
+
+// writeHunks writes a unified diff's hunks, its ---/+++ header left out:
+// the "=== path" line names the file once for all its changes.
+func writeHunks(w io.Writer, diff string) {
+	if i := strings.Index(diff, "@@"); i > 0 {
+		diff = diff[i:] // the header is what precedes the first hunk
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
+		fmt.Fprintln(w, l)
+	}
 }
 
 func writePrefixed(w io.Writer, prefix, text string) {
@@ -113,7 +130,14 @@ func newSessionSearchCmd(s *sessionCmd) *cobra.Command {
 				Snippet   string `json:"snippet"`
 			} `json:"matches"`
 		}
-		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": strings.Join(pos, " ")}, &out); err != nil {
+		q := strings.TrimSpace(strings.Join(pos, " "))
+		if q == "" {
+			// Said here, in the command's words: the daemon would name
+			// its parameter ("q is required").
+			fmt.Fprintln(stderr, "troupe session search: give the text to search for")
+			return 2
+		}
+		if err := c.Do(ctx, http.MethodPost, "/v1/sessions/search", map[string]any{"q": q}, &out); err != nil {
 			return failed(stderr, "search", c, err)
 		}
 		if *asJSON {

@@ -194,6 +194,10 @@ func newSessionTitleCmd(s *sessionCmd) *cobra.Command {
 	verb.Args = wantArgs(2, -1, "a session id and the title")
 	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		title := strings.Join(pos[1:], " ")
+		if strings.TrimSpace(title) == "" {
+			fmt.Fprintln(stderr, "troupe session title: give the title after the session id")
+			return 2
+		}
 		if err := c.Do(ctx, http.MethodPatch, "/v1/sessions/"+url.PathEscape(pos[0]), map[string]any{"title": title}, nil); err != nil {
 			return failed(stderr, "title", c, err)
 		}

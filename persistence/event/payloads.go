@@ -304,7 +304,7 @@ type PermissionResolvedPayload struct {
 	Outcome    string `json:"outcome"` // allowed | denied | cancelled
 	OptionID   string `json:"option_id,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	ResolvedBy string `json:"resolved_by,omitempty"` // client id, mode or allow_list
+	ResolvedBy string `json:"resolved_by,omitempty"` // the client's name (else its id), mode or allow_list
 }
 
 // ToolProgressPayload carries cumulative partial output.

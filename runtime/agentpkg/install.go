@@ -27,8 +27,15 @@ type InstallOptions struct {
 }
 
 // ErrPermissionsNotApproved is the refusal of a package asking for
-// capabilities without approve_permissions.
+// capabilities without InstallOptions.ApprovePermissions. Its message
+// names no option: each front end says how its users approve (the CLI's
+// --approve-permissions, the stdio bridge's approve_permissions).
 var ErrPermissionsNotApproved = errors.New("permissions not approved")
+
+// ErrAlreadyInstalled is the refusal to replace an installed agent
+// without InstallOptions.Overwrite; like ErrPermissionsNotApproved, the
+// front end says how to ask for it.
+var ErrAlreadyInstalled = errors.New("already installed")
 
 // Info is one installed agent.
 type Info struct {
@@ -68,12 +75,12 @@ func Install(ctx context.Context, home, src string, opts InstallOptions) (Info, 
 		return Info{}, fmt.Errorf("agent %s: entry %s is missing from the package", m.Name, m.Entry)
 	}
 	if asks, what := m.Asks(); asks && !opts.ApprovePermissions {
-		return Info{}, fmt.Errorf("agent %s asks for %s: %w (set approve_permissions)", m.Name, what, ErrPermissionsNotApproved)
+		return Info{}, fmt.Errorf("agent %s asks for %s: %w", m.Name, what, ErrPermissionsNotApproved)
 	}
 	dest := filepath.Join(Dir(home), m.Name)
 	if _, err := os.Stat(dest); err == nil {
 		if !opts.Overwrite {
-			return Info{}, fmt.Errorf("agent %s is already installed (set overwrite to replace it)", m.Name)
+			return Info{}, fmt.Errorf("agent %s is %w", m.Name, ErrAlreadyInstalled)
 		}
 		// The old copy moves aside until the new one is in place.
 		old := stage + ".old"

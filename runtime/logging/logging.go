@@ -19,6 +19,9 @@ type Options struct {
 	Level  string // debug | info | warn | error; empty: $TROUPE_LOG, else warn
 	Format string // text (tint) | json
 	Writer io.Writer
+	// TimeFormat is the text format's time; empty: the time of day alone,
+	// for a terminal (a log file wants the date too).
+	TimeFormat string
 }
 
 // New builds the process logger.
@@ -34,7 +37,7 @@ func New(o Options) (*slog.Logger, error) {
 	}
 	switch o.Format {
 	case "", "text":
-		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: time.TimeOnly, NoColor: !Colour(w)})), nil
+		return slog.New(tint.NewHandler(w, &tint.Options{Level: lv, TimeFormat: cmp.Or(o.TimeFormat, time.TimeOnly), NoColor: !Colour(w)})), nil
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: lv})), nil
 	default:

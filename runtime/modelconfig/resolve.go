@@ -135,7 +135,7 @@ func (c Config) chooseProvider(sel Selection, env func(string) string) (string, 
 	// Every way a model can be configured, since this is the first thing a
 	// new user meets: a flag, models.yml, or the OpenAI-compatible
 	// environment (a local server needs only its URL).
-	return "", incomplete("no provider selected: pass --provider NAME (and --model ID), set default.provider in %s, or set %s (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or %s",
+	return "", incomplete("no provider selected: pass --provider NAME (and --model ID), set default.provider in %s (`troupe init` writes a commented one), or set %s (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or %s",
 		c.where(), EnvOpenAIBaseURL, EnvOpenAIAPIKey)
 }
 

@@ -113,9 +113,9 @@ func TestResolveErrors(t *testing.T) {
 		want string
 	}{
 		{"nothing selected", empty, Selection{}, nil, ErrIncomplete,
-			"no provider selected: pass --provider NAME (and --model ID), set default.provider in /home/x/.troupe/models.yml, or set OPENAI_BASE_URL (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or OPENAI_API_KEY"},
+			"no provider selected: pass --provider NAME (and --model ID), set default.provider in /home/x/.troupe/models.yml (`troupe init` writes a commented one), or set OPENAI_BASE_URL (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or OPENAI_API_KEY"},
 		{"nothing selected, config built in code", Config{}, Selection{}, nil, ErrIncomplete,
-			"no provider selected: pass --provider NAME (and --model ID), set default.provider in models.yml, or set OPENAI_BASE_URL (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or OPENAI_API_KEY"},
+			"no provider selected: pass --provider NAME (and --model ID), set default.provider in models.yml (`troupe init` writes a commented one), or set OPENAI_BASE_URL (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or OPENAI_API_KEY"},
 		{"unknown provider", file, Selection{Provider: "foo"}, nil, ErrUnknownProvider,
 			`provider "foo" not found in ` + at + `: known providers: local, router, keyed, keyless, nourl, openai`},
 		{"unknown provider, empty file", empty, Selection{Provider: "foo"}, nil, ErrUnknownProvider,

@@ -108,7 +108,7 @@ func (o outgoing) answered(c *conn, ctx actor.Context, m jsonrpc.Message) {
 		return
 	}
 	delete(a.asked, o.toolCallID)
-	d := sessions.Decision{ToolCallID: o.toolCallID, By: a.clientID}
+	d := sessions.Decision{ToolCallID: o.toolCallID, By: answeredBy(c.client.Name, a.clientID)}
 	switch {
 	case m.Error != nil && m.Error.Code == jsonrpc.CodeMethodNotFound:
 		return
@@ -205,3 +205,13 @@ func flagOf(f event.AttentionFlag) attentionFlag {
 
 // awaitingInput: any flag raised or permission request open.
 func (a *attachment) awaitingInput() bool { return len(a.flags) > 0 || len(awaitingCalls(a.view)) > 0 }
+
+// answeredBy is who a decision is recorded as: the name the client gave
+// in initialize's clientInfo, which the other clients show ("answered by
+// zed"), or its attachment's id when it gave none.
+func answeredBy(name, clientID string) string {
+	if name = strings.TrimSpace(name); name != "" {
+		return name
+	}
+	return clientID
+}

@@ -86,9 +86,10 @@ type Daemon struct {
 	lock  *pidfile.Lock
 	log   *slog.Logger
 
-	done chan struct{}
-	err  error // the server's failure; written before done closes
-	stop func()
+	done   chan struct{}
+	err    error     // the server's failure; written before done closes
+	signal os.Signal // the signal that asked it to stop; written before done closes
+	stop   func()
 
 	shutdown sync.Once
 	shutErr  error
@@ -266,10 +267,22 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 func (d *Daemon) watch(stop context.Context) {
 	select {
 	case <-stop.Done():
+		d.signal = actors.ShutdownSignal(stop)
 	case err := <-d.srv.Done():
 		d.err = err
 	}
 	close(d.done)
+}
+
+// StopSignal is the signal that asked the daemon to stop once Done is
+// closed (with Config.Signals), nil for any other reason.
+func (d *Daemon) StopSignal() os.Signal {
+	select {
+	case <-d.done:
+		return d.signal
+	default:
+		return nil
+	}
 }
 
 // URL is where the daemon answers, e.g. http://127.0.0.1:55514.

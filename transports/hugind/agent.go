@@ -3,6 +3,7 @@ package hugind
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,7 +32,12 @@ func agentInstall(ctx context.Context, b *Bridge, raw json.RawMessage, _ func(st
 		return nil, err
 	}
 	info, err := agentpkg.Install(ctx, b.Home, p.Path, agentpkg.InstallOptions{ApprovePermissions: p.ApprovePermissions, Overwrite: p.Overwrite})
-	if err != nil {
+	switch {
+	case errors.Is(err, agentpkg.ErrPermissionsNotApproved):
+		return nil, fmt.Errorf("%w (set approve_permissions)", err)
+	case errors.Is(err, agentpkg.ErrAlreadyInstalled):
+		return nil, fmt.Errorf("%w (set overwrite to replace it)", err)
+	case err != nil:
 		return nil, err
 	}
 	return map[string]any{"installed": true, "name": info.Name, "path": info.Path, "version": info.Version}, nil

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
@@ -22,6 +24,11 @@ type fileDiff struct {
 type hunk struct {
 	OldText string `json:"oldText"`
 	NewText string `json:"newText"`
+	// Diff is the change as a unified line diff: the edit tool's own,
+	// with the file's lines around it as context, else one made from the
+	// two texts (a write's whole file; a folded hunk). Hydra's shape has
+	// no such field; its clients ignore it.
+	Diff string `json:"diff,omitempty"`
 }
 
 // editArgs are the arguments of the edit and write tools (edit's two
@@ -62,13 +69,13 @@ func (d *differ) add(e event.Event) error {
 		call, ok := d.started[p.ToolCallID]
 		delete(d.started, p.ToolCallID)
 		if ok && p.Status == "success" {
-			d.apply(call)
+			d.apply(call, p)
 		}
 	}
 	return nil
 }
 
-func (d *differ) apply(call event.ToolStartedPayload) {
+func (d *differ) apply(call event.ToolStartedPayload, done event.ToolCompletedPayload) {
 	var args editArgs
 	if json.Unmarshal([]byte(call.Arguments), &args) != nil || args.Path == "" {
 		return
@@ -89,7 +96,7 @@ func (d *differ) apply(call event.ToolStartedPayload) {
 		if args.Content == nil {
 			return
 		}
-		f.Hunks = append(f.Hunks, hunk{OldText: d.written[path], NewText: *args.Content})
+		f.Hunks = append(f.Hunks, d.hunk(path, d.written[path], *args.Content, ""))
 		d.written[path] = *args.Content
 	case "edit":
 		old, neu := args.OldString, args.NewString
@@ -99,11 +106,30 @@ func (d *differ) apply(call event.ToolStartedPayload) {
 		if old == nil || neu == nil {
 			return
 		}
-		f.Hunks = append(f.Hunks, hunk{OldText: *old, NewText: *neu})
+		toolDiff := ""
+		if done.OutputType == "diff" {
+			toolDiff = done.Output
+		}
+		f.Hunks = append(f.Hunks, d.hunk(path, *old, *neu, toolDiff))
 		if w, ok := d.written[path]; ok {
 			d.written[path] = strings.Replace(w, *old, *neu, 1)
 		}
 	}
+}
+
+// hunk is a change of path from old to neu, its diff the tool's when it
+// gave one.
+func (d *differ) hunk(path, old, neu, toolDiff string) hunk {
+	if toolDiff == "" {
+		toolDiff = lineDiff(relTo(d.cwd, path), old, neu)
+	}
+	return hunk{OldText: old, NewText: neu, Diff: toolDiff}
+}
+
+// lineDiff is old to neu as a unified diff labelled as git labels a path.
+func lineDiff(label, old, neu string) string {
+	label = strings.TrimPrefix(filepath.ToSlash(label), "/")
+	return udiff.Unified("a/"+label, "b/"+label, old, neu)
 }
 
 // fold merges each hunk that rewrites the text the previous one wrote
@@ -113,6 +139,7 @@ func fold(hs []hunk) []hunk {
 	for _, h := range hs {
 		if n := len(out); n > 0 && out[n-1].NewText == h.OldText {
 			out[n-1].NewText = h.NewText
+			out[n-1].Diff = ""
 			continue
 		}
 		out = append(out, h)
@@ -147,6 +174,11 @@ func (a *API) diff(w http.ResponseWriter, r *http.Request) {
 		}
 		if q.Get("fold") == "true" || q.Get("fold") == "1" {
 			f.Hunks = fold(f.Hunks)
+			for i, h := range f.Hunks {
+				if h.Diff == "" {
+					f.Hunks[i].Diff = lineDiff(relTo(m.Cwd, f.Path), h.OldText, h.NewText)
+				}
+			}
 		}
 		out = append(out, f)
 	}

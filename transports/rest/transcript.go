@@ -166,6 +166,14 @@ func (t *transcriber) add(d *decisions, e event.Event) error {
 		if out != "" {
 			t.md.WriteString("\n" + fence(out, ""))
 		}
+	case *event.RunInterruptedPayload:
+		// A crash cut the run here: what follows is its resumption (or
+		// nothing, when its policy stopped it).
+		what := "resumed"
+		if v.Policy != "resume" {
+			what = "stopped"
+		}
+		fmt.Fprintf(t.md, "\n_interrupted by a restart; %s_\n", what)
 	case *event.RunEndedPayload:
 		if v.Error != "" {
 			fmt.Fprintf(t.md, "\n_turn ended: %s: %s_\n", v.StopReason, v.Error)

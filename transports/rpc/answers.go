@@ -3,6 +3,7 @@ package rpc
 import (
 	"cmp"
 	"path/filepath"
+	"strings"
 
 	"github.com/samber/lo"
 	"github.com/troupehq/troupe/persistence/event"
@@ -56,17 +57,6 @@ func nonNil(v []any) []any {
 		return []any{}
 	}
 	return v
-}
-
-// sessionFile is the locator switch_session accepts back: the store and
-// the session id. There is no per-session file; the store holds them all.
-// With --no-session there is none, as in pi.
-func (c *conn) sessionFile() *string {
-	if c.cfg.NoSession {
-		return nil
-	}
-	s := c.cfg.Sessions.StorePath() + "#" + c.cur.id
-	return &s
 }
 
 type stateJSON struct {
@@ -135,13 +125,14 @@ func (c *conn) stats() statsJSON {
 	}
 }
 
-// sessionIDOf reads a session id out of what a host passes back: an id, or
-// the sessionFile locator ("<store>#<id>").
+// sessionIDOf reads a session id out of what a host passes back: an id,
+// a session file's name (<id>.jsonl), or the "<store>#<id>" locator older
+// troupes reported.
 func sessionIDOf(s string) string {
 	for i := len(s) - 1; i >= 0; i-- {
 		if s[i] == '#' {
 			return s[i+1:]
 		}
 	}
-	return filepath.Base(s)
+	return strings.TrimSuffix(filepath.Base(s), ".jsonl")
 }

@@ -38,6 +38,9 @@ type conn struct {
 	parked      []*result            // session switches waiting for the run to end
 	bashCancel  func()
 	ids         int
+	expanding   []Command // prompts waiting for the first one's expansion
+	fileWriting bool      // the session file is being written
+	fileAgain   bool      // and must be written again after
 }
 
 // result is what a command's requests end in.
@@ -263,6 +266,9 @@ func (c *conn) hooks(f *fold) {
 	}
 	f.onRunStarted = func(id string) { delete(c.awaitingRun, id) }
 	f.onRunEnded = func(id string) {
+		if c.cur != nil && c.cur.fold == f && f.emit != nil {
+			c.writeSessionFile() // a live run's end, not one replayed
+		}
 		for _, r := range c.aborts[id] {
 			c.respond(r.resp)
 		}

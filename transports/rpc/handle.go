@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
@@ -66,7 +67,43 @@ func (c *conn) handleLine(line []byte) {
 	}
 }
 
+// prompt expands the message (expand.go), then queues it. The files are
+// read off the mailbox; while a message is being expanded the prompts
+// after it wait behind it, so they reach the session in the order sent.
 func (c *conn) prompt(cmd Command) {
+	if len(c.expanding) == 0 && !strings.HasPrefix(cmd.Message, "/") {
+		c.queuePrompt(cmd)
+		return
+	}
+	c.expanding = append(c.expanding, cmd)
+	if len(c.expanding) == 1 {
+		c.expandNext()
+	}
+}
+
+// expandNext expands the first waiting message and queues it, then the
+// next.
+func (c *conn) expandNext() {
+	cmd := c.expanding[0]
+	dirs := expandDirs{cwd: c.cur.fold.Cwd, home: c.cfg.Home, noTemplates: c.cfg.NoPromptTemplates, noSkills: c.cfg.NoSkills}
+	if dirs.cwd == "" {
+		dirs.cwd = c.cfg.Cwd
+	}
+	done := c.begin()
+	offload(c, func() string { return expandInput(cmd.Message, dirs) }, func(text string) {
+		done(nil)
+		cmd.Message = text
+		c.expanding = c.expanding[1:]
+		c.queuePrompt(cmd)
+		if len(c.expanding) > 0 {
+			c.expandNext()
+		}
+	})
+}
+
+// queuePrompt sends the message to the session as prompt, steer or
+// follow-up.
+func (c *conn) queuePrompt(cmd Command) {
 	delivery := event.DeliveryPrompt
 	switch {
 	case cmd.Type == "steer":

@@ -27,10 +27,20 @@ type Config struct {
 	// NoSession: the store is thrown away at exit, so no sessionFile is
 	// reported.
 	NoSession bool
+	// SessionFileDir is where each session's pi session file is kept
+	// (sessionfile.go); empty: none is written or reported.
+	SessionFileDir string
 	// Partials is what message_update carries; the zero value is the
 	// spec's full partial message.
 	Partials Partials
-	Log      *slog.Logger
+	// Home is troupe's data home: its prompts/ and skills/ are the
+	// user's prompt templates and skills (expand.go), after the
+	// project's .pi/prompts and .pi/skills. NoPromptTemplates and
+	// NoSkills (pi's --no-prompt-templates, --no-skills) leave the
+	// messages as typed.
+	Home                        string
+	NoPromptTemplates, NoSkills bool
+	Log                         *slog.Logger
 }
 
 // ExitTerminated is the status after SIGTERM, as pi exits.

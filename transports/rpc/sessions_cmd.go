@@ -42,6 +42,20 @@ func (c *conn) switchCmd(cmd Command) {
 	to := func(id string) {
 		done(&result{switchTo: c.newSess(id, true), resp: OK(cmd.ID, cmd.Type, map[string]bool{"cancelled": false})})
 	}
+	// One of this store's own session files: its session, not a copy.
+	if id := c.ownSessionFile(path); id != "" {
+		c.async().Meta(id, func(_ sessions.Meta, err error) {
+			switch {
+			case err != nil && sessions.KindOf(err) == sessions.KindNotFound:
+				fail("Session not found: " + path)
+			case err != nil:
+				fail(err.Error())
+			default:
+				to(id)
+			}
+		})
+		return
+	}
 	offload(c, func() sessionFile { return readImport(path, cwd, store) }, func(f sessionFile) {
 		switch {
 		case f.err != nil:

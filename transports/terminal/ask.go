@@ -23,7 +23,11 @@ type Ask struct {
 	Title      string
 	Kind       string // ACP's tool kind: read, edit, execute, search, fetch, …
 	Summary    string
-	Options    []Option
+	// Change is what an edit or write would do to its file, as a unified
+	// diff of the call's arguments: shown above the question, once.
+	Change      string
+	changeShown bool
+	Options     []Option
 }
 
 type askParams struct {
@@ -49,6 +53,7 @@ func ParseAsk(id, params json.RawMessage) (*Ask, error) {
 	a := &Ask{ID: id, ToolCallID: p.ToolCall.ToolCallID, Title: p.ToolCall.Title, Kind: p.ToolCall.Kind, Options: p.Options}
 	if len(p.ToolCall.RawInput) > 0 {
 		a.Summary = summary(p.ToolCall.RawInput)
+		a.Change = change(p.ToolCall.RawInput)
 	}
 	assignKeys(a.Options)
 	return a, nil
@@ -125,6 +130,10 @@ func (r *Renderer) showAsk() {
 	r.closeTool()
 	if !r.lineStart {
 		r.write("\n")
+	}
+	if a.Change != "" && !a.changeShown {
+		a.changeShown = true
+		r.write(strings.TrimPrefix(r.diff(a.Change), "\n") + "\n")
 	}
 	s := r.st.wrap(sgrYellow, "?") + " allow " + r.st.wrap(sgrBold, a.Title)
 	if a.Summary != "" {

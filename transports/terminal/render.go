@@ -40,6 +40,9 @@ type Renderer struct {
 	tools     map[string]*toolView
 	// openTool is the call whose line was left open to be rewritten.
 	openTool string
+	// lastText is the assistant message whose text was shown last in this
+	// turn: the next message's text (the next step's) starts a paragraph.
+	lastText string
 
 	running      bool
 	waiting      bool
@@ -207,7 +210,8 @@ type update struct {
 	DelayMS       int64           `json:"delayMs"`
 	Meta          struct {
 		Hydra struct {
-			CompatFor string `json:"compatFor"`
+			CompatFor    string `json:"compatFor"`
+			ACPMessageID string `json:"acpMessageId"`
 		} `json:"hydra-acp"`
 	} `json:"_meta"`
 }
@@ -232,6 +236,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk":
+		r.stepBreak(u.Meta.Hydra.ACPMessageID)
 		r.chunk("text", "", "", u.Content)
 	case "agent_thought_chunk":
 		r.chunk("thought", sgrDim, "", u.Content)
@@ -239,6 +244,7 @@ func (r *Renderer) Update(params json.RawMessage) {
 		if u.Meta.Hydra.CompatFor == "prompt_received" {
 			return // the prompt_received with it shows the prompt
 		}
+		r.lastText = "" // a new turn's prompt: its answer starts no paragraph
 		r.chunk("user", sgrBold, "› ", u.Content)
 	case "prompt_received":
 		r.promptReceived(u)
@@ -260,6 +266,27 @@ func (r *Renderer) Update(params json.RawMessage) {
 	case "troupe_retry":
 		r.retry(u)
 	}
+}
+
+// stepBreak starts a paragraph when a message's text follows another
+// message's in the same turn: each step of a run is a message, and their
+// texts run together otherwise ("…the stream.Stream starts…").
+func (r *Renderer) stepBreak(messageID string) {
+	prev := r.lastText
+	if messageID == "" || messageID == prev {
+		return
+	}
+	r.lastText = messageID
+	if prev == "" {
+		return
+	}
+	if r.block == "text" {
+		r.writeTo(r.w, "\n\n")
+		return
+	}
+	r.endBlock()
+	r.closeTool()
+	r.writeTo(r.w, "\n")
 }
 
 func (r *Renderer) chunk(kind, seq, prefix string, raw json.RawMessage) {
@@ -324,6 +351,7 @@ func (r *Renderer) PromptSent() {
 }
 
 func (r *Renderer) promptReceived(u *update) {
+	r.lastText = ""
 	from := ""
 	if who := u.SentBy.label(); who != "" {
 		from = " " + r.st.wrap(sgrDim, "(from "+who+")")
@@ -335,6 +363,7 @@ func (r *Renderer) promptReceived(u *update) {
 
 // TurnEnded closes a turn with its stop reason.
 func (r *Renderer) TurnEnded(stopReason string) {
+	r.lastText = ""
 	r.stopWaiting()
 	r.running = false
 	if stopReason == "" {

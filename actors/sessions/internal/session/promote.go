@@ -12,9 +12,10 @@ import (
 const HydraCatClient = "hydra-acp-cat"
 
 // untitledOrigins are the front ends whose sessions keep their own naming:
-// pi's RPC (set_session_name alone), aionrs's JSON stream and `troupe
-// run`, which are no Hydra protocol.
-var untitledOrigins = map[string]bool{"rpc": true, "json-stream": true, "run": true}
+// pi's RPC (set_session_name alone) and aionrs's JSON stream, which are no
+// Hydra protocol. `troupe run`'s sessions are titled like the daemon's:
+// a person lists them in `troupe session list` beside the others.
+var untitledOrigins = map[string]bool{"rpc": true, "json-stream": true}
 
 // maxSeedTitle bounds a title taken from a prompt, in characters.
 const maxSeedTitle = 200
