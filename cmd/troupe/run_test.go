@@ -118,7 +118,7 @@ func TestRunTranscriptAndConfigErrors(t *testing.T) {
 	testkit.Equal(t, p.Wait(t, 30*time.Second), 0)
 	// stdout: the session, the answer, the stop line; the rest on stderr,
 	// as session prompt shows it.
-	got := strings.Join(lines[1:], "\n") // the first line names the new session
+	got := strings.Join(lines[1:], "\n")                                                  // the first line names the new session
 	testkit.Equal(t, got, "Looking.\n\nNothing here.\n[end_turn · 12 in / 3 out tokens]") // each step a paragraph
 	side := regexp.MustCompile(`\d+\.\ds`).ReplaceAllString(p.Stderr(), "N.Ns")
 	if !strings.Contains(side, "› what is here? (from troupe run)\n  ✓ ls N.Ns\n") {
