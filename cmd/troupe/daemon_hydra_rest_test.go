@@ -427,3 +427,36 @@ func TestDaemonNonInteractiveSessionGoesColdWhenLeft(t *testing.T) {
 	})
 	testkit.Equal(t, d.listed(t, "")[talked].Status, "warm")
 }
+
+// A prompt marked _meta["hydra-acp"].ancillary (Hydra's cat into a
+// session, the TUI's /btw side question) is machine traffic, as Hydra
+// treats it: it neither titles an undecided session nor makes it
+// interactive; the first prompt a person sends afterwards does both.
+func TestDaemonAncillaryPromptPromotesNothing(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")))
+	d := startDaemon(t, home, env, model...)
+	var e struct {
+		Title       string `json:"title"`
+		Interactive *bool  `json:"interactive"`
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	id := c.Call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": "Build 12847 failed"}},
+		"_meta":  map[string]any{"hydra-acp": map[string]any{"ancillary": true}}})
+	if f := c.WaitAnswer(id); f.Error != nil {
+		t.Fatalf("ancillary prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if e.Title != "" || e.Interactive != nil {
+		t.Fatalf("after an ancillary prompt the session says title %q, interactive %v; want neither", e.Title, e.Interactive)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "fix the build")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if e.Title != "fix the build" || e.Interactive == nil || !*e.Interactive {
+		t.Fatalf("after a person's prompt: title %q, interactive %v", e.Title, e.Interactive)
+	}
+}

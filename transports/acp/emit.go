@@ -101,7 +101,7 @@ func (r *emitRun) prompt(ctx actor.Context) {
 		}
 		r.sub = s.Subscription
 		r.msgID = newID("msg-")
-		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client},
+		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client, Ancillary: p.Meta.Hydra.Ancillary},
 			func(_ sessions.PromptResult, err error) {
 				if err != nil {
 					r.finish(ctx, pipeline.Done{Err: SessionError(r.session, err)})
