@@ -116,7 +116,9 @@ type session struct {
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
 	stopping  bool
-	idle      idleClock // children are being stopped with the session
+	drain     drainState // a passivation waiting for its subscribers (drain.go)
+	cancelled string     // the run a cancel was sent to
+	idle      idleClock  // children are being stopped with the session
 	mcp       mcpState
 
 	pendingStart string     // a run the queue started while a turn still held the slot
@@ -163,11 +165,17 @@ func (s *session) Receive(ctx actor.Context) {
 		s.childStopped(ctx, m.Who)
 		if watched {
 			s.leaveIfUnwatched(ctx)
+			s.drained(ctx)
 		}
 	case *idleCheck:
 		s.onIdleCheck(ctx)
 	case *Passivate:
 		s.passivate(ctx)
+	case *drainExpired:
+		if s.drain.on && !s.stopping {
+			s.log.Warn("stopping before its subscribers had every event", "timeout", drainTimeout)
+			ctx.Stop(ctx.Self())
+		}
 	case *actor.Restarting:
 		// The children are stopped for the restart; the new incarnation
 		// rebuilds them from the log, so this one must not.
@@ -177,6 +185,7 @@ func (s *session) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		s.stopping = true
 		s.stopIdle()
+		s.stopDrain()
 		s.flush(ctx)
 		if s.cancelLoad != nil {
 			s.cancelLoad()
@@ -583,6 +592,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 	s.waiters = drop(s.waiters, k)
 	if len(s.uncommitted) == 0 {
 		s.leaveIfUnwatched(ctx)
+		s.drained(ctx)
 	}
 }
 
@@ -741,10 +751,6 @@ func (s *session) askToPassivate(ctx actor.Context) {
 	if ctx.Parent() != nil {
 		ctx.Send(ctx.Parent(), &PassivateRequest{SessionID: s.cfg.ID, Handled: s.handled})
 	}
-}
-
-func (s *session) passivate(ctx actor.Context) {
-	ctx.Stop(ctx.Self())
 }
 
 // recordCold marks the session cold as it stops (passivation or shutdown).
