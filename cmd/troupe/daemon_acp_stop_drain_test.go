@@ -10,13 +10,24 @@ import (
 )
 
 // Stopping a session (hydra-acp/session/force_cancel, session/close) while
-// a turn runs answers every attached connection's prompt before the
-// session goes cold, not only the stopping connection's: the prompt of
-// another connection, whose subscription still owed it the run's end,
-// answers cancelled at once rather than when the session next wakes.
+// a turn runs answers the turn's prompt before the session goes cold, not
+// when it next wakes: another connection's, whose subscription still owed
+// it the run's end, and the closing connection's own, which session/close
+// detaches.
 func TestDaemonACPStopAnswersEveryConnectionsPrompt(t *testing.T) {
-	for _, method := range []string{"hydra-acp/session/force_cancel", "session/close"} {
-		t.Run(method, func(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		own    bool // the stopping connection sent the prompt
+	}{
+		{"hydra-acp/session/force_cancel", false},
+		{"session/close", false},
+		{"session/close", true},
+	} {
+		name := tc.method
+		if tc.own {
+			name += "/own"
+		}
+		t.Run(name, func(t *testing.T) {
 			home, work := t.TempDir(), t.TempDir()
 			env, model := llmEnv(t,
 				llmserver.Steps(llmserver.Text("working"), llmserver.Delay(time.Minute), llmserver.Text(" never")))
@@ -25,22 +36,26 @@ func TestDaemonACPStopAnswersEveryConnectionsPrompt(t *testing.T) {
 			sid, _ := a.NewSession(work)
 			b := d.dialACP(t, "editor")
 			b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
-			p := b.Prompt(sid, "go")
+			prompter := b
+			if tc.own {
+				prompter = a
+			}
+			p := prompter.Prompt(sid, "go")
 			b.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
 			a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
 
-			stop := a.Call(method, map[string]any{"sessionId": sid})
-			if f := a.WaitAnswer(stop); f.Error != nil {
-				t.Fatalf("%s: %s", method, f.Raw)
-			}
+			stop := a.Call(tc.method, map[string]any{"sessionId": sid})
 			// Bounded well below the turn's minute: only the stop can
-			// answer it in time.
-			fs := b.UntilWithin(20*time.Second, func(f acpclient.Frame) bool { return f.Answers(p) })
+			// answer the prompt in time.
+			fs := prompter.UntilWithin(20*time.Second, func(f acpclient.Frame) bool { return f.Answers(p) })
 			answer := fs[len(fs)-1]
 			if answer.Error != nil {
-				t.Fatalf("the other connection's prompt: %s", answer.Raw)
+				t.Fatalf("the prompt: %s", answer.Raw)
 			}
 			testkit.Equal(t, string(answer.Result), `{"stopReason":"cancelled"}`)
+			if f := a.WaitAnswer(stop); f.Error != nil {
+				t.Fatalf("%s: %s", tc.method, f.Raw)
+			}
 		})
 	}
 }
