@@ -460,3 +460,35 @@ func TestDaemonAncillaryPromptPromotesNothing(t *testing.T) {
 		t.Fatalf("after a person's prompt: title %q, interactive %v", e.Title, e.Interactive)
 	}
 }
+
+// A session entry's currentUsage names the session's spend as the
+// reference does, costAmount and costCurrency (what Hydra's CLI shows in
+// its COST column), beside troupe's token counts; a session that spent
+// nothing (a model without pricing) has neither.
+func TestDaemonEntryCurrentUsageCost(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	srv := llmserver.New(t, llmserver.Script{Model: "priced", Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("spent"), llmserver.Step{Usage: &llmserver.Usage{PromptTokens: 1000, CompletionTokens: 500}}),
+	}})
+	yml := "providers:\n  local:\n    base_url: " + srv.URL() + "/v1\n    models:\n      - {id: priced, context_window: 8192, cost: {input: 3, output: 15}}\n"
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
+	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=", "OPENAI_API_KEY="}, "--provider", "local", "--model", "priced")
+	type entry struct {
+		CurrentUsage map[string]any `json:"currentUsage"`
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	var e entry
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if _, has := e.CurrentUsage["costAmount"]; has {
+		t.Fatalf("before any spend: currentUsage %v", e.CurrentUsage)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "spend")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	amount, _ := e.CurrentUsage["costAmount"].(float64)
+	if amount <= 0 || e.CurrentUsage["costCurrency"] != "USD" || e.CurrentUsage["cost"] != amount {
+		t.Fatalf("after a priced turn: currentUsage %v, want costAmount (the cost) in USD", e.CurrentUsage)
+	}
+}
