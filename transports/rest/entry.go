@@ -72,7 +72,7 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
-		CurrentUsage: usageOf(m.Usage),
+		CurrentUsage:  usageOf(m.Usage),
 		AwaitingInput: awaiting,
 	}
 	if a.cfg.Clients != nil {
