@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -387,9 +388,37 @@ func TestDaemonCompactStatus(t *testing.T) {
 		t.Fatalf("past the threshold: %+v %+v", st, st.CurrentUsage)
 	}
 
+	// An attached client hears the compaction as Hydra's TUI reads it:
+	// hydra_compaction started, then swapped with the session's title.
+	w := d.dialACP(t, "watcher")
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	var sched struct{ Scheduled bool }
 	d.call(t, "POST", "/v1/sessions/"+sid+"/compact", nil, http.StatusAccepted, &sched)
 	testkit.Equal(t, sched.Scheduled, true)
+	var phases []string
+	for _, f := range w.Until(func(f acpclient.Frame) bool {
+		return f.IsUpdate("hydra_compaction") && strings.Contains(string(f.Params), `"phase":"swapped"`)
+	}) {
+		if !f.IsUpdate("hydra_compaction") {
+			continue
+		}
+		var u struct {
+			Update struct {
+				Phase       string `json:"phase"`
+				RequestedAt int64  `json:"requestedAt"`
+				Title       string `json:"title"`
+			} `json:"update"`
+		}
+		f.DecodeParams(t, &u)
+		phases = append(phases, u.Update.Phase)
+		if u.Update.Phase == "started" && u.Update.RequestedAt == 0 {
+			t.Errorf("started without requestedAt: %s", f.Raw)
+		}
+		if u.Update.Phase == "swapped" && !strings.HasPrefix(u.Update.Title, "one lorem ipsum") {
+			t.Errorf("swapped names title %q, want the session's", u.Update.Title)
+		}
+	}
+	testkit.Equal(t, strings.Join(phases, ","), "started,swapped")
 	testkit.Eventually(t, 20*time.Second, "the compaction counted", func() bool {
 		st = status{}
 		d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
