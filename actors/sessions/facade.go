@@ -168,6 +168,10 @@ type ForkRequest struct {
 func (c *Client) Fork(ctx context.Context, req ForkRequest) (string, error) {
 	created := req.Session
 	created.ParentSessionID, created.ForkedFromSeq, created.ForkedFromEntry = req.Parent, req.Seq, req.Entry
+	// A fork is not interactive until a person prompts it, as Hydra's
+	// forks are: one only looked at (a TUI's /btw side question, whose
+	// prompts are ancillary) stays out of default lists.
+	created.Interactive = new(false)
 	id := NewID()
 	if err := c.Create(ctx, id, created); err != nil {
 		return "", err

@@ -227,7 +227,7 @@ func TestDaemonTranscriptQueryOptions(t *testing.T) {
 // hidden from the default list.
 func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
-	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")),
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")), llmserver.Steps(llmserver.Text("five")),
 		llmserver.Steps(llmserver.Text("three")), llmserver.Steps(llmserver.Text("four")))
 	d := startDaemon(t, home, env, model...)
 	type entry struct {
@@ -267,7 +267,7 @@ func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 
 	cat := d.dialACP(t, "hydra-acp-cat")
 	piped, _ := cat.NewSession(work)
-	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise this log")); f.Error != nil {
+	if f := cat.WaitAnswer(catPrompt(cat, piped, "summarise this log")); f.Error != nil {
 		t.Fatalf("prompt: %s", f.Raw)
 	}
 	if e := get(piped); e.Title != "" || e.Interactive == nil || *e.Interactive {
@@ -279,6 +279,23 @@ func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 	if _, ok := d.listed(t, "?includeNonInteractive=1")[piped]; !ok {
 		t.Fatal("hydra cat's session is not listed with includeNonInteractive")
 	}
+	// A person who takes it up (attaches and prompts) makes it
+	// interactive and titles it, as Hydra promotes any session on a
+	// prompt that is not ancillary.
+	c.WaitAnswer(c.Call("session/attach", map[string]any{"sessionId": piped, "historyPolicy": "none"}))
+	if f := c.WaitAnswer(c.Prompt(piped, "now look at the errors")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if e := get(piped); e.Title != "now look at the errors" || e.Interactive == nil || !*e.Interactive {
+		t.Fatalf("hydra cat's session after a person's prompt: %+v", e)
+	}
+}
+
+// catPrompt sends a prompt as Hydra's cat does: ancillary.
+func catPrompt(c *acpclient.Client, sid, text string) int {
+	return c.Call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": text}},
+		"_meta":  map[string]any{"hydra-acp": map[string]any{"ancillary": true}}})
 }
 
 // POST /v1/sessions/collect deletes cold sessions never made interactive,
@@ -442,7 +459,7 @@ func TestDaemonNonInteractiveSessionGoesColdWhenLeft(t *testing.T) {
 	piped, _ := cat.NewSession(work)
 	editor := d.dialACP(t, "editor")
 	talked, _ := editor.NewSession(work)
-	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise")); f.Error != nil {
+	if f := cat.WaitAnswer(catPrompt(cat, piped, "summarise")); f.Error != nil {
 		t.Fatalf("prompt: %s", f.Raw)
 	}
 	if f := editor.WaitAnswer(editor.Prompt(talked, "hello")); f.Error != nil {
@@ -519,5 +536,53 @@ func TestDaemonEntryCurrentUsageCost(t *testing.T) {
 	amount, _ := e.CurrentUsage["costAmount"].(float64)
 	if amount <= 0 || e.CurrentUsage["costCurrency"] != "USD" || e.CurrentUsage["cost"] != amount {
 		t.Fatalf("after a priced turn: currentUsage %v, want costAmount (the cost) in USD", e.CurrentUsage)
+	}
+}
+
+// A fork is not interactive until a person prompts it, as Hydra's forks
+// are: the TUI's /btw side question (a fork prompted with ancillary
+// prompts) stays out of default lists, and a fork a person goes on in
+// joins them.
+func TestDaemonForkInteractiveOnlyOncePrompted(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")), llmserver.Steps(llmserver.Text("three")))
+	d := startDaemon(t, home, env, model...)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	if f := c.WaitAnswer(c.Prompt(sid, "the main line")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	var fork struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.WaitAnswer(c.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid})).Decode(t, &fork)
+	interactive := func() *bool {
+		var e struct {
+			Interactive *bool `json:"interactive"`
+		}
+		d.call(t, "GET", "/v1/sessions/"+fork.SessionID, nil, http.StatusOK, &e)
+		return e.Interactive
+	}
+	if i := interactive(); i == nil || *i {
+		t.Fatalf("a new fork says interactive %v, want false", i)
+	}
+	if _, listed := d.listed(t, "")[fork.SessionID]; listed {
+		t.Fatal("a fork nobody prompted is in the default list")
+	}
+	c.WaitAnswer(c.Call("session/attach", map[string]any{"sessionId": fork.SessionID, "historyPolicy": "none"}))
+	if f := c.WaitAnswer(catPrompt(c, fork.SessionID, "a side question")); f.Error != nil {
+		t.Fatalf("ancillary prompt: %s", f.Raw)
+	}
+	if i := interactive(); i == nil || *i {
+		t.Fatalf("after an ancillary prompt the fork says interactive %v, want false", i)
+	}
+	if f := c.WaitAnswer(c.Prompt(fork.SessionID, "go on here")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if i := interactive(); i == nil || !*i {
+		t.Fatalf("after a person's prompt the fork says interactive %v, want true", i)
+	}
+	if _, listed := d.listed(t, "")[fork.SessionID]; !listed {
+		t.Fatal("a fork a person prompted is not in the default list")
 	}
 }
