@@ -669,6 +669,13 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 	err = fmt.Errorf("commit session %s: %w", s.cfg.ID, err)
 	// The restart ends the subscriptions anyway: their clients hear why.
 	s.endSubscriptions(ctx, "the session stopped: "+err.Error())
+	if s.drain.on {
+		// It was stopping: a restart would forget that (and keep its
+		// Kill waiting); the next wake recovers from the store as the
+		// restart would have.
+		ctx.Stop(ctx.Self())
+		return
+	}
 	panic(err)
 }
 
