@@ -19,6 +19,10 @@ func (a Async) Create(id string, created event.CreatedPayload, then func(error))
 func (a Async) Fork(req ForkRequest, then func(string, error)) {
 	created := req.Session
 	created.ParentSessionID, created.ForkedFromSeq, created.ForkedFromEntry = req.Parent, req.Seq, req.Entry
+	// A fork is not interactive until a person prompts it, as Hydra's
+	// forks are: one only looked at (a TUI's /btw side question, whose
+	// prompts are ancillary) stays out of default lists.
+	created.Interactive = new(false)
 	id := NewID()
 	a.Create(id, created, func(err error) {
 		if err != nil {

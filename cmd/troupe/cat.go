@@ -143,7 +143,10 @@ func catSession(ctx context.Context, c *catClient, f catFlags, instructions stri
 	var answer struct {
 		StopReason string `json:"stopReason"`
 	}
-	prompt := map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	// Machine traffic, as Hydra's cat marks its prompts: it neither titles
+	// the session nor makes it interactive.
+	prompt := map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"ancillary": true}}}
 	if err := c.call("session/prompt", prompt, &answer, func(fr jsonrpc.Message) error { return c.onFrame(fr, stdout) }); err != nil {
 		return 1, err
 	}

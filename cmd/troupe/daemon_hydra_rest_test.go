@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -226,7 +227,7 @@ func TestDaemonTranscriptQueryOptions(t *testing.T) {
 // hidden from the default list.
 func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
-	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")),
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")), llmserver.Steps(llmserver.Text("five")),
 		llmserver.Steps(llmserver.Text("three")), llmserver.Steps(llmserver.Text("four")))
 	d := startDaemon(t, home, env, model...)
 	type entry struct {
@@ -266,7 +267,7 @@ func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 
 	cat := d.dialACP(t, "hydra-acp-cat")
 	piped, _ := cat.NewSession(work)
-	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise this log")); f.Error != nil {
+	if f := cat.WaitAnswer(catPrompt(cat, piped, "summarise this log")); f.Error != nil {
 		t.Fatalf("prompt: %s", f.Raw)
 	}
 	if e := get(piped); e.Title != "" || e.Interactive == nil || *e.Interactive {
@@ -278,6 +279,23 @@ func TestDaemonSessionTitledAndInteractiveFromFirstPrompt(t *testing.T) {
 	if _, ok := d.listed(t, "?includeNonInteractive=1")[piped]; !ok {
 		t.Fatal("hydra cat's session is not listed with includeNonInteractive")
 	}
+	// A person who takes it up (attaches and prompts) makes it
+	// interactive and titles it, as Hydra promotes any session on a
+	// prompt that is not ancillary.
+	c.WaitAnswer(c.Call("session/attach", map[string]any{"sessionId": piped, "historyPolicy": "none"}))
+	if f := c.WaitAnswer(c.Prompt(piped, "now look at the errors")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if e := get(piped); e.Title != "now look at the errors" || e.Interactive == nil || !*e.Interactive {
+		t.Fatalf("hydra cat's session after a person's prompt: %+v", e)
+	}
+}
+
+// catPrompt sends a prompt as Hydra's cat does: ancillary.
+func catPrompt(c *acpclient.Client, sid, text string) int {
+	return c.Call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": text}},
+		"_meta":  map[string]any{"hydra-acp": map[string]any{"ancillary": true}}})
 }
 
 // POST /v1/sessions/collect deletes cold sessions never made interactive,
@@ -387,9 +405,37 @@ func TestDaemonCompactStatus(t *testing.T) {
 		t.Fatalf("past the threshold: %+v %+v", st, st.CurrentUsage)
 	}
 
+	// An attached client hears the compaction as Hydra's TUI reads it:
+	// hydra_compaction started, then swapped with the session's title.
+	w := d.dialACP(t, "watcher")
+	w.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	var sched struct{ Scheduled bool }
 	d.call(t, "POST", "/v1/sessions/"+sid+"/compact", nil, http.StatusAccepted, &sched)
 	testkit.Equal(t, sched.Scheduled, true)
+	var phases []string
+	for _, f := range w.Until(func(f acpclient.Frame) bool {
+		return f.IsUpdate("hydra_compaction") && strings.Contains(string(f.Params), `"phase":"swapped"`)
+	}) {
+		if !f.IsUpdate("hydra_compaction") {
+			continue
+		}
+		var u struct {
+			Update struct {
+				Phase       string `json:"phase"`
+				RequestedAt int64  `json:"requestedAt"`
+				Title       string `json:"title"`
+			} `json:"update"`
+		}
+		f.DecodeParams(t, &u)
+		phases = append(phases, u.Update.Phase)
+		if u.Update.Phase == "started" && u.Update.RequestedAt == 0 {
+			t.Errorf("started without requestedAt: %s", f.Raw)
+		}
+		if u.Update.Phase == "swapped" && !strings.HasPrefix(u.Update.Title, "one lorem ipsum") {
+			t.Errorf("swapped names title %q, want the session's", u.Update.Title)
+		}
+	}
+	testkit.Equal(t, strings.Join(phases, ","), "started,swapped")
 	testkit.Eventually(t, 20*time.Second, "the compaction counted", func() bool {
 		st = status{}
 		d.call(t, "GET", "/v1/sessions/"+sid+"/compact/status", nil, http.StatusOK, &st)
@@ -413,7 +459,7 @@ func TestDaemonNonInteractiveSessionGoesColdWhenLeft(t *testing.T) {
 	piped, _ := cat.NewSession(work)
 	editor := d.dialACP(t, "editor")
 	talked, _ := editor.NewSession(work)
-	if f := cat.WaitAnswer(cat.Prompt(piped, "summarise")); f.Error != nil {
+	if f := cat.WaitAnswer(catPrompt(cat, piped, "summarise")); f.Error != nil {
 		t.Fatalf("prompt: %s", f.Raw)
 	}
 	if f := editor.WaitAnswer(editor.Prompt(talked, "hello")); f.Error != nil {
@@ -426,4 +472,117 @@ func TestDaemonNonInteractiveSessionGoesColdWhenLeft(t *testing.T) {
 		return d.listed(t, "?includeNonInteractive=1")[piped].Status == "cold"
 	})
 	testkit.Equal(t, d.listed(t, "")[talked].Status, "warm")
+}
+
+// A prompt marked _meta["hydra-acp"].ancillary (Hydra's cat into a
+// session, the TUI's /btw side question) is machine traffic, as Hydra
+// treats it: it neither titles an undecided session nor makes it
+// interactive; the first prompt a person sends afterwards does both.
+func TestDaemonAncillaryPromptPromotesNothing(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")))
+	d := startDaemon(t, home, env, model...)
+	var e struct {
+		Title       string `json:"title"`
+		Interactive *bool  `json:"interactive"`
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	id := c.Call("session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": "Build 12847 failed"}},
+		"_meta":  map[string]any{"hydra-acp": map[string]any{"ancillary": true}}})
+	if f := c.WaitAnswer(id); f.Error != nil {
+		t.Fatalf("ancillary prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if e.Title != "" || e.Interactive != nil {
+		t.Fatalf("after an ancillary prompt the session says title %q, interactive %v; want neither", e.Title, e.Interactive)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "fix the build")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if e.Title != "fix the build" || e.Interactive == nil || !*e.Interactive {
+		t.Fatalf("after a person's prompt: title %q, interactive %v", e.Title, e.Interactive)
+	}
+}
+
+// A session entry's currentUsage names the session's spend as the
+// reference does, costAmount and costCurrency (what Hydra's CLI shows in
+// its COST column), beside troupe's token counts; a session that spent
+// nothing (a model without pricing) has neither.
+func TestDaemonEntryCurrentUsageCost(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	srv := llmserver.New(t, llmserver.Script{Model: "priced", Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("spent"), llmserver.Step{Usage: &llmserver.Usage{PromptTokens: 1000, CompletionTokens: 500}}),
+	}})
+	yml := "providers:\n  local:\n    base_url: " + srv.URL() + "/v1\n    models:\n      - {id: priced, context_window: 8192, cost: {input: 3, output: 15}}\n"
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
+	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=", "OPENAI_API_KEY="}, "--provider", "local", "--model", "priced")
+	type entry struct {
+		CurrentUsage map[string]any `json:"currentUsage"`
+	}
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	var e entry
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	if _, has := e.CurrentUsage["costAmount"]; has {
+		t.Fatalf("before any spend: currentUsage %v", e.CurrentUsage)
+	}
+	if f := c.WaitAnswer(c.Prompt(sid, "spend")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	d.call(t, "GET", "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+	amount, _ := e.CurrentUsage["costAmount"].(float64)
+	if amount <= 0 || e.CurrentUsage["costCurrency"] != "USD" || e.CurrentUsage["cost"] != amount {
+		t.Fatalf("after a priced turn: currentUsage %v, want costAmount (the cost) in USD", e.CurrentUsage)
+	}
+}
+
+// A fork is not interactive until a person prompts it, as Hydra's forks
+// are: the TUI's /btw side question (a fork prompted with ancillary
+// prompts) stays out of default lists, and a fork a person goes on in
+// joins them.
+func TestDaemonForkInteractiveOnlyOncePrompted(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("one")), llmserver.Steps(llmserver.Text("two")), llmserver.Steps(llmserver.Text("three")))
+	d := startDaemon(t, home, env, model...)
+	c := d.dialACP(t, "editor")
+	sid, _ := c.NewSession(work)
+	if f := c.WaitAnswer(c.Prompt(sid, "the main line")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	var fork struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.WaitAnswer(c.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid})).Decode(t, &fork)
+	interactive := func() *bool {
+		var e struct {
+			Interactive *bool `json:"interactive"`
+		}
+		d.call(t, "GET", "/v1/sessions/"+fork.SessionID, nil, http.StatusOK, &e)
+		return e.Interactive
+	}
+	if i := interactive(); i == nil || *i {
+		t.Fatalf("a new fork says interactive %v, want false", i)
+	}
+	if _, listed := d.listed(t, "")[fork.SessionID]; listed {
+		t.Fatal("a fork nobody prompted is in the default list")
+	}
+	c.WaitAnswer(c.Call("session/attach", map[string]any{"sessionId": fork.SessionID, "historyPolicy": "none"}))
+	if f := c.WaitAnswer(catPrompt(c, fork.SessionID, "a side question")); f.Error != nil {
+		t.Fatalf("ancillary prompt: %s", f.Raw)
+	}
+	if i := interactive(); i == nil || *i {
+		t.Fatalf("after an ancillary prompt the fork says interactive %v, want false", i)
+	}
+	if f := c.WaitAnswer(c.Prompt(fork.SessionID, "go on here")); f.Error != nil {
+		t.Fatalf("prompt: %s", f.Raw)
+	}
+	if i := interactive(); i == nil || !*i {
+		t.Fatalf("after a person's prompt the fork says interactive %v, want true", i)
+	}
+	if _, listed := d.listed(t, "")[fork.SessionID]; !listed {
+		t.Fatal("a fork a person prompted is not in the default list")
+	}
 }

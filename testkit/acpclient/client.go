@@ -42,6 +42,9 @@ type Options struct {
 	// Wait bounds initialize, and every wait that takes no timeout of its
 	// own (Until, WaitAnswer, NewSession, Attach).
 	Wait time.Duration
+	// NoInitialize dials without sending initialize, as Hydra's shim
+	// does when it reconnects after a daemon restart.
+	NoInitialize bool
 }
 
 // Client is one ACP connection of a test. Its calls run in the test's
@@ -59,7 +62,7 @@ type Client struct {
 }
 
 // Dial connects, closes the connection when the test ends, and
-// initializes.
+// initializes (unless o.NoInitialize).
 func Dial(t testing.TB, o Options) *Client {
 	t.Helper()
 	dl := websocket.Dialer{Subprotocols: o.Subprotocols}
@@ -69,6 +72,9 @@ func Dial(t testing.TB, o Options) *Client {
 	}
 	t.Cleanup(func() { _ = ws.Close() })
 	c := &Client{t: t, WS: ws, Subprotocol: res.Header.Get("Sec-WebSocket-Protocol"), Wait: o.Wait}
+	if o.NoInitialize {
+		return c
+	}
 	c.WaitAnswer(c.Call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": o.Name}}))
 	return c
 }

@@ -844,14 +844,28 @@ func tuiSearch(h *H) Outcome {
 	}
 	u.Keys("Down")
 	u.Keys("C-f")
+	if !u.WaitFor(10*time.Second, "type a query") {
+		return fails("^F opened no find layer: %s", u.Shows())
+	}
 	u.Type("second")
 	u.Keys("Enter")
-	time.Sleep(3 * time.Second)
-	if strings.Contains(u.Screen(), "[tui exited") {
-		return fails("^F search crashed the TUI: %s", u.Shows())
+	// The find layer replaces the list with its results: a count of the
+	// sessions matched (one here), each named.
+	if !u.WaitFor(15*time.Second, " match") {
+		if strings.Contains(u.Screen(), "[tui exited") {
+			return fails("^F search crashed the TUI: %s", u.Shows())
+		}
+		return fails("^F search for \"second\" shows no results: %s", u.Shows())
 	}
-	if !u.WaitFor(10*time.Second, "second topic") {
-		return fails("^F search for \"second\" shows no hit: %s", u.Shows())
+	scr := u.Screen()
+	if !strings.Contains(scr, "1 session match") {
+		return differs("^F search for \"second\" matches other than the one session: %s", u.Shows())
+	}
+	if !strings.Contains(scr, "second topic") && !strings.Contains(scr, sids[1]) {
+		return fails("^F search for \"second\" does not name the session that matched (%s): %s", sids[1], u.Shows())
+	}
+	if strings.Contains(scr, "first topic") || strings.Contains(scr, sids[0]) {
+		return differs("^F search for \"second\" also lists the session that does not match (%s)", sids[0])
 	}
 	return ok()
 }
@@ -890,25 +904,62 @@ func tuiPickerFork(h *H) Outcome {
 	if !u.WaitFor(5*time.Second, "topic") {
 		return differs("the forked session %s shows none of its source's turns", got[0])
 	}
-	return ok()
+	// The daemon has the fork, as a session of its own whose source is
+	// one of the two.
+	list, r := h.SessionsJSON()
+	for _, e := range list {
+		if e["sessionId"] != got[0] {
+			continue
+		}
+		if from, _ := e["forkedFromSessionId"].(string); from != "" && !contains(sids, from) {
+			return fails("the fork %s says it was forked from %s, none of %v", got[0], from, sids)
+		}
+		return ok()
+	}
+	return fails("the fork %s the TUI opened is not in the daemon's list: %s", got[0], r)
 }
 
 func tuiPickerKill(h *H) Outcome {
-	u, _, why := pickerWithSessions(h)
+	u, sids, why := pickerWithSessions(h)
 	if why != "" {
 		return fails("%s", why)
 	}
 	u.Keys("k")
-	time.Sleep(500 * time.Millisecond)
+	if !u.WaitFor(10*time.Second, "[y/N]") {
+		return fails("k in the picker asked nothing: %s", u.Shows())
+	}
 	u.Keys("y")
-	time.Sleep(2 * time.Second)
-	list, r := h.SessionsJSON()
-	for _, e := range list {
-		if e["status"] == "cold" {
+	// Exactly the session under the cursor goes cold; the other stays
+	// warm (both were warm: an editor's session stays warm after it left).
+	var r Run
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		var list []map[string]any
+		list, r = h.SessionsJSON()
+		status := map[string]any{}
+		for _, e := range list {
+			if id, _ := e["sessionId"].(string); contains(sids, id) {
+				status[id] = e["status"]
+			}
+		}
+		cold := 0
+		for _, id := range sids {
+			if status[id] == "cold" {
+				cold++
+			}
+		}
+		if cold == 1 && len(status) == 2 {
+			for _, id := range sids {
+				if st := status[id]; st != "cold" && st != "warm" {
+					return fails("after k, y the session left alive says status %v, want warm", st)
+				}
+			}
 			return ok()
 		}
+		if cold > 1 {
+			return fails("after k, y in the picker both sessions went cold: %s", r)
+		}
 	}
-	return fails("after k, y in the picker no session is cold: %s", r)
+	return fails("after k, y in the picker no session went cold: %s (screen: %s)", r, u.Shows())
 }
 
 func tuiReattach(h *H) Outcome {

@@ -9,8 +9,9 @@ import (
 )
 
 // sessionClose cancels the running run and stops the session (it goes
-// cold, its state in the store). The caller is detached; every other
-// attached client hears hydra-acp/session/closed.
+// cold, its state in the store). The caller is detached (its prompts
+// answered cancelled once the session stopped); every other attached
+// client gets its prompt's answer, then hears hydra-acp/session/closed.
 func (c *conn) sessionClose(ctx actor.Context, id, params json.RawMessage) {
 	c.endSession(ctx, id, params, false)
 }
@@ -28,9 +29,10 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 	if !c.requireSession(ctx, id, p.SessionID) {
 		return
 	}
-	if a := c.att[p.SessionID]; a != nil {
-		a.leave(c)
-		delete(c.att, a.id)
+	closer := c.att[p.SessionID]
+	if closer != nil {
+		closer.leave(c)
+		delete(c.att, closer.id)
 	}
 	sid := p.SessionID
 	// A slash command cut by the close is abandoned, not cancelled.
@@ -42,6 +44,16 @@ func (c *conn) endSession(ctx actor.Context, id, params json.RawMessage, remove 
 			// attached is told so.
 			for _, pid := range c.cfg.Pipeline.Watching(sid) {
 				ctx.Send(pid, &sessionDeleted{session: sid})
+			}
+		}
+		if err == nil && closer != nil {
+			// The caller left before its run's end could reach it: its
+			// prompts are answered as the stop ended them.
+			for msg, req := range closer.prompts {
+				delete(closer.prompts, msg)
+				if req != nil {
+					c.reply(ctx, req, promptResult{StopReason: "cancelled"})
+				}
 			}
 		}
 		switch {

@@ -91,8 +91,11 @@ type conn struct {
 	f      Framing
 	writer *actor.PID
 	out    *outbox
-	client ClientInfo // from initialize; ClientID is per attachment
-	inited bool
+	// client is from initialize, which a connection need not send: the
+	// connection was authenticated when it was served, and Hydra's shim,
+	// reconnecting after a daemon restart, attaches and prompts without
+	// it (as Hydra's daemon allows). ClientID is per attachment.
+	client ClientInfo
 
 	att      map[string]*attachment // by session id
 	nextReq  int64

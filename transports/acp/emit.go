@@ -101,7 +101,9 @@ func (r *emitRun) prompt(ctx actor.Context) {
 		}
 		r.sub = s.Subscription
 		r.msgID = newID("msg-")
-		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client},
+		// A transformer's prompt is machine traffic whatever its envelope
+		// says, as Hydra queues one (no title, no promotion).
+		async.Prompt(r.session, sessions.PromptRequest{MessageID: r.msgID, Content: content, Client: r.client, Ancillary: true},
 			func(_ sessions.PromptResult, err error) {
 				if err != nil {
 					r.finish(ctx, pipeline.Done{Err: SessionError(r.session, err)})

@@ -22,7 +22,6 @@ func (c *conn) initialize(ctx actor.Context, id, params json.RawMessage) {
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	c.inited = true
 	c.client = ClientInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version}
 	if c.peer.Kind != "" && c.cfg.Pipeline.OnVersion != nil {
 		c.cfg.Pipeline.OnVersion(c.peer, p.ClientInfo.Version)

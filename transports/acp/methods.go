@@ -115,12 +115,6 @@ func (c *conn) dispatch(ctx actor.Context, m jsonrpc.Message) {
 		}
 		return
 	}
-	if !c.inited && m.Method != "initialize" {
-		if m.IsRequest() {
-			c.fail(ctx, m.ID, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "initialize must come first"))
-		}
-		return
-	}
 	if meth.mutates {
 		var p struct {
 			SessionID string `json:"sessionId"`

@@ -115,7 +115,7 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 	case *event.Settings:
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
-		emit(acpupdate.CompactionOf(e, p))
+		emit(acpupdate.CompactionOf(e, p, a.view.Title))
 	case *event.RetryPayload:
 		emit(acpupdate.RetryOf(e, p))
 	case *event.AttentionPayload:

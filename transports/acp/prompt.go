@@ -47,6 +47,10 @@ type promptParams struct {
 	Meta      struct {
 		Hydra struct {
 			QueuePosition *queuePosition `json:"queuePosition"`
+			// Ancillary marks machine traffic (Hydra's cat, a TUI's /btw
+			// side question, a transformer's worker prompts): it neither
+			// titles the session nor makes it interactive.
+			Ancillary bool `json:"ancillary"`
 		} `json:"hydra-acp"`
 	} `json:"_meta"`
 }
@@ -148,7 +152,7 @@ func (c *conn) queuePrompt(ctx actor.Context, id json.RawMessage, a *attachment,
 		c.fail(ctx, id, rerr)
 		return
 	}
-	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID}
+	req := sessions.PromptRequest{MessageID: newID("msg-"), Content: content, Client: a.clientID, Ancillary: p.Meta.Hydra.Ancillary}
 	if text, ok := pipeline.CommandText(p.Prompt); ok {
 		c.cfg.Pipeline.QueuedCommand(a.id, req.MessageID, text)
 	}

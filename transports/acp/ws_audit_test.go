@@ -230,9 +230,8 @@ func TestForceCancelAndHydraLoadAreServed(t *testing.T) {
 	b := r.dial(t, "b")
 	b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
 	// The prompt's own client force-cancels: the stop waits for the run's
-	// end on its attachment, so its prompt is answered first. (Another
-	// connection's pending prompt may not be: the stop can overtake what
-	// its subscription still had to deliver; see the closing note.)
+	// end on its attachment, so its prompt is answered first (another
+	// connection's is too: TestDaemonACPStopAnswersEveryConnectionsPrompt).
 	fc := a.Call("hydra-acp/session/force_cancel", map[string]any{"sessionId": sid})
 	fs := a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(p) })
 	testkit.Equal(t, string(fs[len(fs)-1].Result), `{"stopReason":"cancelled"}`)

@@ -84,7 +84,7 @@ func (m *Mapper) updates(ch projection.Change) []any {
 	case *event.Settings:
 		return SettingsChanged(m.Models, m.View.Settings, p)
 	case *event.CompactionPayload:
-		return []any{CompactionOf(ch.Event, p)}
+		return []any{CompactionOf(ch.Event, p, m.View.Title)}
 	case *event.RetryPayload:
 		return []any{RetryOf(ch.Event, p)}
 	}
@@ -234,9 +234,13 @@ func SettingsChanged(models sessions.Models, cur event.Settings, p *event.Settin
 	return out
 }
 
-// CompactionOf is a compaction's hydra_compaction: started, swapped or
-// failed.
-func CompactionOf(e event.Event, p *event.CompactionPayload) *Compaction {
+// CompactionOf is a compaction's hydra_compaction: started, swapped
+// (with the session's title, as Hydra's carries it) or failed. Hydra's
+// iteration, deferred and rolled_back phases belong to its agent swap
+// (a catch-up loop, an idle wait for the swap, an uncompact) and have no
+// counterpart here; nor has swapped's summarizedThroughEntry, an index
+// into Hydra's history file.
+func CompactionOf(e event.Event, p *event.CompactionPayload, title string) *Compaction {
 	if e.Kind == event.CompactionStarted {
 		return &Compaction{SessionUpdate: "hydra_compaction", Phase: "started", RequestedAt: e.RecordedAt.UnixMilli()}
 	}
@@ -244,7 +248,7 @@ func CompactionOf(e event.Event, p *event.CompactionPayload) *Compaction {
 		msg := cmp.Or(p.Error, "aborted")
 		return &Compaction{SessionUpdate: "hydra_compaction", Phase: "failed", Error: msg}
 	}
-	return &Compaction{SessionUpdate: "hydra_compaction", Phase: "swapped"}
+	return &Compaction{SessionUpdate: "hydra_compaction", Phase: "swapped", Title: title}
 }
 
 // RetryOf is a retry event's troupe_retry. The log counts attempts (the

@@ -179,5 +179,6 @@ type Compaction struct {
 	SessionUpdate string `json:"sessionUpdate"` // hydra_compaction
 	Phase         string `json:"phase"`         // started | swapped | failed
 	RequestedAt   int64  `json:"requestedAt,omitempty"`
+	Title         string `json:"title,omitempty"` // swapped: the session's title
 	Error         string `json:"error,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
 
@@ -37,6 +38,21 @@ type usage struct {
 	CacheReadTokens  int64   `json:"cacheReadTokens"`
 	CacheWriteTokens int64   `json:"cacheWriteTokens"`
 	Cost             float64 `json:"cost"`
+	// CostAmount and CostCurrency are the reference's names for the
+	// session's spend, which Hydra's CLI shows in its COST column; absent
+	// while nothing was spent (a model without pricing), as Hydra leaves
+	// them out when its agent reports no cost.
+	CostAmount   *float64 `json:"costAmount,omitempty"`
+	CostCurrency string   `json:"costCurrency,omitempty"`
+}
+
+// usageOf is a session's usage as an entry's currentUsage.
+func usageOf(u event.Usage) usage {
+	out := usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite, Cost: u.Cost}
+	if u.Cost > 0 {
+		out.CostAmount, out.CostCurrency = &u.Cost, "USD"
+	}
+	return out
 }
 
 // An entry's statuses: Hydra's clients sort and filter on warm (a
@@ -56,8 +72,7 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	e := entry{
 		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
-		CurrentUsage: usage{InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
-			CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite, Cost: m.Usage.Cost},
+		CurrentUsage:  usageOf(m.Usage),
 		AwaitingInput: awaiting,
 	}
 	if a.cfg.Clients != nil {

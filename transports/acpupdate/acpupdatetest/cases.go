@@ -194,7 +194,7 @@ func rows(tb testing.TB) []Case {
 			Want: []string{`{"sessionUpdate":"hydra_compaction","phase":"started","requestedAt":` + milliAt(2) + `}`}},
 		{Name: "compaction ended", Kind: event.CompactionEnded, Log: created(tb).Add(event.CompactionStarted, event.CompactionPayload{}).
 			Add(event.CompactionEnded, event.CompactionPayload{Summary: "earlier work"}),
-			Want: []string{`{"sessionUpdate":"hydra_compaction","phase":"swapped"}`}},
+			Want: []string{`{"sessionUpdate":"hydra_compaction","phase":"swapped","title":"a test"}`}},
 		{Name: "compaction failed", Kind: event.CompactionEnded, Log: created(tb).Add(event.CompactionStarted, event.CompactionPayload{}).
 			Add(event.CompactionEnded, event.CompactionPayload{Aborted: true}),
 			Want: []string{`{"sessionUpdate":"hydra_compaction","phase":"failed","error":"aborted"}`}},

@@ -21,7 +21,7 @@ var untitledOrigins = map[string]bool{"rpc": true, "json-stream": true}
 const maxSeedTitle = 200
 
 // promoted is drafts with, before the first prompt a person sent (one not
-// ancillary) to an untitled session not marked non-interactive, hydra's
+// ancillary: cat's and a transformer's are) to an untitled session, hydra's
 // title: the prompt's first line (unless that is a slash command or there
 // is no text: the next prompt gets the chance). Doing it here, as the
 // prompt is committed, titles every session alike whichever client sent
@@ -29,8 +29,8 @@ const maxSeedTitle = 200
 // the fold of prompt.queued.)
 func (s *session) promoted(drafts []event.Draft) []event.Draft {
 	st := s.f.st
-	if st.Title != "" || st.Interactive != nil && !*st.Interactive || untitledOrigins[st.OriginTransport] {
-		return drafts // titled; or piped, a transformer's worker, hydra's cat
+	if st.Title != "" || untitledOrigins[st.OriginTransport] {
+		return drafts // titled, or a front end that names its own
 	}
 	for i, d := range drafts {
 		if d.Kind != event.PromptQueued {

@@ -120,6 +120,7 @@ func (s *session) handleEngine(ctx actor.Context, sender *actor.PID, req Request
 		reply := &CancelRunReply{RunID: s.turnRun, Running: s.turnRun != "", Queued: s.f.st.Queued}
 		switch {
 		case s.runPID != nil:
+			s.cancelled = s.turnRun
 			ctx.Send(s.runPID, &run.Cancel{Reason: m.Reason})
 		case s.mcp.deferred != "":
 			s.cancelDeferred(ctx, m.Reason)
@@ -214,6 +215,11 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 			s.runPID, s.turnRun = nil, ""
 			s.tellRunEnded(ctx, m.RunID, false) // told at its run.ended, if it wrote one
 			s.runEndTold = ""
+			if s.drain.on {
+				// Stopping: what is queued stays queued for the next wake.
+				s.drained(ctx)
+				return true
+			}
 			if next := s.pendingStart; next != "" {
 				s.pendingStart = ""
 				s.startRun(ctx, next)
@@ -235,9 +241,13 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	case *queue.Emit:
 		s.commit(ctx, s.promoted(m.Events), m.ReplyTo, m.Reply)
 	case *queue.StartRun:
+		if s.drain.on {
+			return true // stopping: the prompt stays queued for the next wake
+		}
 		s.startRun(ctx, m.MessageID)
 	case *queue.CancelRun:
 		if s.runPID != nil && s.turnRun == m.RunID {
+			s.cancelled = s.turnRun
 			ctx.Send(s.runPID, &run.Cancel{Reason: m.Reason})
 		}
 	default:

@@ -116,7 +116,9 @@ type session struct {
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
 	stopping  bool
-	idle      idleClock // children are being stopped with the session
+	drain     drainState // a passivation waiting for its subscribers (drain.go)
+	cancelled string     // the run a cancel was sent to
+	idle      idleClock  // children are being stopped with the session
 	mcp       mcpState
 
 	pendingStart string     // a run the queue started while a turn still held the slot
@@ -163,11 +165,17 @@ func (s *session) Receive(ctx actor.Context) {
 		s.childStopped(ctx, m.Who)
 		if watched {
 			s.leaveIfUnwatched(ctx)
+			s.drained(ctx)
 		}
 	case *idleCheck:
 		s.onIdleCheck(ctx)
 	case *Passivate:
 		s.passivate(ctx)
+	case *drainExpired:
+		if s.drain.on && !s.stopping {
+			s.log.Warn("stopping before its subscribers had every event", "timeout", drainTimeout)
+			ctx.Stop(ctx.Self())
+		}
 	case *actor.Restarting:
 		// The children are stopped for the restart; the new incarnation
 		// rebuilds them from the log, so this one must not.
@@ -177,6 +185,7 @@ func (s *session) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		s.stopping = true
 		s.stopIdle()
+		s.stopDrain()
 		s.flush(ctx)
 		if s.cancelLoad != nil {
 			s.cancelLoad()
@@ -521,13 +530,13 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 	evs := make([]event.Event, len(drafts))
 	for i, d := range drafts {
 		evs[i] = event.Event{SessionID: s.cfg.ID, Seq: first + int64(i), RecordedAt: now, Kind: d.Kind, Payload: d.Payload}
-		undecided := s.f.st.Interactive == nil
+		wasInteractive := s.f.st.Interactive != nil && *s.f.st.Interactive
 		if err := s.f.apply(evs[i], true); err != nil {
 			// Unreachable for validated or engine-built drafts; a fold
 			// that cannot read its own events must not go on serving.
 			panic(fmt.Errorf("fold event %s: %w", d.Kind, err))
 		}
-		s.metaDirty = s.metaDirty || metaChanging(d.Kind) || (undecided && s.f.st.Interactive != nil)
+		s.metaDirty = s.metaDirty || metaChanging(d.Kind) || (!wasInteractive && s.f.st.Interactive != nil && *s.f.st.Interactive)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
 	if len(evs) > 0 {
@@ -583,6 +592,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 	s.waiters = drop(s.waiters, k)
 	if len(s.uncommitted) == 0 {
 		s.leaveIfUnwatched(ctx)
+		s.drained(ctx)
 	}
 }
 
@@ -659,6 +669,13 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 	err = fmt.Errorf("commit session %s: %w", s.cfg.ID, err)
 	// The restart ends the subscriptions anyway: their clients hear why.
 	s.endSubscriptions(ctx, "the session stopped: "+err.Error())
+	if s.drain.on {
+		// It was stopping: a restart would forget that (and keep its
+		// Kill waiting); the next wake recovers from the store as the
+		// restart would have.
+		ctx.Stop(ctx.Self())
+		return
+	}
 	panic(err)
 }
 
@@ -741,10 +758,6 @@ func (s *session) askToPassivate(ctx actor.Context) {
 	if ctx.Parent() != nil {
 		ctx.Send(ctx.Parent(), &PassivateRequest{SessionID: s.cfg.ID, Handled: s.handled})
 	}
-}
-
-func (s *session) passivate(ctx actor.Context) {
-	ctx.Stop(ctx.Self())
 }
 
 // recordCold marks the session cold as it stops (passivation or shutdown).

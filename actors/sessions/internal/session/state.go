@@ -96,9 +96,11 @@ func (s *State) apply(e event.Event, p any) {
 		}
 	case *event.PromptQueuedPayload:
 		s.Queued++
-		if s.Interactive == nil && !p.Ancillary {
-			// hydra's promotion: an undecided session's first prompt from
-			// a person makes it interactive (shown in default lists).
+		if !p.Ancillary && (s.Interactive == nil || !*s.Interactive) {
+			// hydra's promotion: a prompt from a person makes the session
+			// interactive (shown in default lists), an undecided one or
+			// one that was not (a fork, cat's, a transformer's worker a
+			// person took up); machine traffic is ancillary.
 			s.Interactive = new(true)
 		}
 	case *event.PromptChangedPayload:
