@@ -46,6 +46,10 @@ var allowed = map[string]string{
 	// The daemon's REST API manages extensions and transformers, not
 	// sessions, through their supervisors' messages.
 	"actors/plugins": "the extensions' and transformers' supervisors (transports/rest)",
+	// Hydra's agent routes and hydra-acp/agents/list list and install the
+	// external agents a home configures; the catalogue is what they are
+	// about (sessions reach an agent through the facade, never this).
+	"runtime/agentcatalog": "the agent catalogue's listing, installs and registry (transports/rest, transports/acp)",
 }
 
 // composition is the one package under transports/ that builds the tree

@@ -55,8 +55,23 @@ func TestDaemonAttentionSetClearSurvivesRestart(t *testing.T) {
 
 	// The same reason from another raiser is another flag; a new payload
 	// replaces the old in place.
-	set(tui, map[string]any{"sessionId": sid, "reason": "review"}).Decode(t, &ok)
-	testkit.Equal(t, len(waitAttention(t, tui).Flags), 2)
+	// The raiser watches too: its own broadcast may reach it before or
+	// after its answer, so both are read from one stream of frames.
+	id := tui.Call("hydra-acp/attention/set", map[string]any{"sessionId": sid, "reason": "review"})
+	var own *flagsUpdate
+	for answered := false; !answered || own == nil; {
+		f := tui.Read(tui.Wait)
+		switch {
+		case f.Answers(id):
+			f.Decode(t, &ok)
+			answered = true
+		case f.Method == "hydra-acp/session/attention_updated":
+			own = new(flagsUpdate)
+			testkit.NoError(t, json.Unmarshal(f.Params, own))
+		}
+	}
+	testkit.Equal(t, ok.OK, true)
+	testkit.Equal(t, len(own.Flags), 2)
 	set(planner, map[string]any{"sessionId": sid, "reason": "review", "payload": map[string]any{"step": 3}}).Decode(t, &ok)
 	u = waitAttention(t, tui)
 	if len(u.Flags) != 2 || u.Flags[0].Source != "planner" || u.Flags[0].Payload["step"] != float64(3) || u.Flags[0].RaisedAt != raisedAt ||
