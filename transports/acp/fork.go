@@ -56,6 +56,9 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	set := a.view.Settings
+	// The fork's agent starts its own upstream session (told the history
+	// in a takeover brief): loading the parent's would write into it.
+	set.UpstreamSessionID = nil
 	set.Title = nil
 	req := sessions.ForkRequest{Parent: a.id, Seq: seq, Entry: at,
 		Session: event.CreatedPayload{Cwd: p.Cwd, Title: strings.TrimSpace(p.Title), Settings: set, OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}}

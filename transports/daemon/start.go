@@ -184,7 +184,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		// their prompts fail until one resolves.
 		settings.Provider, settings.Model = nil, nil
 	}
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
+	api := rest.New(rest.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
 		Home: d.home, ConfigDigest: digest,
 		Settings: settings, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
@@ -196,7 +196,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
+		Config: acp.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, Models: eng.Models(), Version: cfg.Version, Settings: settings, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline},
 		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {

@@ -98,6 +98,7 @@ func (e *Engine) Session() *session.Engine {
 		Retry:          run.Retry{Enabled: e.opts.AutoRetry},
 		SpillDir:       filepath.Join(e.opts.Home, "spill"),
 		NewID:          e.newID,
+		Agents:         e.agent,
 	}
 }
 
