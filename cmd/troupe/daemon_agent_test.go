@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,4 +58,77 @@ func TestDaemonExternalAgentStreamsAndReplays(t *testing.T) {
 	d.call(t, http.MethodPost, "/v1/sessions", map[string]any{"cwd": t.TempDir(), "agentId": "scripted"}, http.StatusCreated, &created)
 	testkit.Equal(t, created["agentId"], "scripted")
 	d.call(t, http.MethodPost, "/v1/sessions", map[string]any{"cwd": t.TempDir(), "agentId": "nope"}, http.StatusBadRequest, nil)
+}
+
+// The agent's permission request goes to every client, a late attacher
+// included, and the first answer is the agent's; its fs/* requests are
+// served inside the session's directory and refused outside it; its
+// terminal runs a command there; its tool calls are the clients' tool
+// calls.
+func TestDaemonExternalAgentPermissionFilesTerminal(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	cwd, outside := t.TempDir(), t.TempDir()
+	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "in.txt"), []byte("inside"), 0o600))
+	testkit.NoError(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o600))
+
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, cwd, "scripted")
+	b := d.dialACP(t, "browser")
+	_, bAtt := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "none"})
+	id := a.Prompt(sid, strings.Join([]string{
+		"tool t1 execute deploy", "ask t1", "done t1 deployed",
+		"read " + filepath.Join(cwd, "in.txt"),
+		"write " + filepath.Join(cwd, "out.txt") + " written",
+		"read " + filepath.Join(outside, "secret.txt"),
+		"write " + filepath.Join(outside, "evil.txt") + " x",
+		"run echo hi",
+	}, "\n"))
+	isAsk := func(f acpclient.Frame) bool { return f.Method == "session/request_permission" }
+	before := a.Until(isAsk)
+	b.Until(isAsk)
+	// Re-issued to a client that attaches while it is open.
+	c := d.dialACP(t, "phone")
+	c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "pending_only"})
+	asked := c.Until(isAsk)
+	var req struct {
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+		} `json:"toolCall"`
+		Options []struct {
+			OptionID string `json:"optionId"`
+		} `json:"options"`
+	}
+	asked[len(asked)-1].DecodeParams(t, &req)
+	testkit.Equal(t, req.ToolCall.ToolCallID, "t1")
+	testkit.Equal(t, len(req.Options), 2)
+	b.AnswerPermission(asked[len(asked)-1].ID, "yes")
+
+	fs := append(before, a.Until(func(f acpclient.Frame) bool { return f.Answers(id) })...)
+	text := acpclient.Chunks(t, fs)
+	contains(t, text, "permission t1: yes")
+	contains(t, text, "read: inside")
+	contains(t, text, "wrote "+filepath.Join(cwd, "out.txt"))
+	contains(t, text, "read error:")
+	contains(t, text, "write error:")
+	contains(t, text, "exit 0: hi")
+	if strings.Contains(text, "read: secret") {
+		t.Fatalf("a file outside the session's directory was read: %q", text)
+	}
+	got, err := os.ReadFile(filepath.Join(cwd, "out.txt"))
+	testkit.NoError(t, err)
+	testkit.Equal(t, string(got), "written")
+	if _, err := os.Stat(filepath.Join(outside, "evil.txt")); err == nil {
+		t.Fatal("a file outside the session's directory was written")
+	}
+	// The call is a tool call to every client; its permission was b's.
+	for _, f := range fs {
+		if f.IsUpdate("permission_resolved") {
+			testkit.Equal(t, f.Update(t).Update.ResolvedBy, bAtt.ClientID)
+		}
+	}
+	testkit.Equal(t, acpclient.Count(fs, "permission_resolved"), 1)
+	if acpclient.Count(fs, "tool_call") != 1 {
+		t.Fatalf("tool_call updates: %d", acpclient.Count(fs, "tool_call"))
+	}
 }
