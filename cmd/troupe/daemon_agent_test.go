@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"strings"
 	"testing"
 
@@ -131,4 +133,121 @@ func TestDaemonExternalAgentPermissionFilesTerminal(t *testing.T) {
 	if acpclient.Count(fs, "tool_call") != 1 {
 		t.Fatalf("tool_call updates: %d", acpclient.Count(fs, "tool_call"))
 	}
+}
+
+// session/cancel reaches the agent (the turn ends cancelled); an agent
+// that crashes mid-turn ends that turn with an error the clients see,
+// keeps what it streamed before, and the next prompt starts it again.
+func TestDaemonExternalAgentCancelAndCrash(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, t.TempDir(), "scripted")
+
+	id := a.Prompt(sid, "say waiting\nwait")
+	a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	a.Send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	a.WaitAnswer(id).Decode(t, &res)
+	testkit.Equal(t, res.StopReason, "cancelled")
+
+	fs, stop := promptTurn(t, a, sid, "say before the crash\ncrash")
+	contains(t, acpclient.Chunks(t, fs), "before the crash")
+	if !strings.HasPrefix(stop, "error: ") {
+		t.Fatalf("a crashed turn answered %q", stop)
+	}
+	contains(t, stop, "exited")
+
+	fs, stop = promptTurn(t, a, sid, "say back again\nrecall")
+	testkit.Equal(t, stop, "end_turn")
+	text := acpclient.Chunks(t, fs)
+	contains(t, text, "back again")
+	// The new program loaded the session the crashed one kept.
+	contains(t, text, "seen: say waiting\nwait")
+
+	// The log has the crash: a replay shows the same turns.
+	b := d.dialACP(t, "browser")
+	replayed, _ := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	contains(t, acpclient.Chunks(t, replayed), "waitingbefore the crashback again")
+}
+
+// A session that goes cold stops its agent's program; its next prompt
+// starts the agent again, which loads the session it had (what it replays
+// while loading is not recorded twice). An agent that cannot load gets a
+// fresh session and the recorded conversation as a takeover brief.
+func TestDaemonExternalAgentColdSessionLoads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"loads", nil, "seen: pid\nsay first"},
+		{"takes over", map[string]string{"ACPAGENT_NOLOAD": "1"}, "[assistant]\npid "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home, _ := scriptedAgentHome(t, tc.env)
+			d := startDaemon(t, home, nil)
+			a := d.dialACP(t, "editor")
+			sid := newAgentSession(t, a, t.TempDir(), "scripted")
+			fs, _ := promptTurn(t, a, sid, "pid\nsay first")
+			first := acpclient.Chunks(t, fs)
+			pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(first, "pid "), "first"))
+			testkit.NoError(t, err)
+
+			d.call(t, http.MethodPost, "/v1/sessions/"+sid+"/kill", nil, http.StatusAccepted, nil)
+			testkit.Eventually(t, acpWait, "the agent's program stopped with its session", func() bool {
+				return syscall.Kill(pid, 0) != nil
+			})
+
+			b := d.dialACP(t, "browser")
+			b.WaitAnswer(b.Call("session/load", map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{}}))
+			fs, stop := promptTurn(t, b, sid, "recall")
+			testkit.Equal(t, stop, "end_turn")
+			contains(t, acpclient.Chunks(t, fs), tc.want)
+
+			c := d.dialACP(t, "phone")
+			replayed, _ := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+			all := acpclient.Chunks(t, replayed)
+			if strings.Count(all, "first") != strings.Count(first+acpclient.Chunks(t, fs), "first") {
+				t.Fatalf("the history holds a turn twice: %q", all)
+			}
+		})
+	}
+}
+
+// A daemon SIGKILLed mid-turn takes its agent's program with it; the next
+// daemon brings the session back with what was streamed, ends the cut
+// turn, and the next prompt starts the agent again on the session it had.
+func TestDaemonExternalAgentSIGKILLMidTurn(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemonBinary(t, home, nil)
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, t.TempDir(), "scripted")
+	a.Prompt(sid, "pid\nsay streamed\nwait")
+	var text strings.Builder
+	a.Until(func(f acpclient.Frame) bool {
+		if f.IsUpdate("agent_message_chunk") {
+			text.WriteString(f.Update(t).Update.Content.Text)
+		}
+		return strings.Contains(text.String(), "streamed")
+	})
+	pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(text.String(), "pid "), "streamed"))
+	testkit.NoError(t, err)
+	d.proc.Kill()
+	testkit.Equal(t, d.proc.Wait(t, acpWait), -1)
+	testkit.Eventually(t, acpWait, "the agent's program died with the daemon", func() bool { return syscall.Kill(pid, 0) != nil })
+
+	d = startDaemon(t, home, nil)
+	b := d.dialACP(t, "browser")
+	replayed, _ := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+	contains(t, acpclient.Chunks(t, replayed), "streamed")
+	if acpclient.Count(replayed, "turn_complete") == 0 {
+		// Ended as the session came back, after the replay's end.
+		b.Until(func(f acpclient.Frame) bool { return f.IsUpdate("turn_complete") })
+	}
+	fs, stop := promptTurn(t, b, sid, "say again\npid")
+	testkit.Equal(t, stop, "end_turn")
+	contains(t, acpclient.Chunks(t, fs), "again")
 }

@@ -282,6 +282,11 @@ func (a *agent) begin(ctx actor.Context, m *Turn) {
 
 func (a *agent) onPromptDone(ctx actor.Context, m *promptDone) {
 	t := a.turn
+	if m.err != nil && a.conn != nil && closed(a.conn.Done()) {
+		// The program went: its Exited ends the turn, saying how it went.
+		a.stopProgram(ctx)
+		return
+	}
 	a.turn = nil
 	if m.err != nil {
 		if t.cancelled {
@@ -420,4 +425,13 @@ func promptBlocks(bs []event.Block) []acp.ContentBlock {
 		}
 	}
 	return out
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
