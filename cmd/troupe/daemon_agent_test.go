@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -250,4 +252,61 @@ func TestDaemonExternalAgentSIGKILLMidTurn(t *testing.T) {
 	fs, stop := promptTurn(t, b, sid, "say again\npid")
 	testkit.Equal(t, stop, "end_turn")
 	contains(t, acpclient.Chunks(t, fs), "again")
+}
+
+// What an agent said is the session's like any reply: in the REST
+// history, the transcript and search, its usage in the session's totals;
+// an export carries it, and an import of that bundle drops the agent
+// args a bundle may not give.
+func TestDaemonExternalAgentThroughTheLog(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, t.TempDir(), "scripted", "--secret-flag")
+	_, stop := promptTurn(t, a, sid, "say the quick brown fox\ntool c1 read look around\ndone c1 found nothing\nusage 10 20")
+	testkit.Equal(t, stop, "end_turn")
+
+	var entry struct {
+		CurrentUsage struct{ InputTokens, OutputTokens int64 }
+	}
+	d.call(t, http.MethodGet, "/v1/sessions/"+sid, nil, http.StatusOK, &entry)
+	testkit.Equal(t, entry.CurrentUsage.InputTokens, int64(10))
+	testkit.Equal(t, entry.CurrentUsage.OutputTokens, int64(20))
+
+	md, _ := io.ReadAll(d.do(t, http.MethodGet, "/v1/sessions/"+sid+"/transcript?tools=1", nil).Body)
+	contains(t, string(md), "the quick brown fox")
+	contains(t, string(md), "look around")
+	var found struct {
+		Matches []struct{ SessionID string }
+	}
+	// The prompt and the agent's reply.
+	d.call(t, http.MethodPost, "/v1/sessions/search", map[string]any{"q": "brown fox"}, http.StatusOK, &found)
+	if len(found.Matches) != 2 || found.Matches[0].SessionID != sid || found.Matches[1].SessionID != sid {
+		t.Fatalf("search: %+v", found)
+	}
+	history := strings.Join(updates(t, d, sid), "\n")
+	contains(t, history, "the quick brown fox")
+	contains(t, history, `"toolCallId":"c1"`)
+
+	bundle, _ := io.ReadAll(d.do(t, http.MethodGet, "/v1/sessions/"+sid+"/export", nil).Body)
+	contains(t, string(bundle), "--secret-flag")
+	var imported struct {
+		SessionID string
+		Sanitized struct{ AgentArgs []string }
+	}
+	other := startDaemon(t, t.TempDir(), nil)
+	other.call(t, http.MethodPost, "/v1/sessions/import", map[string]any{"bundle": json.RawMessage(bundle), "cwd": t.TempDir()}, http.StatusCreated, &imported)
+	testkit.Equal(t, strings.Join(imported.Sanitized.AgentArgs, " "), "--secret-flag")
+	exported, _ := io.ReadAll(other.do(t, http.MethodGet, "/v1/sessions/"+imported.SessionID+"/export", nil).Body)
+	var again struct {
+		Troupe struct {
+			Created struct {
+				Settings map[string]any
+			}
+		}
+	}
+	testkit.NoError(t, json.Unmarshal(exported, &again))
+	if _, kept := again.Troupe.Created.Settings["agent_args"]; kept || strings.Contains(string(exported), "upstream_session_id") {
+		t.Fatalf("the import kept the bundle's agent args or upstream session: %s", exported)
+	}
 }

@@ -25,7 +25,7 @@ type turn struct {
 	index    int    // of the next delta in the open message
 	text     strings.Builder
 	thinking strings.Builder
-	calls    []event.ToolCall // the open message's
+	calls    []event.ToolCall // the open message's (the one that closes it)
 
 	tools map[string]*toolCall // by ACP tool call id
 	perms map[string]*permissionAsked
@@ -78,9 +78,6 @@ func (t *turn) chunk(ctx actor.Context, channel string, c acp.ContentBlock) {
 		return
 	}
 	text := c.Text.Text
-	if len(t.calls) > 0 {
-		t.closeMessage(ctx, "tool_calls")
-	}
 	t.openMessage(ctx)
 	if channel == event.ChannelThinking {
 		t.thinking.WriteString(text)
@@ -114,8 +111,9 @@ func (t *turn) closeMessage(ctx actor.Context, finish string) {
 	t.thinking.Reset()
 }
 
-// startCall records a call the agent makes as part of the open message
-// (a step of its own when no message is open).
+// startCall records a call the agent makes: it completes the open message
+// (a step of its own when none is open) with the call, as a model's step
+// ends with its calls, so the conversation has the call before its result.
 func (t *turn) startCall(ctx actor.Context, id, title string, kind acp.ToolKind, input any) {
 	if _, ok := t.tools[id]; ok || id == "" {
 		return
@@ -133,8 +131,10 @@ func (t *turn) startCall(ctx actor.Context, id, title string, kind acp.ToolKind,
 	c := &toolCall{name: title, category: category(kind), args: args}
 	t.tools[id] = c
 	t.calls = append(t.calls, event.ToolCall{ID: id, Name: c.name, Arguments: args})
+	msgID := t.msgID
+	t.closeMessage(ctx, "tool_calls")
 	t.emit(ctx, event.ToolStarted, event.ToolStartedPayload{RunID: t.runID, ToolCallID: id, Name: c.name, Category: c.category,
-		Arguments: args, Origin: "native", MessageID: t.msgID})
+		Arguments: args, Origin: "native", MessageID: msgID})
 }
 
 // progress records a call's output so far, and its end.
