@@ -26,8 +26,9 @@ func TestDaemonExternalAgentStreamsAndReplays(t *testing.T) {
 	a := d.dialACP(t, "editor")
 	sid := newAgentSession(t, a, t.TempDir(), "scripted", "--from-client")
 
-	fs, stop := promptTurn(t, a, sid, "say hello,\nthink pondering\nchunks 3 x\nargs")
+	fs, stop := promptTurn(t, a, sid, "say hello,\nthink pondering\nplan read;write\nchunks 3 x\nargs")
 	testkit.Equal(t, stop, "end_turn")
+	testkit.Equal(t, acpclient.Count(fs, "plan"), 1)
 	testkit.Equal(t, acpclient.Chunks(t, fs), "hello,xxxargs: --from-config --from-client")
 	testkit.Equal(t, acpclient.Count(fs, "agent_thought_chunk"), 1)
 	acpclient.RequireIncreasing(t, fs)
@@ -36,6 +37,8 @@ func TestDaemonExternalAgentStreamsAndReplays(t *testing.T) {
 	replayed, res := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
 	testkit.Equal(t, res.Replayed, len(replayed))
 	testkit.Equal(t, acpclient.Chunks(t, replayed), "hello,xxxargs: --from-config --from-client")
+	testkit.Equal(t, acpclient.Count(replayed, "plan"), 1)
+	testkit.Equal(t, acpclient.Count(replayed, "agent_thought_chunk"), 1)
 
 	// The attach answer names the agent and the agent's own session.
 	var info struct {

@@ -453,3 +453,16 @@ type UpdateTransformedPayload struct {
 	Dropped bool            `json:"dropped,omitempty"`
 	Update  json.RawMessage `json:"update,omitempty"`
 }
+
+// PlanPayload is an external agent's plan: every entry, each time.
+type PlanPayload struct {
+	RunID   string      `json:"run_id"`
+	Entries []PlanEntry `json:"entries"`
+}
+
+// PlanEntry is one task of a plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority,omitempty"` // high | medium | low
+	Status   string `json:"status,omitempty"`   // pending | in_progress | completed
+}

@@ -116,6 +116,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		a.settings(c, p, emit)
 	case *event.CompactionPayload:
 		emit(acpupdate.CompactionOf(e, p))
+	case *event.PlanPayload:
+		emit(acpupdate.Plan(p))
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
 			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())

@@ -85,8 +85,19 @@ func (m *Mapper) updates(ch projection.Change) []any {
 		return SettingsChanged(m.Models, m.View.Settings, p)
 	case *event.CompactionPayload:
 		return []any{CompactionOf(ch.Event, p)}
+	case *event.PlanPayload:
+		return []any{Plan(p)}
 	}
 	return nil
+}
+
+// Plan is an agent's plan as ACP's plan update.
+func Plan(p *event.PlanPayload) map[string]any {
+	entries := make([]map[string]any, len(p.Entries))
+	for i, e := range p.Entries {
+		entries[i] = map[string]any{"content": e.Content, "priority": e.Priority, "status": e.Status}
+	}
+	return map[string]any{"sessionUpdate": "plan", "entries": entries}
 }
 
 // ChunkKind is the chunk a text or thinking delta streams into.

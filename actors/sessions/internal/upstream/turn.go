@@ -68,6 +68,12 @@ func (t *turn) update(ctx actor.Context, u acp.SessionUpdate) {
 			t.startCall(ctx, string(c.ToolCallId), deref(c.Title), deref(c.Kind), c.RawInput)
 		}
 		t.progress(ctx, string(c.ToolCallId), c.Status, c.Content, c.RawOutput)
+	case u.Plan != nil:
+		p := event.PlanPayload{RunID: t.runID, Entries: make([]event.PlanEntry, len(u.Plan.Entries))}
+		for i, e := range u.Plan.Entries {
+			p.Entries[i] = event.PlanEntry{Content: e.Content, Priority: string(e.Priority), Status: string(e.Status)}
+		}
+		t.emit(ctx, event.PlanUpdated, p)
 	case u.UsageUpdate != nil && u.UsageUpdate.Cost != nil:
 		t.cost = &u.UsageUpdate.Cost.Amount
 	}
