@@ -172,6 +172,11 @@ func TestDaemonExternalAgentCancelAndCrash(t *testing.T) {
 	// The new program loaded the session the crashed one kept.
 	contains(t, text, "seen: say waiting\nwait")
 
+	// A mode change reaches the agent.
+	a.WaitAnswer(a.Call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "auto_edit"}))
+	fs, _ = promptTurn(t, a, sid, "mode")
+	contains(t, acpclient.Chunks(t, fs), "mode: auto_edit")
+
 	// The log has the crash: a replay shows the same turns.
 	b := d.dialACP(t, "browser")
 	replayed, _ := b.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})

@@ -38,6 +38,7 @@ type session struct {
 	Prompts []string `json:"prompts"`
 	Replies []string `json:"replies"`
 	Brief   string   `json:"brief"`
+	Mode    string   `json:"mode"`
 	cancel  context.CancelFunc
 }
 
@@ -104,7 +105,12 @@ func (a *Agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.Clos
 	return acp.CloseSessionResponse{}, nil
 }
 
-func (a *Agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+func (a *Agent) SetSessionMode(_ context.Context, req acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[string(req.SessionId)]; s != nil {
+		s.Mode = string(req.ModeId)
+	}
 	return acp.SetSessionModeResponse{}, nil
 }
 
@@ -299,6 +305,11 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 		seen, brief := strings.Join(r.s.Prompts, " | "), r.s.Brief
 		r.a.mu.Unlock()
 		r.say("seen: " + seen + "\nbrief: " + brief)
+	case "mode":
+		r.a.mu.Lock()
+		mode := r.s.Mode
+		r.a.mu.Unlock()
+		r.say("mode: " + mode)
 	case "args":
 		r.say("args: " + strings.Join(r.a.opts.Args, " "))
 	case "pid":

@@ -18,6 +18,7 @@
 //	crash               exits 3 at once, mid-turn
 //	usage IN OUT        the prompt's answer reports IN and OUT tokens
 //	recall              says the prompts it saw in this session and its brief
+//	mode                says the mode session/set_mode last set
 //	args                says its command-line arguments
 //	pid                 says its process id
 //	anything else       says "echo: " and the line

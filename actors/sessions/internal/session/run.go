@@ -181,6 +181,9 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 	s.commit(ctx, []event.Draft{d}, sender, nil)
 	if s.runPID != nil && set.ApprovalMode != nil {
 		ctx.Send(s.runPID, &run.SetMode{Mode: *set.ApprovalMode})
+	} else if s.agentPID != nil && set.ApprovalMode != nil {
+		// An external agent hears of a mode change between turns too.
+		ctx.Send(s.agentPID, &run.SetMode{Mode: *set.ApprovalMode})
 	}
 	if re := s.reconfigure(set); s.runPID != nil && re != nil {
 		ctx.Send(s.runPID, re)

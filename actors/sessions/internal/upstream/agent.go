@@ -59,6 +59,7 @@ type agent struct {
 	fresh      bool // the upstream session was made now, not loaded
 	crashes    int
 	cost       float64 // the session's cost as the agent last reported it
+	mode       string  // a mode change for the agent, sent before the next prompt
 	lastExit   time.Time
 	timer      *time.Timer
 
@@ -118,9 +119,11 @@ func (a *agent) Receive(ctx actor.Context) {
 		ctx.Respond(&run.DecideResult{Err: a.decide(ctx, m)})
 	case *run.Cancel:
 		a.onCancel(ctx, m.Reason)
-	case *run.SetMode, *run.Reconfigure, *run.AbortRetry:
-		// troupe's own approval modes and models do not reach an agent
-		// that has its own.
+	case *run.SetMode:
+		a.setMode(m.Mode)
+	case *run.Reconfigure, *run.AbortRetry:
+		// troupe's model resolution and retries are its engine's; the
+		// agent has its own.
 	default:
 		actorlog.Unhandled(a.log, ctx)
 	}
@@ -273,8 +276,12 @@ func (a *agent) begin(ctx actor.Context, m *Turn) {
 		}
 	}
 	a.fresh = false
-	conn, gen, token, sid := a.conn, a.gen, m.Token, acp.SessionId(a.upstreamID)
+	conn, gen, token, sid, mode := a.conn, a.gen, m.Token, acp.SessionId(a.upstreamID), a.mode
+	a.mode = ""
 	go func() {
+		if mode != "" {
+			a.sendMode(conn, sid, mode)
+		}
 		resp, err := conn.Prompt(a.ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
 		a.sys.Root.Send(a.self, &promptDone{gen: gen, token: token, resp: resp, err: err})
 	}()
@@ -373,6 +380,25 @@ func (a *agent) decide(ctx actor.Context, d *run.Decide) error {
 		return ErrNoPermission
 	}
 	return a.turn.decide(ctx, d)
+}
+
+// setMode forwards a mode change (session/set_mode): at once while a
+// turn runs, else before the next prompt, in the goroutine that sends it,
+// so the agent has the mode before the prompt. An agent that has no such
+// mode says so in the log, and keeps its own.
+func (a *agent) setMode(mode string) {
+	if a.phase != phaseReady || a.turn == nil {
+		a.mode = mode
+		return
+	}
+	conn, sid := a.conn, acp.SessionId(a.upstreamID)
+	go func() { a.sendMode(conn, sid, mode) }()
+}
+
+func (a *agent) sendMode(conn *acp.ClientSideConnection, sid acp.SessionId, mode string) {
+	if _, err := conn.SetSessionMode(a.ctx, acp.SetSessionModeRequest{SessionId: sid, ModeId: acp.SessionModeId(mode)}); err != nil {
+		a.log.Info("the agent did not take the mode", "mode", mode, "error", err)
+	}
 }
 
 // stopProgram ends the program; its Exited follows.
