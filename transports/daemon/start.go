@@ -192,7 +192,8 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		Opened:  func(id string, chain []string) { pipe.Opened(rt.System, rt.Sessions, id, chain) },
 		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe})
 	builtins := hydraverbs.New(hydraverbs.Config{Sessions: rt.Sessions, Models: eng.Models(), Regen: api.Regen,
-		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log})
+		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log, AgentKnown: eng.AgentKnown,
+		Swapped: func(id string, payload map[string]any) { pipe.Lifecycle(rt.System.Root, id, "agent.swap", payload, "") }})
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{

@@ -44,6 +44,11 @@ type Engine struct {
 	// Agents resolves an external agent's id to its program from the
 	// daemon's catalogue, at each start of it; nil: no external agents.
 	Agents func(id string) (upstream.Launch, error)
+	// IsCommand says whether a prompt is a daemon's slash command, which
+	// Command answers (off the mailbox) instead of an external agent:
+	// troupe's own runs reach it through the provider Resolve wraps.
+	IsCommand func(text string) bool
+	Command   func(ctx context.Context, sessionID, text string) (string, error)
 }
 
 // InterruptedOutput is what the model is told of a tool call cut off by a

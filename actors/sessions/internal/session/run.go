@@ -271,6 +271,11 @@ func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
 		s.spawnAgentTurn(ctx, runID)
 		return
 	}
+	if s.agentPID != nil {
+		// Switched back to troupe's own engine: the agent's program ends.
+		ctx.Stop(s.agentPID)
+		s.agentPID, s.agentID = nil, ""
+	}
 	s.runPID = ctx.SpawnPrefix(run.Props(s.runConfig(ctx, runID, startStep)), "run")
 	s.turnRun = runID
 }

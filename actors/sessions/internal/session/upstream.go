@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,7 +21,7 @@ const BuiltinAgent = "troupe"
 // in a session an external agent answers.
 var ErrAgentOwns = errors.New("an external agent answers this session; it keeps its own context")
 
-// agentChild is the name of a session's agent actor.
+// agentChild prefixes the name of a session's agent actor (agent$N).
 const agentChild = "agent"
 
 // external is the session's external agent id; empty when troupe's own
@@ -48,11 +49,17 @@ func (s *session) spawnAgentTurn(ctx actor.Context, runID string) {
 	}
 	s.runPID = s.agentPID
 	conv := s.f.conv.Clone()
-	ctx.Send(s.agentPID, &upstream.Turn{
+	turn := &upstream.Turn{
 		RunID: runID, Token: s.turnToken, Prompt: s.promptOf(runID),
 		UpstreamID: lo.FromPtr(s.f.st.Settings.UpstreamSessionID),
 		Brief:      func() string { return TakeoverBrief(conv, runID) },
-	})
+	}
+	if eng, text := s.cfg.Engine, blocksText(turn.Prompt); eng.IsCommand != nil && eng.Command != nil && eng.IsCommand(text) {
+		// The daemon's verb, not the agent's prompt.
+		id := s.cfg.ID
+		turn.Command = func(ctx context.Context) (string, error) { return eng.Command(ctx, id, text) }
+	}
+	ctx.Send(s.agentPID, turn)
 }
 
 func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
@@ -68,12 +75,9 @@ func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
 			return eng.Agents(id)
 		},
 	}
-	pid, err := ctx.SpawnNamed(upstream.Props(cfg), agentChild)
-	if err != nil {
-		// The name is still taken (the previous agent on its way out).
-		pid = ctx.SpawnPrefix(upstream.Props(cfg), agentChild)
-	}
-	return pid
+	// A name of its own each time: a swapped-out agent may still be on its
+	// way out, and its Terminated must not be taken for its successor's.
+	return ctx.SpawnPrefix(upstream.Props(cfg), agentChild)
 }
 
 // promptOf is the prompt runID delivered, from the conversation.

@@ -113,6 +113,11 @@ func (a *agent) Receive(ctx actor.Context) {
 		if m.gen == a.gen && a.turn != nil && a.turn.token == m.token {
 			a.onPromptDone(ctx, m)
 		}
+	case *commandDone:
+		if t := a.turn; t != nil && t.token == m.token {
+			a.turn = nil
+			t.commandDone(ctx, m)
+		}
 	case *permissionAsked:
 		a.onPermission(ctx, m)
 	case *run.Decide:
@@ -136,7 +141,12 @@ func (a *agent) onTurn(ctx actor.Context, m *Turn) {
 		a.endUnstarted(ctx, m, "the agent is busy with another turn")
 		return
 	}
-	if a.upstreamID == "" {
+	if m.Command != nil {
+		a.runCommand(m)
+		return
+	}
+	if a.upstreamID == "" || m.UpstreamID == "" {
+		// A swap clears the upstream session: the new agent opens its own.
 		a.upstreamID = m.UpstreamID
 	}
 	if a.phase == phaseReady {
@@ -155,6 +165,18 @@ func (a *agent) onTurn(ctx actor.Context, m *Turn) {
 		return
 	}
 	a.start(ctx)
+}
+
+// runCommand answers a daemon's command as the turn, in a goroutine: a
+// verb may wait on the session (its turn's end), which must not wait on
+// this actor.
+func (a *agent) runCommand(m *Turn) {
+	a.turn = newTurn(a, m)
+	run, token, self, sys := m.Command, m.Token, a.self, a.sys
+	go func() {
+		reply, err := run(a.ctx)
+		sys.Root.Send(self, &commandDone{token: token, reply: reply, err: err})
+	}()
 }
 
 // backoff is what is left of the wait before a program that crashed may

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -28,6 +29,10 @@ type Turn struct {
 	Brief func() string
 	// UpstreamID is the session the agent last gave (empty: none yet).
 	UpstreamID string
+	// Command, when set, answers the prompt instead of the agent: a
+	// daemon's slash command (`/hydra …`), run off the mailbox; its reply
+	// is the turn's message.
+	Command func(ctx context.Context) (string, error)
 }
 
 // Config is everything one session's agent needs.
@@ -73,5 +78,10 @@ type (
 		req   acp.RequestPermissionRequest
 		reply chan acp.RequestPermissionResponse
 	}
-	startNow struct{ gen int }
+	startNow    struct{ gen int }
+	commandDone struct {
+		token uint64
+		reply string
+		err   error
+	}
 )

@@ -333,3 +333,15 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// commandDone ends a turn a daemon's command answered.
+func (t *turn) commandDone(ctx actor.Context, m *commandDone) {
+	if m.err != nil {
+		t.end(ctx, event.StopError, m.err.Error(), nil)
+		return
+	}
+	if m.reply != "" {
+		t.chunk(ctx, event.ChannelText, acp.TextBlock(m.reply))
+	}
+	t.end(ctx, event.StopEndTurn, "", nil)
+}
