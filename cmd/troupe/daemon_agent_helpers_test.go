@@ -14,7 +14,7 @@ import (
 // scriptedAgentHome is a daemon home whose config.json names the scripted ACP
 // agent (testkit/cmd/troupe-acpagent) as "scripted", with its state in
 // the returned directory, and any extra entries of agents.
-func scriptedAgentHome(t *testing.T, env map[string]string) (home, state string) {
+func scriptedAgentHome(t testing.TB, env map[string]string) (home, state string) {
 	t.Helper()
 	home, state = t.TempDir(), t.TempDir()
 	e := map[string]string{"ACPAGENT_STATE": state}

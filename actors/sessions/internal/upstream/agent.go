@@ -54,7 +54,7 @@ type agent struct {
 	phase      phase
 	gen        int // the program's incarnation; older messages are dropped
 	proc       *actor.PID
-	conn       *acp.ClientSideConnection
+	conn       *conn
 	upstreamID string
 	fresh      bool // the upstream session was made now, not loaded
 	crashes    int
@@ -75,6 +75,13 @@ func Props(cfg Config) *actor.Props {
 }
 
 func (a *agent) Receive(ctx actor.Context) {
+	a.receive(ctx)
+	if a.turn != nil {
+		a.turn.flush(ctx)
+	}
+}
+
+func (a *agent) receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.log = actorlog.For(ctx, "session", a.cfg.SessionID, "agent", a.cfg.AgentID)
@@ -107,7 +114,9 @@ func (a *agent) Receive(ctx actor.Context) {
 		}
 	case *updated:
 		if m.gen == a.gen && a.phase == phaseReady && a.turn != nil {
-			a.turn.update(ctx, m.n.Update)
+			for _, n := range m.ns {
+				a.turn.update(ctx, n.Update)
+			}
 		}
 	case *promptDone:
 		if m.gen == a.gen && a.turn != nil && a.turn.token == m.token {
@@ -213,8 +222,7 @@ func (a *agent) onStarted(m *process.Started) {
 	a.log.Info("agent started", "pid", m.PID, "command", a.cfg.AgentID)
 	gen := a.gen
 	c := &client{a: a, gen: gen}
-	conn := acp.NewClientSideConnection(c, m.Stdin, m.Stdout)
-	conn.SetLogger(a.log)
+	conn := newConn(c, m.Stdin, m.Stdout, a.log)
 	a.conn = conn
 	upstream, servers := a.upstreamID, a.mcpServers()
 	cwd, dirs := a.cfg.Cwd, a.cfg.Dirs
@@ -227,19 +235,20 @@ func (a *agent) onStarted(m *process.Started) {
 
 // handshake initializes the agent and opens its session: session/load of
 // the one it had when it can load, else a new one.
-func handshake(ctx context.Context, conn *acp.ClientSideConnection, upstream, cwd string, dirs []string, servers []acp.McpServer) *connected {
-	init, err := conn.Initialize(ctx, acp.InitializeRequest{
+func handshake(ctx context.Context, conn *conn, upstream, cwd string, dirs []string, servers []acp.McpServer) *connected {
+	var init acp.InitializeResponse
+	err := conn.call(ctx, "initialize", acp.InitializeRequest{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		ClientCapabilities: acp.ClientCapabilities{
 			Fs: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true,
 		},
 		ClientInfo: &acp.Implementation{Name: "troupe", Version: "1"},
-	})
+	}, &init)
 	if err != nil {
 		return &connected{err: fmt.Errorf("initialize: %w", err)}
 	}
 	if upstream != "" && init.AgentCapabilities.LoadSession {
-		_, err := conn.LoadSession(ctx, acp.LoadSessionRequest{SessionId: acp.SessionId(upstream), Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers})
+		err := conn.call(ctx, "session/load", acp.LoadSessionRequest{SessionId: acp.SessionId(upstream), Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers}, nil)
 		if err == nil {
 			return &connected{upstreamID: upstream, loaded: true}
 		}
@@ -248,7 +257,8 @@ func handshake(ctx context.Context, conn *acp.ClientSideConnection, upstream, cw
 		}
 		// A session the agent forgot: a fresh one with a takeover brief.
 	}
-	res, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers})
+	var res acp.NewSessionResponse
+	err = conn.call(ctx, "session/new", acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers}, &res)
 	if err != nil {
 		return &connected{err: fmt.Errorf("session/new: %w", err)}
 	}
@@ -304,7 +314,8 @@ func (a *agent) begin(ctx actor.Context, m *Turn) {
 		if mode != "" {
 			a.sendMode(conn, sid, mode)
 		}
-		resp, err := conn.Prompt(a.ctx, acp.PromptRequest{SessionId: sid, Prompt: blocks})
+		var resp acp.PromptResponse
+		err := conn.call(a.ctx, "session/prompt", acp.PromptRequest{SessionId: sid, Prompt: blocks}, &resp)
 		a.sys.Root.Send(a.self, &promptDone{gen: gen, token: token, resp: resp, err: err})
 	}()
 }
@@ -383,7 +394,7 @@ func (a *agent) onCancel(ctx actor.Context, reason string) {
 	t.cancelPermissions(ctx, reason)
 	conn, sid := a.conn, acp.SessionId(a.upstreamID)
 	go func() {
-		if err := conn.Cancel(a.ctx, acp.CancelNotification{SessionId: sid}); err != nil {
+		if err := conn.notify("session/cancel", acp.CancelNotification{SessionId: sid}); err != nil {
 			a.log.Debug("session/cancel not sent", "error", err)
 		}
 	}()
@@ -417,8 +428,8 @@ func (a *agent) setMode(mode string) {
 	go func() { a.sendMode(conn, sid, mode) }()
 }
 
-func (a *agent) sendMode(conn *acp.ClientSideConnection, sid acp.SessionId, mode string) {
-	if _, err := conn.SetSessionMode(a.ctx, acp.SetSessionModeRequest{SessionId: sid, ModeId: acp.SessionModeId(mode)}); err != nil {
+func (a *agent) sendMode(conn *conn, sid acp.SessionId, mode string) {
+	if err := conn.call(a.ctx, "session/set_mode", acp.SetSessionModeRequest{SessionId: sid, ModeId: acp.SessionModeId(mode)}, nil); err != nil {
 		a.log.Info("the agent did not take the mode", "mode", mode, "error", err)
 	}
 }

@@ -63,9 +63,10 @@ type (
 		loaded     bool
 		err        error
 	}
+	// updated is a run of session/updates the agent sent back to back.
 	updated struct {
 		gen int
-		n   acp.SessionNotification
+		ns  []acp.SessionNotification
 	}
 	promptDone struct {
 		gen   int

@@ -30,7 +30,8 @@ type turn struct {
 	tools map[string]*toolCall // by ACP tool call id
 	perms map[string]*permissionAsked
 	usage event.Usage
-	cost  *float64 // the session's total the agent last reported
+	out   []event.Draft // emitted, not yet sent to the session
+	cost  *float64      // the session's total the agent last reported
 }
 
 type toolCall struct {
@@ -42,14 +43,25 @@ func newTurn(a *agent, m *Turn) *turn {
 	return &turn{a: a, runID: m.RunID, token: m.Token, tools: map[string]*toolCall{}, perms: map[string]*permissionAsked{}}
 }
 
-// emit asks the session to append one event of this turn.
-func (t *turn) emit(ctx actor.Context, kind event.Kind, p any) {
+// emit adds one event of this turn to what the session is asked to
+// append at the end of the message being handled (flush): a batch of the
+// agent's updates is one commit.
+func (t *turn) emit(_ actor.Context, kind event.Kind, p any) {
 	d, err := event.NewDraft(kind, p)
 	if err != nil {
 		t.a.log.Error("event not recorded", "kind", kind, "error", err)
 		return
 	}
-	ctx.Send(t.a.cfg.Session, &run.Emit{RunID: t.runID, Token: t.token, Events: []event.Draft{d}})
+	t.out = append(t.out, d)
+}
+
+// flush asks the session to append the events emitted so far, in order.
+func (t *turn) flush(ctx actor.Context) {
+	if len(t.out) == 0 {
+		return
+	}
+	ctx.Send(t.a.cfg.Session, &run.Emit{RunID: t.runID, Token: t.token, Events: t.out})
+	t.out = nil
 }
 
 func (t *turn) update(ctx actor.Context, u acp.SessionUpdate) {
@@ -255,6 +267,7 @@ func (t *turn) end(ctx actor.Context, stop, why string, usage *acp.Usage) {
 		p.ErrorKind = "agent"
 	}
 	t.emit(ctx, event.RunEnded, p)
+	t.flush(ctx)
 	ctx.Send(t.a.cfg.Session, &run.Finished{RunID: t.runID, Token: t.token, StopReason: stop})
 }
 
