@@ -25,6 +25,9 @@ const (
 	// stopGrace is how long the program gets after SIGTERM when the
 	// session stops, to save its own session before it is killed.
 	stopGrace = 2 * time.Second
+	// handshakeTimeout bounds initialize and session/new or load: an
+	// agent that never answers ends the turn that waits for it.
+	handshakeTimeout = 2 * time.Minute
 )
 
 // ErrNoPermission answers a decision for a request the agent no longer
@@ -227,7 +230,9 @@ func (a *agent) onStarted(m *process.Started) {
 	upstream, servers := a.upstreamID, a.mcpServers()
 	cwd, dirs := a.cfg.Cwd, a.cfg.Dirs
 	go func() {
-		res := handshake(a.ctx, conn, upstream, cwd, dirs, servers)
+		ctx, cancel := context.WithTimeout(a.ctx, handshakeTimeout)
+		defer cancel()
+		res := handshake(ctx, conn, upstream, cwd, dirs, servers)
 		res.gen = gen
 		a.sys.Root.Send(a.self, res)
 	}()
