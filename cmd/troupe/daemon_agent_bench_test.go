@@ -212,3 +212,75 @@ func agentFloor(b *testing.B, bin string) float64 {
 	}
 	return float64(agentChunks) / time.Since(start).Seconds()
 }
+
+// BenchmarkDaemonAgentSessions: 100 clients at once, each on its own
+// WebSocket, create a session on the scripted ACP agent and prompt it
+// (each session starts its own agent program); wall time from the first
+// dial to the last answer. Its floor, reported beside it: 100 of the same
+// agent programs started at once and sent initialize, session/new and the
+// prompt directly.
+func BenchmarkDaemonAgentSessions(b *testing.B) {
+	const sessions = 100
+	home, _ := scriptedAgentHome(b, nil)
+	d := startDaemonBinary(b, home, nil)
+	url := "ws" + strings.TrimPrefix(d.url, "http") + "/acp"
+	bin := testkit.BuildACPAgent(b)
+	var walls, floors []time.Duration
+	for b.Loop() {
+		cwd := b.TempDir()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range sessions {
+			wg.Go(func() {
+				c := dialBench(b, url, d.token)
+				defer c.ws.Close()
+				sid := c.newAgentSession(b, cwd)
+				c.prompt(b, 3, sid, "say done")
+				c.readUntil(b, []byte(`"id":3,`))
+			})
+		}
+		wg.Wait()
+		walls = append(walls, time.Since(start))
+
+		start = time.Now()
+		for range sessions {
+			wg.Go(func() { bareAgentTurn(b, bin, cwd) })
+		}
+		wg.Wait()
+		floors = append(floors, time.Since(start))
+	}
+	b.ReportMetric(float64(median(walls).Microseconds())/1000, "ms-wall(median)")
+	b.ReportMetric(float64(median(floors).Microseconds())/1000, "ms-bare-agents(median)")
+}
+
+// bareAgentTurn starts the agent program and runs one prompt with it
+// directly: initialize, session/new, session/prompt to its answer.
+func bareAgentTurn(b *testing.B, bin, cwd string) {
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "ACPAGENT_STATE="+cwd)
+	in, err := cmd.StdinPipe()
+	testkit.NoError(b, err)
+	out, err := cmd.StdoutPipe()
+	testkit.NoError(b, err)
+	testkit.NoError(b, cmd.Start())
+	defer func() { _ = in.Close(); _ = cmd.Wait() }()
+	r := bufio.NewReader(out)
+	call := func(id int, method string, params any) []byte {
+		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		testkit.NoError(b, err)
+		_, err = in.Write(append(line, '\n'))
+		testkit.NoError(b, err)
+		want := []byte(fmt.Sprintf(`"id":%d,`, id))
+		for {
+			line, err := r.ReadBytes('\n')
+			testkit.NoError(b, err)
+			if bytes.Contains(line, want) {
+				return line
+			}
+		}
+	}
+	call(1, "initialize", map[string]any{"protocolVersion": 1})
+	var s struct{ Result struct{ SessionID string } }
+	testkit.NoError(b, json.Unmarshal(call(2, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}), &s))
+	call(3, "session/prompt", map[string]any{"sessionId": s.Result.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "say done"}}})
+}

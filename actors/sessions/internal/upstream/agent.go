@@ -157,8 +157,8 @@ func (a *agent) onTurn(ctx actor.Context, m *Turn) {
 		a.runCommand(m)
 		return
 	}
-	if a.upstreamID == "" || m.UpstreamID == "" {
-		// A swap clears the upstream session: the new agent opens its own.
+	if a.upstreamID == "" {
+		// The session the log names (none for a new or swapped session).
 		a.upstreamID = m.UpstreamID
 	}
 	if a.phase == phaseReady {
