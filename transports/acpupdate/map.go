@@ -92,12 +92,12 @@ func (m *Mapper) updates(ch projection.Change) []any {
 }
 
 // Plan is an agent's plan as ACP's plan update.
-func Plan(p *event.PlanPayload) map[string]any {
-	entries := make([]map[string]any, len(p.Entries))
+func Plan(p *event.PlanPayload) *PlanUpdate {
+	entries := make([]PlanEntry, len(p.Entries))
 	for i, e := range p.Entries {
-		entries[i] = map[string]any{"content": e.Content, "priority": e.Priority, "status": e.Status}
+		entries[i] = PlanEntry{Content: e.Content, Priority: e.Priority, Status: e.Status}
 	}
-	return map[string]any{"sessionUpdate": "plan", "entries": entries}
+	return &PlanUpdate{SessionUpdate: "plan", Entries: entries}
 }
 
 // ChunkKind is the chunk a text or thinking delta streams into.
@@ -302,6 +302,8 @@ func Describe(u any) (kind, messageID string) {
 		return u.SessionUpdate, u.MessageID
 	case *Compaction:
 		return u.SessionUpdate, ""
+	case *PlanUpdate:
+		return u.SessionUpdate, u.MessageID
 	case map[string]any:
 		kind, _ = u["sessionUpdate"].(string)
 		messageID, _ = u["messageId"].(string)
