@@ -326,3 +326,22 @@ func TestDaemonExternalAgentThroughTheLog(t *testing.T) {
 		t.Fatalf("the import kept the bundle's agent args or upstream session: %s", exported)
 	}
 }
+
+// The session's MCP servers go to the agent's session/new: the client's,
+// and the daemon's own (the stdin ring here) pointed at where it listens.
+func TestDaemonExternalAgentGetsMCPServers(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	a := d.dialACP(t, "editor")
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	a.WaitAnswer(a.Call("session/new", map[string]any{"cwd": t.TempDir(),
+		"mcpServers": []any{map[string]any{"name": "docs", "command": "/bin/true", "args": []string{}, "env": []any{}}},
+		"_meta":      map[string]any{"hydra-acp": map[string]any{"agentId": "scripted", "mcpStdin": true}}})).Decode(t, &res)
+	fs, stop := promptTurn(t, a, res.SessionID, "mcp")
+	testkit.Equal(t, stop, "end_turn")
+	text := acpclient.Chunks(t, fs)
+	contains(t, text, "docs=/bin/true")
+	contains(t, text, "hydra-acp-stdin="+d.url+"/mcp/hydra-acp-stdin")
+}

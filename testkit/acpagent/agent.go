@@ -39,6 +39,7 @@ type session struct {
 	Replies []string `json:"replies"`
 	Brief   string   `json:"brief"`
 	Mode    string   `json:"mode"`
+	MCP     []string `json:"mcp"` // each server session/new or load gave: name and command or URL
 	cancel  context.CancelFunc
 }
 
@@ -68,7 +69,7 @@ func (a *Agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	a.mu.Lock()
 	a.next++
 	id := fmt.Sprintf("up-%d-%d", os.Getpid(), a.next)
-	s := &session{ID: id}
+	s := &session{ID: id, MCP: serverNames(req.McpServers)}
 	a.sessions[id] = s
 	a.mu.Unlock()
 	a.save(s)
@@ -310,6 +311,11 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 		mode := r.s.Mode
 		r.a.mu.Unlock()
 		r.say("mode: " + mode)
+	case "mcp":
+		r.a.mu.Lock()
+		servers := strings.Join(r.s.MCP, " ")
+		r.a.mu.Unlock()
+		r.say("mcp: " + servers)
 	case "args":
 		r.say("args: " + strings.Join(r.a.opts.Args, " "))
 	case "pid":
@@ -366,6 +372,22 @@ func (r *runner) terminal(f []string) {
 		code = *exit.ExitCode
 	}
 	r.say(fmt.Sprintf("exit %d: %s", code, out.Output))
+}
+
+// serverNames are MCP servers as "name=command" or "name=url".
+func serverNames(servers []acp.McpServer) []string {
+	out := []string{}
+	for _, s := range servers {
+		switch {
+		case s.Stdio != nil:
+			out = append(out, s.Stdio.Name+"="+s.Stdio.Command)
+		case s.Http != nil:
+			out = append(out, s.Http.Name+"="+s.Http.Url)
+		case s.Sse != nil:
+			out = append(out, s.Sse.Name+"="+s.Sse.Url)
+		}
+	}
+	return out
 }
 
 func first(f []string) string {

@@ -19,6 +19,7 @@
 //	usage IN OUT        the prompt's answer reports IN and OUT tokens
 //	recall              says the prompts it saw in this session and its brief
 //	mode                says the mode session/set_mode last set
+//	mcp                 says the MCP servers session/new gave (name=command|url)
 //	args                says its command-line arguments
 //	pid                 says its process id
 //	anything else       says "echo: " and the line

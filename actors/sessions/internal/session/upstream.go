@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions/internal/upstream"
+	"github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/conversation"
 	"github.com/troupehq/troupe/runtime/llm"
@@ -66,7 +68,7 @@ func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
 	eng, st := s.cfg.Engine, s.f.st
 	cfg := upstream.Config{
 		SessionID: s.cfg.ID, AgentID: s.agentID, Args: st.Settings.AgentArgs,
-		Cwd: st.Cwd, Dirs: st.AdditionalDirs, MCPServers: st.MCPServers,
+		Cwd: st.Cwd, Dirs: st.AdditionalDirs, MCPServers: s.agentServers(),
 		Session: ctx.Self(), NewID: eng.NewID,
 		Resolve: func(id string) (upstream.Launch, error) {
 			if eng.Agents == nil {
@@ -78,6 +80,37 @@ func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
 	// A name of its own each time: a swapped-out agent may still be on its
 	// way out, and its Terminated must not be taken for its successor's.
 	return ctx.SpawnPrefix(upstream.Props(cfg), agentChild)
+}
+
+// agentServers are the session's MCP servers as the agent is given them,
+// in ACP's shape: the daemon's own entries pointed at where it listens
+// now, with this run's tokens (Engine.MCPServers), as troupe's own
+// sessions get them.
+func (s *session) agentServers() json.RawMessage {
+	servers, err := mcp.ParseServers(s.f.st.MCPServers)
+	if err != nil {
+		s.log.Warn("mcp servers not forwarded to the agent", "error", err)
+		return nil
+	}
+	if eng := s.cfg.Engine; eng.MCPServers != nil && len(servers) > 0 {
+		servers = eng.MCPServers(s.cfg.ID, servers)
+	}
+	out := make([]map[string]any, 0, len(servers))
+	for _, c := range servers {
+		if c.Transport() == mcp.TransportStdio {
+			// ACP's stdio entry has no type, and always args and env.
+			out = append(out, map[string]any{"name": c.Name, "command": c.Command,
+				"args": lo.Ternary(c.Args == nil, []string{}, c.Args), "env": lo.Ternary(c.Env == nil, []mcp.EnvVariable{}, c.Env)})
+			continue
+		}
+		out = append(out, map[string]any{"type": c.Type, "name": c.Name, "url": c.URL,
+			"headers": lo.Ternary(c.Headers == nil, []mcp.HTTPHeader{}, c.Headers)})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // promptOf is the prompt runID delivered, from the conversation.
