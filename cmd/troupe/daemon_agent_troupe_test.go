@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/troupehq/troupe/testkit"
@@ -31,6 +32,7 @@ func TestDaemonHostsTroupeACP(t *testing.T) {
 		llmserver.Steps(llmserver.ToolCall("c1", "bash", `{"command":"echo nested"}`)),
 		llmserver.Steps(llmserver.Text("ran it")),
 		llmserver.Steps(llmserver.Text("still here")),
+		llmserver.Steps(llmserver.Text("slow "), llmserver.Delay(time.Minute), llmserver.Text("never")),
 	}}, record)
 	home, inner := t.TempDir(), t.TempDir()
 	cfg := map[string]any{"agents": map[string]any{"inner": map[string]any{
@@ -72,9 +74,15 @@ func TestDaemonHostsTroupeACP(t *testing.T) {
 	testkit.Equal(t, acpclient.Chunks(t, fs), "still here")
 	// The inner troupe answered with the whole conversation before it.
 	mu.Lock()
-	defer mu.Unlock()
 	contains(t, string(last), "hello from inside")
 	contains(t, string(last), "nested")
+	mu.Unlock()
+
+	// A cancel reaches the inner troupe's run.
+	id = c.Prompt(sid, "take your time")
+	c.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	c.Send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	testkit.Equal(t, stopReasonOf(t, c.WaitAnswer(id)), "cancelled")
 }
 
 func frameRaws(fs []acpclient.Frame) []string {
