@@ -397,6 +397,9 @@ func (a *agent) onCancel(ctx actor.Context, reason string) {
 	}
 	t.cancelled = true
 	t.cancelPermissions(ctx, reason)
+	if a.phase != phaseReady || a.conn == nil {
+		return // a daemon command's turn: it ends when the command does
+	}
 	conn, sid := a.conn, acp.SessionId(a.upstreamID)
 	go func() {
 		if err := conn.notify("session/cancel", acp.CancelNotification{SessionId: sid}); err != nil {
