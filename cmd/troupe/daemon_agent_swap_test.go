@@ -76,3 +76,28 @@ func TestDaemonExternalAgentSwap(t *testing.T) {
 	testkit.Equal(t, phases[0], "pre:scripted")
 	testkit.Equal(t, phases[1], "post:second")
 }
+
+// A fork of an agent's session runs on that agent (or the one the fork
+// names) in a session of its own, told the conversation it inherits.
+func TestDaemonExternalAgentFork(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, t.TempDir(), "scripted")
+	_, stop := promptTurn(t, a, sid, "say before the fork")
+	testkit.Equal(t, stop, "end_turn")
+	var fork struct {
+		SessionID string `json:"sessionId"`
+		Meta      struct {
+			Hydra struct{ AgentID string } `json:"hydra-acp"`
+		} `json:"_meta"`
+	}
+	a.WaitAnswer(a.Call("hydra-acp/session/fork", map[string]any{"sessionId": sid})).Decode(t, &fork)
+	testkit.Equal(t, fork.Meta.Hydra.AgentID, "scripted")
+	a.WaitAnswer(a.Call("session/attach", map[string]any{"sessionId": fork.SessionID, "historyPolicy": "none"}))
+	fs, stop := promptTurn(t, a, fork.SessionID, "recall")
+	testkit.Equal(t, stop, "end_turn")
+	text := acpclient.Chunks(t, fs)
+	contains(t, text, "seen: \nbrief: ") // a session of its own
+	contains(t, text, "before the fork") // in the brief
+}
