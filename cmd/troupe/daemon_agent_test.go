@@ -282,12 +282,21 @@ func TestDaemonExternalAgentThroughTheLog(t *testing.T) {
 	_, stop := promptTurn(t, a, sid, "say the quick brown fox\ntool c1 read look around\ndone c1 found nothing\nusage 10 20")
 	testkit.Equal(t, stop, "end_turn")
 
+	// The agent reports the session's total cost; each run records its part.
+	_, stop = promptTurn(t, a, sid, "cost 0.5")
+	testkit.Equal(t, stop, "end_turn")
+	_, stop = promptTurn(t, a, sid, "cost 0.75\nusage 1 2")
+	testkit.Equal(t, stop, "end_turn")
 	var entry struct {
-		CurrentUsage struct{ InputTokens, OutputTokens int64 }
+		CurrentUsage struct {
+			InputTokens, OutputTokens int64
+			Cost                      float64
+		}
 	}
 	d.call(t, http.MethodGet, "/v1/sessions/"+sid, nil, http.StatusOK, &entry)
-	testkit.Equal(t, entry.CurrentUsage.InputTokens, int64(10))
-	testkit.Equal(t, entry.CurrentUsage.OutputTokens, int64(20))
+	testkit.Equal(t, entry.CurrentUsage.InputTokens, int64(11))
+	testkit.Equal(t, entry.CurrentUsage.OutputTokens, int64(22))
+	testkit.Equal(t, entry.CurrentUsage.Cost, 0.75)
 
 	md, _ := io.ReadAll(d.do(t, http.MethodGet, "/v1/sessions/"+sid+"/transcript?tools=1", nil).Body)
 	contains(t, string(md), "the quick brown fox")

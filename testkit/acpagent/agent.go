@@ -301,6 +301,10 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 			out, _ = strconv.Atoi(f[1])
 		}
 		r.usage = &acp.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
+	case "cost":
+		total, _ := strconv.ParseFloat(first(f), 64)
+		r.a.send(r.ctx, r.s.ID, acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{SessionUpdate: "usage_update",
+			Used: 100, Size: 1000, Cost: &acp.Cost{Amount: total, Currency: "USD"}}})
 	case "recall":
 		r.a.mu.Lock()
 		seen, brief := strings.Join(r.s.Prompts, " | "), r.s.Brief

@@ -17,6 +17,7 @@
 //	wait                blocks until session/cancel, then the turn ends cancelled
 //	crash               exits 3 at once, mid-turn
 //	usage IN OUT        the prompt's answer reports IN and OUT tokens
+//	cost TOTAL          a usage_update: the session's cost so far is TOTAL
 //	recall              says the prompts it saw in this session and its brief
 //	mode                says the mode session/set_mode last set
 //	mcp                 says the MCP servers session/new gave (name=command|url)
