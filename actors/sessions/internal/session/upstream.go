@@ -69,7 +69,7 @@ func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
 	cfg := upstream.Config{
 		SessionID: s.cfg.ID, AgentID: s.agentID, Args: st.Settings.AgentArgs,
 		Cwd: st.Cwd, Dirs: st.AdditionalDirs, MCPServers: s.agentServers(),
-		Session: ctx.Self(), NewID: eng.NewID,
+		Session: ctx.Self(), NewID: eng.NewID, Cost: st.Usage.Cost,
 		Resolve: func(id string) (upstream.Launch, error) {
 			if eng.Agents == nil {
 				return upstream.Launch{}, fmt.Errorf("this daemon runs no external agents")

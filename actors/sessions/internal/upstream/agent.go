@@ -92,6 +92,7 @@ func (a *agent) receive(ctx actor.Context) {
 		a.ctx, a.cancel = context.WithCancel(context.Background())
 		a.files = &files{dirs: append([]string{a.cfg.Cwd}, a.cfg.Dirs...)}
 		a.terms = newTerminals(a.cfg.Cwd, a.files)
+		a.cost = a.cfg.Cost
 	case *actor.Stopping:
 		a.stop()
 	case *actor.Stopped, *actor.Restarting:
@@ -291,6 +292,9 @@ func (a *agent) onConnected(ctx actor.Context, m *connected) {
 	}
 	a.phase = phaseReady
 	a.fresh = !m.loaded && m.upstreamID != a.upstreamID
+	if !m.loaded {
+		a.cost = 0 // a new upstream session's total starts at nothing
+	}
 	a.upstreamID = m.upstreamID
 	if t := a.waiting; t != nil {
 		a.waiting = nil

@@ -49,8 +49,11 @@ type Config struct {
 	// MCPServers are the session's servers (ACP's shape), forwarded to
 	// the agent's session/new and session/load.
 	MCPServers json.RawMessage
-	Session    *actor.PID // receives run.Emit and run.Finished
-	NewID      func(prefix string) string
+	// Cost is the session's recorded cost: what the agent's total for a
+	// session it loads already counts.
+	Cost    float64
+	Session *actor.PID // receives run.Emit and run.Finished
+	NewID   func(prefix string) string
 }
 
 // internal messages
