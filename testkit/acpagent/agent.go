@@ -184,8 +184,9 @@ func (a *Agent) save(s *session) {
 
 func (a *Agent) load(id string) (*session, error) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s := a.sessions[id]; s != nil {
+	s := a.sessions[id]
+	a.mu.Unlock()
+	if s != nil {
 		return s, nil
 	}
 	if a.opts.StateDir == "" {
@@ -195,9 +196,14 @@ func (a *Agent) load(id string) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no such session: %w", err)
 	}
-	s := &session{}
+	s = &session{}
 	if err := json.Unmarshal(b, s); err != nil {
 		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if held := a.sessions[id]; held != nil {
+		return held, nil
 	}
 	a.sessions[id] = s
 	return s, nil

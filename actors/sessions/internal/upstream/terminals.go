@@ -174,9 +174,10 @@ func (ts *terminals) release(id string) error {
 // commands do.
 func (ts *terminals) closeAll() {
 	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	for id, t := range ts.all {
+	all := ts.all
+	ts.all = map[string]*terminal{}
+	ts.mu.Unlock()
+	for _, t := range all {
 		t.cmd.Kill()
-		delete(ts.all, id)
 	}
 }
