@@ -31,6 +31,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench DaemonAgentStream -benchtime 3x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench DaemonAgentSessions -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonCLI -benchtime 10x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonMCPPrompt -benchtime 50x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench TransformerChain -benchtime 1x ./cmd/troupe/

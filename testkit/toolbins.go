@@ -57,3 +57,9 @@ func BuildMCPTestServer(t testing.TB) string { return mcpTest.build(t) }
 // per test process: a small extension or transformer speaking the hydra
 // protocol over /acp (see that command's documentation).
 func BuildPlugin(t testing.TB) string { return plugin.build(t) }
+
+var acpAgent = &toolBin{pkg: "troupe-acpagent", name: "troupe-acpagent"}
+
+// BuildACPAgent returns the path of testkit/cmd/troupe-acpagent, built
+// once per test process: the scripted ACP agent (see testkit/acpagent).
+func BuildACPAgent(t testing.TB) string { return acpAgent.build(t) }

@@ -51,7 +51,7 @@ func TestDaemonHydraBuiltinVerbs(t *testing.T) {
 	}
 
 	agent, _ := slash(t, c, sid, "/hydra agent claude-acp")
-	if !strings.Contains(agent, "not available yet") {
+	if !strings.Contains(agent, "no agent `claude-acp` is configured") {
 		t.Fatalf("/hydra agent answered %q", agent)
 	}
 	unknown, _ := slash(t, c, sid, "/hydra frobnicate")

@@ -5,6 +5,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/modelconfig"
+	"reflect"
 )
 
 // A session's run settings (approval mode, provider, model, thinking level,
@@ -109,7 +110,7 @@ func changedSettings(stored, upd event.Settings) event.Settings {
 
 // emptySettings reports whether s changes nothing.
 func emptySettings(s event.Settings) bool {
-	return s == event.Settings{}
+	return reflect.ValueOf(s).IsZero()
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -39,6 +39,7 @@ var payloadOf = map[Kind]func() any{
 	MCPStatus:               func() any { return &MCPStatusPayload{} },
 	TransformerAttached:     func() any { return &TransformerAttachedPayload{} },
 	UpdateTransformed:       func() any { return &UpdateTransformedPayload{} },
+	PlanUpdated:             func() any { return &PlanPayload{} },
 }
 
 // DecodePayload unmarshals payload into the typed struct of kind (a pointer,

@@ -68,6 +68,10 @@ const (
 	// rewrote or dropped the session/update of the event at seq, so that
 	// a replay shows what live clients were shown. Not folded.
 	UpdateTransformed Kind = "update.transformed"
+
+	// PlanUpdated: an external agent's plan for the run (ACP's plan
+	// update), whole each time: it replaces the previous one.
+	PlanUpdated Kind = "plan.updated"
 )
 
 var known = map[Kind]bool{
@@ -81,6 +85,7 @@ var known = map[Kind]bool{
 	CompactionStarted: true, CompactionEnded: true,
 	BashExecuted: true, HistoryImported: true, AttentionChanged: true,
 	MCPStatus: true, TransformerAttached: true, UpdateTransformed: true,
+	PlanUpdated: true,
 }
 
 // Known reports whether k is a canonical kind.

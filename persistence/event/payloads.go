@@ -54,6 +54,17 @@ type Settings struct {
 	AutoRetry      *bool   `json:"auto_retry,omitempty"`
 	Title          *string `json:"title,omitempty"`
 	CrashPolicy    *string `json:"crash_policy,omitempty"` // resume | stop
+	// Agent names the ACP agent that answers the session's prompts, an id
+	// the daemon's agent catalogue resolves to a program when it starts it;
+	// unset (or "troupe") is troupe's own engine. AgentArgs are the
+	// creator's extra arguments, appended to the catalogue's, never a
+	// command.
+	Agent     *string  `json:"agent,omitempty"`
+	AgentArgs []string `json:"agent_args,omitempty"`
+	// UpstreamSessionID is the session id the agent gave this session
+	// (its session/new answer), which session/load names when the agent
+	// is started again.
+	UpstreamSessionID *string `json:"upstream_session_id,omitempty"`
 }
 
 // Merge returns s with every field upd sets replacing s's: the fold of a
@@ -76,6 +87,11 @@ func (s Settings) Merge(upd Settings) Settings {
 	set(&s.FollowUpMode, upd.FollowUpMode)
 	set(&s.Title, upd.Title)
 	set(&s.CrashPolicy, upd.CrashPolicy)
+	set(&s.Agent, upd.Agent)
+	set(&s.UpstreamSessionID, upd.UpstreamSessionID)
+	if upd.AgentArgs != nil {
+		s.AgentArgs = upd.AgentArgs
+	}
 	if upd.AutoCompaction != nil {
 		s.AutoCompaction = upd.AutoCompaction
 	}
@@ -134,6 +150,8 @@ type ImportSanitized struct {
 	// AdditionalDirs are the bundle's additional directories left out:
 	// not absolute, not an existing directory here, or the root.
 	AdditionalDirs []string `json:"additional_dirs,omitempty"`
+	// AgentArgs are the bundle's agent args, none of which was kept.
+	AgentArgs []string `json:"agent_args,omitempty"`
 	// AllowAlways counts the bundle's "always allow" permission decisions,
 	// recorded as allow once: they allowed a category of calls elsewhere.
 	AllowAlways int `json:"allow_always,omitempty"`
@@ -444,4 +462,17 @@ type UpdateTransformedPayload struct {
 	From    int64           `json:"from,omitempty"`
 	Dropped bool            `json:"dropped,omitempty"`
 	Update  json.RawMessage `json:"update,omitempty"`
+}
+
+// PlanPayload is an external agent's plan: every entry, each time.
+type PlanPayload struct {
+	RunID   string      `json:"run_id"`
+	Entries []PlanEntry `json:"entries"`
+}
+
+// PlanEntry is one task of a plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority,omitempty"` // high | medium | low
+	Status   string `json:"status,omitempty"`   // pending | in_progress | completed
 }

@@ -36,15 +36,15 @@ func (c *conn) childSpawn(ctx actor.Context, id, params json.RawMessage) {
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	if p.AgentID != "" && p.AgentID != agentID {
-		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+	settings, ok := c.agentSettings(ctx, id, c.cfg.newSettings(), p.AgentID, p.Meta.Hydra.AgentArgs)
+	if !ok {
 		return
 	}
 	// A transformer's worker is not a person's session unless it says so:
 	// kept out of default listings, as hydra's children are.
 	interactive := lo.FromPtr(p.Interactive)
 	create := func(cwd string) {
-		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: c.cfg.newSettings(),
+		created := event.CreatedPayload{Cwd: cwd, Title: p.Meta.Hydra.Title, Settings: settings,
 			OriginTransport: c.cfg.Transport, OriginClient: c.peer.Name, ChildOf: p.ParentSessionID, Interactive: &interactive}
 		sid := sessions.NewID()
 		c.async(ctx).Create(sid, created, func(err error) {

@@ -19,6 +19,9 @@ import (
 // Config is what every connection of a process shares.
 type Config struct {
 	Sessions *sessions.Client
+	// AgentKnown says whether the daemon's agent catalogue names an
+	// external agent id a session may run on; nil knows none.
+	AgentKnown func(id string) bool
 	// Models describes the models sessions may run on; nil offers none.
 	Models sessions.Models
 	Hub    *Hub

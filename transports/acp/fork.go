@@ -1,10 +1,12 @@
 package acp
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
@@ -33,7 +35,7 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 	if a == nil {
 		return
 	}
-	if p.AgentID != "" && p.AgentID != agentID {
+	if p.AgentID != "" && p.AgentID != agentID && (c.cfg.AgentKnown == nil || !c.cfg.AgentKnown(p.AgentID)) {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: agent "+p.AgentID+" is not installed: troupe runs its own agent, "+agentID))
 		return
 	}
@@ -56,6 +58,12 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	set := a.view.Settings
+	// The fork's agent starts its own upstream session (told the history
+	// in a takeover brief): loading the parent's would write into it.
+	set.UpstreamSessionID = nil
+	if p.AgentID != "" {
+		set.Agent = &p.AgentID // the fork's own agent, the catalogue's (or troupe's)
+	}
 	set.Title = nil
 	req := sessions.ForkRequest{Parent: a.id, Seq: seq, Entry: at,
 		Session: event.CreatedPayload{Cwd: p.Cwd, Title: strings.TrimSpace(p.Title), Settings: set, OriginTransport: c.cfg.Transport, OriginClient: c.client.Name}}
@@ -81,7 +89,7 @@ func quoted(s string) string {
 // cold until attached, and has what its source had.
 func (c *conn) forkMeta(set event.Settings, cwd, from, at string) map[string]any {
 	m := map[string]any{"status": "cold", "busy": false, "awaitingInput": false, "attachedClients": 0,
-		"agentId": agentID, "cwd": cwd, "currentMode": acpupdate.CurrentMode(set),
+		"agentId": cmp.Or(lo.FromPtr(set.Agent), agentID), "cwd": cwd, "currentMode": acpupdate.CurrentMode(set),
 		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
 		"forkedFromSessionId": from, "forkedFromMessageId": at}
 	if set.Model != nil {

@@ -118,6 +118,8 @@ func (a *attachment) project(c *conn, ctx actor.Context, e event.Event) {
 		emit(acpupdate.CompactionOf(e, p, a.view.Title))
 	case *event.RetryPayload:
 		emit(acpupdate.RetryOf(e, p))
+	case *event.PlanPayload:
+		emit(acpupdate.Plan(p))
 	case *event.AttentionPayload:
 		if e.SessionID == a.id {
 			a.flags = p.Apply(a.flags, e.RecordedAt.UnixMilli())

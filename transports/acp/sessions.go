@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 
@@ -17,11 +18,14 @@ import (
 const agentID = "troupe"
 
 type hydraMeta struct {
-	AgentID     string `json:"agentId"`
-	Title       string `json:"title"`
-	Model       string `json:"model"`
-	Interactive *bool  `json:"interactive"`
-	MCPStdin    bool   `json:"mcpStdin"`
+	AgentID string `json:"agentId"`
+	// AgentArgs are appended to the agent's own arguments, never a
+	// command.
+	AgentArgs   []string `json:"agentArgs"`
+	Title       string   `json:"title"`
+	Model       string   `json:"model"`
+	Interactive *bool    `json:"interactive"`
+	MCPStdin    bool     `json:"mcpStdin"`
 	// Transformers is the session's chain; nil: the daemon's default.
 	Transformers []string `json:"transformers"`
 	// session/attach's own
@@ -50,11 +54,10 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 		c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+err.Error()))
 		return
 	}
-	if p.Meta.Hydra.AgentID != "" && p.Meta.Hydra.AgentID != agentID {
-		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+p.Meta.Hydra.AgentID+" is not installed: troupe runs its own agent, "+agentID))
+	settings, ok := c.agentSettings(ctx, id, c.cfg.newSettings(), p.Meta.Hydra.AgentID, p.Meta.Hydra.AgentArgs)
+	if !ok {
 		return
 	}
-	settings := c.cfg.newSettings()
 	if m := p.Meta.Hydra.Model; m != "" {
 		set, ok := c.modelChange(settings, m)
 		if !ok {
@@ -100,6 +103,25 @@ func (c *conn) sessionNew(ctx actor.Context, id, params json.RawMessage) {
 			},
 		})
 	})
+}
+
+// agentSettings are settings with the session's agent: troupe's own
+// engine (no agent id, or troupe's), or an agent the catalogue knows; any
+// other id is refused with -32005. The command is the catalogue's, looked
+// up when the agent starts; args are only ever arguments.
+func (c *conn) agentSettings(ctx actor.Context, id json.RawMessage, set event.Settings, agent string, args []string) (event.Settings, bool) {
+	if agent == "" || agent == agentID {
+		return set, true
+	}
+	if c.cfg.AgentKnown == nil || !c.cfg.AgentKnown(agent) {
+		c.fail(ctx, id, jsonrpc.NewError(CodeAgentNotInstalled, "agent "+agent+" is not installed: troupe runs its own agent, "+agentID))
+		return set, false
+	}
+	set.Agent = &agent
+	if len(args) > 0 {
+		set.AgentArgs = args
+	}
+	return set, true
 }
 
 type loadParams struct {
@@ -318,15 +340,16 @@ func (c *conn) sessionMeta(a *attachment) map[string]any {
 	}
 	m := map[string]any{
 		"status": status, "busy": len(v.Runs) > 0, "awaitingInput": a.awaitingInput(),
-		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": agentID, "cwd": v.Cwd,
+		"attachedClients": len(c.cfg.Hub.Clients(a.id)), "agentId": cmp.Or(lo.FromPtr(v.Settings.Agent), agentID), "cwd": v.Cwd,
 		"currentMode": acpupdate.CurrentMode(v.Settings),
 		// Hydra's clients read the palettes here: Shift-Tab cycles
 		// availableModes, slash completion lists availableCommands.
 		"availableModes": availableModes(), "availableCommands": c.availableCommands(),
 		// Hydra's shim re-attaches, after a daemon restart, only the
 		// sessions whose answer named their agent's own session: troupe is
-		// the agent, so that is the session itself.
-		"upstreamSessionId": a.id,
+		// the agent, so that is the session itself; an external agent's is
+		// the session it gave (once its first turn started it).
+		"upstreamSessionId": cmp.Or(lo.FromPtr(v.Settings.UpstreamSessionID), a.id),
 	}
 	a.info.addTo(m)
 	if v.Title != "" {

@@ -131,6 +131,8 @@ func SetID(u any, id string) {
 		u.MessageID = id
 	case *PermissionResolved:
 		u.MessageID = id
+	case *PlanUpdate:
+		u.MessageID = id
 	case map[string]any:
 		u["messageId"] = id
 	}

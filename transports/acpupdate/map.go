@@ -87,8 +87,19 @@ func (m *Mapper) updates(ch projection.Change) []any {
 		return []any{CompactionOf(ch.Event, p, m.View.Title)}
 	case *event.RetryPayload:
 		return []any{RetryOf(ch.Event, p)}
+	case *event.PlanPayload:
+		return []any{Plan(p)}
 	}
 	return nil
+}
+
+// Plan is an agent's plan as ACP's plan update.
+func Plan(p *event.PlanPayload) *PlanUpdate {
+	entries := make([]PlanEntry, len(p.Entries))
+	for i, e := range p.Entries {
+		entries[i] = PlanEntry{Content: e.Content, Priority: e.Priority, Status: e.Status}
+	}
+	return &PlanUpdate{SessionUpdate: "plan", Entries: entries}
 }
 
 // ChunkKind is the chunk a text or thinking delta streams into.
@@ -316,6 +327,8 @@ func Describe(u any) (kind, messageID string) {
 		return u.SessionUpdate, ""
 	case *Retry:
 		return u.SessionUpdate, ""
+	case *PlanUpdate:
+		return u.SessionUpdate, u.MessageID
 	case map[string]any:
 		kind, _ = u["sessionUpdate"].(string)
 		messageID, _ = u["messageId"].(string)

@@ -182,3 +182,17 @@ type Compaction struct {
 	Title         string `json:"title,omitempty"` // swapped: the session's title
 	Error         string `json:"error,omitempty"`
 }
+
+// PlanUpdate is an agent's plan (ACP's plan update), whole each time.
+type PlanUpdate struct {
+	SessionUpdate string      `json:"sessionUpdate"`
+	Entries       []PlanEntry `json:"entries"`
+	MessageID     string      `json:"messageId,omitempty"`
+}
+
+// PlanEntry is one task of a plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority,omitempty"`
+	Status   string `json:"status,omitempty"`
+}

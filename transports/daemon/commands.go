@@ -15,6 +15,15 @@ import (
 // registered them the others. The command is queued, run and shown as a
 // prompt is, and the reply is the run's text.
 func withCommands(se *sessions.Engine, p *pipeline.Pipeline, verbs func() *hydraverbs.Verbs, system func() *actor.ActorSystem) *sessions.Engine {
+	// An external agent's session answers the same commands without a
+	// provider: the agent never sees them.
+	se.IsCommand = pipeline.IsCommand
+	se.Command = func(ctx context.Context, session, text string) (string, error) {
+		if reply, builtin := verbs().Run(ctx, session, text); builtin {
+			return reply, nil
+		}
+		return p.RunCommand(ctx, system(), session, text)
+	}
 	inner := se.Resolve
 	if inner == nil {
 		return se

@@ -134,6 +134,10 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) error {
 	opts := cfg.Engine
 	opts.Home = d.home
+	// One catalogue: the routes that list and install agents and the
+	// sessions that start them see the same registry and installs.
+	agents := loadAgents(d.home, log)
+	opts.Agents = agents
 	eng, err := engine.New(opts)
 	if err != nil {
 		return configError{err}
@@ -157,7 +161,6 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	if herr == nil {
 		digest = hydra.Digest()
 	}
-	agents := loadAgents(d.home, log)
 	agentMCP := newAgentMCP(d.home, cfg.MCPRecall)
 	pipe := pipeline.New()
 	pipe.Tokens = agentMCP.tokens // one key for every /mcp route, this run's
@@ -189,7 +192,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	settings := newSessionSettings(eng)
 	d.reload = reloader{home: d.home, eng: eng, plugins: plug.cfg, log: log}
 	d.reload.settings.Store(&settings)
-	api := rest.New(rest.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
+	api := rest.New(rest.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
 		Home: d.home, ConfigDigest: digest,
 		Settings: settings, Defaults: d.reload.current, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,
@@ -198,11 +201,12 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 		Closing: pipe.SessionClosing, Deleted: pipe.SessionGone, Gate: pipe,
 		Agents: agents, Notify: func(method string, params any) { hub.Notify(rt.System.Root, method, params) }})
 	builtins := hydraverbs.New(hydraverbs.Config{Sessions: rt.Sessions, Models: eng.Models(), Regen: api.Regen,
-		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log})
+		Extensions: pipe.Commands, Closing: pipe.SessionClosing, Log: log, AgentKnown: eng.AgentKnown,
+		Swapped: func(id string, payload map[string]any) { pipe.Lifecycle(rt.System.Root, id, "agent.swap", payload, "") }})
 	verbs.Store(builtins)
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { builtins.Close(); return nil })
 	acpHandler := acp.WebSocketHandler(acp.WebSocketConfig{
-		Config: acp.Config{Sessions: rt.Sessions, Models: eng.Models(), Version: cfg.Version, Settings: settings, Defaults: d.reload.current, Hub: hub,
+		Config: acp.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, Models: eng.Models(), Version: cfg.Version, Settings: settings, Defaults: d.reload.current, Hub: hub,
 			InjectMCP: agentMCP.inject(), Pipeline: plug.pipeline, Agents: agents},
 		Peer: plug.peer,
 		Start: func(props *actor.Props, name string) error {

@@ -17,7 +17,7 @@ func init() {
 		{verb: "title", argsHint: "[<title>]", run: (*Verbs).title,
 			description: "Set this session's title; with no title, have the model write one from the conversation"},
 		{verb: "agent", argsHint: "<agent | status>", run: (*Verbs).agent,
-			description: "Switch this session to another agent (not available yet: troupe runs its own agent)"},
+			description: "Switch this session to another configured agent, which takes over with the conversation so far"},
 		{verb: "workspace", argsHint: "<start | sync | merge | apply | stop | detach | clean | discard | status>", run: (*Verbs).workspace,
 			description: "Move this session into an isolated workspace (not available on troupe)"},
 		{verb: "kill", run: (*Verbs).kill,

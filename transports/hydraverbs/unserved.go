@@ -6,13 +6,6 @@ import "context"
 // why it is not done, as hydra answers a verb its session is not
 // configured for: a reply, and the turn ends.
 
-func (v *Verbs) agent(_ context.Context, _, args string) string {
-	if args == "status" {
-		return "No agent switch pending: switching agents is not available yet on troupe, which runs its own agent."
-	}
-	return "/hydra agent: switching agents is not available yet: troupe runs its own agent, troupe, and this session stays on it."
-}
-
 func (v *Verbs) workspace(context.Context, string, string) string {
 	return "/hydra workspace: isolated workspaces are not available on troupe; this session works in its own directory."
 }

@@ -27,6 +27,12 @@ type Config struct {
 	// Closing tells the extensions' commands in flight in session id that
 	// the session is going away (pipeline.Pipeline.SessionClosing).
 	Closing func(id string)
+	// AgentKnown says whether the daemon's catalogue names an agent id
+	// (nil: none but troupe's own).
+	AgentKnown func(id string) bool
+	// Swapped tells session id's transformers of an agent switch
+	// (lifecycle agent.swap); nil tells no one.
+	Swapped func(id string, payload map[string]any)
 	Log     *slog.Logger
 }
 

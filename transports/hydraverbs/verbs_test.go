@@ -29,7 +29,7 @@ func TestRunRoutes(t *testing.T) {
 		}
 	}
 	reply, handled := v.Run(ctx, "s", "/hydra agent x")
-	if !handled || !strings.Contains(reply, "not available yet") {
+	if !handled || !strings.Contains(reply, "no agent `x` is configured") {
 		t.Errorf("/hydra agent: %v %q", handled, reply)
 	}
 	reply, handled = v.Run(ctx, "s", "/hydra nope")

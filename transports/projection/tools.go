@@ -78,6 +78,9 @@ func (v *View) foldCall(ch *Change, kind event.Kind, p any) {
 	case *event.PermissionRequestedPayload:
 		c := v.callOf(ch, p.RunID, p.ToolCallID)
 		c.Permission = &Permission{Options: p.Options}
+		// A call an external agent asks about once it has started (its
+		// tool_call came first) waits for the answer all the same.
+		c.State = CallAwaiting
 		if c.Name == "" {
 			c.Name, c.Category, c.Arguments = p.Name, p.Category, p.Arguments
 		}

@@ -28,6 +28,9 @@ const maxBody = 1 << 20
 // Config is what the API serves from.
 type Config struct {
 	Sessions *sessions.Client
+	// AgentKnown says whether the daemon's agent catalogue names an
+	// external agent id a session may run on; nil knows none.
+	AgentKnown func(id string) bool
 	// Models lists the configured models; nil lists none.
 	Models  sessions.Models
 	Version string // troupe's

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/workdir"
@@ -20,6 +22,7 @@ import (
 type createRequest struct {
 	Cwd        string          `json:"cwd"`
 	AgentID    string          `json:"agentId"`
+	AgentArgs  []string        `json:"agentArgs"`
 	MCPServers json.RawMessage `json:"mcpServers"`
 	Title      string          `json:"title"`
 	Model      string          `json:"model"`
@@ -54,12 +57,12 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	if a.cfg.Opened != nil {
 		a.cfg.Opened(id, created.Transformers)
 	}
-	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": AgentID, "cwd": created.Cwd})
+	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": cmp.Or(lo.FromPtr(created.Settings.Agent), AgentID), "cwd": created.Cwd})
 }
 
 // newSession validates req into a session.created payload.
 func (a *API) newSession(req createRequest) (event.CreatedPayload, error) {
-	if err := checkAgent(req.AgentID); err != nil {
+	if err := a.checkAgent(req.AgentID); err != nil {
 		return event.CreatedPayload{}, err
 	}
 	cwd, err := a.checkCwd(req.Cwd)
@@ -77,14 +80,22 @@ func (a *API) newSession(req createRequest) (event.CreatedPayload, error) {
 	if model != "" {
 		created.Settings.Provider, created.Settings.Model = &provider, &model
 	}
+	if req.AgentID != "" && req.AgentID != AgentID {
+		agent := req.AgentID
+		created.Settings.Agent = &agent
+		if len(req.AgentArgs) > 0 {
+			created.Settings.AgentArgs = req.AgentArgs
+		}
+	}
 	return created, nil
 }
 
-func checkAgent(id string) error {
-	if id != "" && id != AgentID {
-		return fmt.Errorf("agent %q is not installed; this daemon runs %q", id, AgentID)
+// checkAgent accepts troupe's own agent and the ones the catalogue names.
+func (a *API) checkAgent(id string) error {
+	if id == "" || id == AgentID || (a.cfg.AgentKnown != nil && a.cfg.AgentKnown(id)) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("agent %q is not installed; this daemon runs %q and the agents its configuration names", id, AgentID)
 }
 
 // checkCwd resolves a session directory: the daemon's default when

@@ -59,6 +59,7 @@ type importSanitized struct {
 	CrashPolicy    string   `json:"crashPolicy,omitempty"`
 	AdditionalDirs []string `json:"additionalDirs,omitempty"`
 	AllowAlways    int      `json:"allowAlways,omitempty"`
+	AgentArgs      []string `json:"agentArgs,omitempty"`
 }
 
 func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
@@ -128,7 +129,7 @@ func (a *API) importBundle(w http.ResponseWriter, r *http.Request) {
 		InterruptedRunID: res.InterruptedRun, CancelledPrompts: res.CancelledPrompts}
 	if !isEmpty(san) {
 		out.Sanitized = &importSanitized{MCPServers: san.MCPServers, ApprovalMode: san.ApprovalMode,
-			CrashPolicy: san.CrashPolicy, AdditionalDirs: san.AdditionalDirs, AllowAlways: san.AllowAlways}
+			CrashPolicy: san.CrashPolicy, AdditionalDirs: san.AdditionalDirs, AllowAlways: san.AllowAlways, AgentArgs: san.AgentArgs}
 	}
 	httpjson.WriteJSON(w, http.StatusCreated, out)
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -30,7 +31,8 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.AgentID != nil {
-		if err := checkAgent(*req.AgentID); err != nil {
+		if *req.AgentID != AgentID {
+			err := fmt.Errorf("agent %q: a fork keeps its session's agent", *req.AgentID)
 			httpjson.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}

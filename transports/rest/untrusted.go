@@ -56,6 +56,17 @@ func (p importPolicy) settings(s *event.Settings, san *event.ImportSanitized) bo
 		san.CrashPolicy = *c
 		s.CrashPolicy, changed = new(p.crash), true
 	}
+	if len(s.AgentArgs) > 0 {
+		// Arguments to a program this daemon starts are the importer's to
+		// give, as its MCP servers are.
+		san.AgentArgs = append(san.AgentArgs, s.AgentArgs...)
+		s.AgentArgs, changed = nil, true
+	}
+	if s.UpstreamSessionID != nil {
+		// The exporter's agent's session: here the id could name another
+		// session's, whose conversation the agent would load.
+		s.UpstreamSessionID, changed = nil, true
+	}
 	return changed
 }
 
@@ -139,5 +150,5 @@ func serverNames(servers json.RawMessage) []string {
 
 // isEmpty reports whether a sanitized record says nothing.
 func isEmpty(s *event.ImportSanitized) bool {
-	return s == nil || (len(s.MCPServers) == 0 && s.ApprovalMode == "" && s.CrashPolicy == "" && len(s.AdditionalDirs) == 0 && s.AllowAlways == 0)
+	return s == nil || (len(s.MCPServers) == 0 && s.ApprovalMode == "" && s.CrashPolicy == "" && len(s.AdditionalDirs) == 0 && s.AllowAlways == 0 && len(s.AgentArgs) == 0)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/troupehq/troupe/actors/sessions/internal/run"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/openai"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -41,6 +42,10 @@ type Options struct {
 	SystemPrompt string
 	// ExtraTools are offered besides the built-ins (tests, embedders).
 	ExtraTools []tools.Tool
+	// Agents is the daemon's agent catalogue (its registry and installs
+	// included); without one, the home's configuration is read at each
+	// agent start.
+	Agents *agentcatalog.Catalog
 }
 
 // Engine is a built engine with its caches.
@@ -106,6 +111,7 @@ func (e *Engine) Session() *session.Engine {
 		Retry:          run.Retry{Enabled: e.opts.AutoRetry, BaseDelay: e.opts.RetryDelay},
 		SpillDir:       filepath.Join(e.opts.Home, "spill"),
 		NewID:          e.newID,
+		Agents:         e.agent,
 	}
 }
 

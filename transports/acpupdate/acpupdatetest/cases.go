@@ -206,6 +206,9 @@ func rows(tb testing.TB) []Case {
 		{Name: "attention changed", Kind: event.AttentionChanged, Log: created(tb).Add(event.AttentionChanged, event.AttentionPayload{Flags: []string{"unread"}})},
 		{Name: "mcp status", Kind: event.MCPStatus, Log: created(tb).Add(event.MCPStatus, event.MCPStatusPayload{Server: "docs", Status: "failed", Error: "refused"})},
 		{Name: "transformer attached", Kind: event.TransformerAttached, Log: created(tb).Add(event.TransformerAttached, event.TransformerAttachedPayload{Name: "planner"})},
+		{Name: "plan updated", Kind: event.PlanUpdated, Log: running(tb).Add(event.PlanUpdated, event.PlanPayload{RunID: "m1",
+			Entries: []event.PlanEntry{{Content: "read", Priority: "high", Status: "completed"}, {Content: "write", Priority: "medium", Status: "pending"}}}),
+			Want: []string{`{"sessionUpdate":"plan","entries":[{"content":"read","priority":"high","status":"completed"},{"content":"write","priority":"medium","status":"pending"}],"messageId":"ev-5"}`}},
 		{Name: "update transformed", Kind: event.UpdateTransformed, Log: running(tb).Deltas("m1", "a1", event.ChannelText, "secret").
 			Add(event.UpdateTransformed, event.UpdateTransformedPayload{Seq: 5, Dropped: true})},
 	}

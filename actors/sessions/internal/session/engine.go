@@ -6,6 +6,7 @@ import (
 
 	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions/internal/run"
+	"github.com/troupehq/troupe/actors/sessions/internal/upstream"
 	"github.com/troupehq/troupe/actors/sessions/mcp"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/compaction"
@@ -40,6 +41,14 @@ type Engine struct {
 	// are started: the daemon points the entries it injected at where it
 	// listens now, which may not be where it listened when it injected them.
 	MCPServers func(sessionID string, servers []mcp.ServerConfig) []mcp.ServerConfig
+	// Agents resolves an external agent's id to its program from the
+	// daemon's catalogue, at each start of it; nil: no external agents.
+	Agents func(id string) (upstream.Launch, error)
+	// IsCommand says whether a prompt is a daemon's slash command, which
+	// Command answers (off the mailbox) instead of an external agent:
+	// troupe's own runs reach it through the provider Resolve wraps.
+	IsCommand func(text string) bool
+	Command   func(ctx context.Context, sessionID, text string) (string, error)
 }
 
 // InterruptedOutput is what the model is told of a tool call cut off by a

@@ -33,6 +33,9 @@ func (s *session) startMCP(ctx actor.Context) {
 	if s.cfg.Engine == nil || len(s.mcp.pids) > 0 || len(s.f.st.MCPServers) == 0 || s.recovering {
 		return
 	}
+	if s.external() != "" {
+		return // forwarded to the agent, which runs them itself
+	}
 	servers, err := mcp.ParseServers(s.f.st.MCPServers)
 	if err != nil {
 		s.log.Error("mcp servers not started", "error", err)

@@ -182,6 +182,9 @@ func (s *session) changeSettings(ctx actor.Context, sender *actor.PID, set event
 	s.commit(ctx, []event.Draft{d}, sender, nil)
 	if s.runPID != nil && set.ApprovalMode != nil {
 		ctx.Send(s.runPID, &run.SetMode{Mode: *set.ApprovalMode})
+	} else if s.agentPID != nil && set.ApprovalMode != nil {
+		// An external agent hears of a mode change between turns too.
+		ctx.Send(s.agentPID, &run.SetMode{Mode: *set.ApprovalMode})
 	}
 	if re := s.reconfigure(set); s.runPID != nil && re != nil {
 		ctx.Send(s.runPID, re)
@@ -211,7 +214,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 		}
 	case *run.Finished:
 		if m.Token == s.turnToken && s.runPID != nil {
-			ctx.Stop(s.runPID)
+			if s.runPID != s.agentPID {
+				ctx.Stop(s.runPID) // the agent outlives its turns
+			}
 			s.runPID, s.turnRun = nil, ""
 			s.tellRunEnded(ctx, m.RunID, false) // told at its run.ended, if it wrote one
 			s.runEndTold = ""
@@ -272,6 +277,15 @@ func (s *session) startRun(ctx actor.Context, runID string) {
 }
 
 func (s *session) spawnTurn(ctx actor.Context, runID string, startStep int) {
+	if s.external() != "" {
+		s.spawnAgentTurn(ctx, runID)
+		return
+	}
+	if s.agentPID != nil {
+		// Switched back to troupe's own engine: the agent's program ends.
+		ctx.Stop(s.agentPID)
+		s.agentPID, s.agentID = nil, ""
+	}
 	s.runPID = ctx.SpawnPrefix(run.Props(s.runConfig(ctx, runID, startStep)), "run")
 	s.turnRun = runID
 }
@@ -286,6 +300,10 @@ func (s *session) compact(ctx actor.Context, sender *actor.PID, instructions str
 	}
 	if s.turnRun != "" || s.cfg.Engine == nil {
 		s.reply(ctx, sender, &CompactReply{Err: ErrBusy})
+		return
+	}
+	if s.external() != "" {
+		s.reply(ctx, sender, &CompactReply{Err: ErrAgentOwns})
 		return
 	}
 	cfg := s.runConfig(ctx, s.cfg.Engine.NewID("compact"), 0)
@@ -371,6 +389,11 @@ func (s *session) closeInterrupted(ctx actor.Context) {
 		s.killLeftover(runID, o) // whatever of it outlived the crash must not run on unseen
 	}
 	policy := cmp.Or(lo.FromPtr(s.f.st.Settings.CrashPolicy), event.CrashResume)
+	if s.external() != "" {
+		// An agent's turn cannot be resumed from troupe's log: the agent
+		// holds its own state. The turn ends; the next prompt goes on.
+		policy = event.CrashStop
+	}
 	exhausted := policy != event.CrashStop && r.interrupts >= maxResumes
 	if exhausted {
 		policy = event.CrashStop

@@ -111,8 +111,12 @@ type session struct {
 	weak    map[string]bool // the subscriptions that let the session passivate
 	handled uint64
 
-	queuePID  *actor.PID
-	runPID    *actor.PID
+	queuePID *actor.PID
+	runPID   *actor.PID
+	// agentPID is the session's external agent (upstream), kept across
+	// turns; agentID the agent it runs.
+	agentPID  *actor.PID
+	agentID   string
 	turnRun   string
 	turnToken uint64 // of the current turn; stale messages carry another
 	stopping  bool
@@ -687,12 +691,12 @@ func (s *session) commitFailed(ctx actor.Context, err error) {
 func (s *session) fail(ctx actor.Context, reason string) {
 	s.log.Error("session failed", "reason", reason)
 	s.failed, s.failReason = true, reason
-	for _, pid := range []*actor.PID{s.runPID, s.queuePID} {
+	for _, pid := range []*actor.PID{s.runPID, s.queuePID, s.agentPID} {
 		if pid != nil {
 			ctx.Stop(pid)
 		}
 	}
-	s.runPID, s.turnRun, s.queuePID, s.resuming = nil, "", nil, ""
+	s.runPID, s.turnRun, s.queuePID, s.resuming, s.agentPID = nil, "", nil, "", nil
 	s.flush(ctx)
 	ctx.Send(s.cfg.Writer, &storewriter.SetStatus{Change: persistence.StatusChange{
 		SessionID: s.cfg.ID, Status: persistence.StatusFailed, Reason: reason,
@@ -788,6 +792,16 @@ func (s *session) childStopped(ctx actor.Context, who *actor.PID) {
 	case s.queuePID != nil && who.Equal(s.queuePID):
 		s.queuePID = nil
 		s.ensureQueue(ctx)
+	case s.agentPID != nil && who.Equal(s.agentPID):
+		s.agentPID = nil
+		if s.runPID == nil || !who.Equal(s.runPID) {
+			return
+		}
+		run := s.turnRun
+		s.runPID, s.turnRun = nil, ""
+		if s.f.run.runID == run {
+			s.closeInterrupted(ctx)
+		}
 	case s.runPID != nil && who.Equal(s.runPID):
 		run := s.turnRun
 		s.runPID, s.turnRun = nil, ""
