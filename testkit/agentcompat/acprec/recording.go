@@ -1,4 +1,4 @@
-package agentcompat
+package acprec
 
 import (
 	"bufio"
