@@ -11,13 +11,16 @@
 //     per row; two testkit/acpclient clients drive the rows (prompt, a tool
 //     call whose permission one client answers while the other watches,
 //     cancel, kill and load, daemon restart) and a matrix is printed;
-//   - Recording, the daemon↔agent stdio the tee wrote (one file per start
-//     of the agent), read, normalised (ids the agent or the daemon makes,
-//     paths, timestamps) and written into testdata/<agent>/ with UPDATE=1;
+//   - with UPDATE=1, the daemon↔agent stdio the tee wrote (one file per
+//     start of the agent, see acprec), the run's directories normalised,
+//     written into testdata/<agent>/;
 //   - the replay test (replay_test.go, part of `make test`, no Node), which
-//     plays each recording's agent side to a fresh daemon and checks that
-//     troupe sends the agent what it sent when the recording was made.
+//     runs the same rows on a fresh daemon whose agent is
+//     testkit/cmd/troupe-acpreplay answering from testdata, and fails on
+//     any message troupe sends the agent that differs from the recorded
+//     one.
 //
-// It must not import troupe's production packages: it sees the daemon
-// only through its wire and the agent only through its stdio.
+// It sees the daemon only through its wire (ACP WebSocket, REST) and the
+// agent only through its stdio; it imports no troupe package outside
+// testkit.
 package agentcompat

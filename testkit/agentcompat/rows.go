@@ -60,6 +60,9 @@ type world struct {
 	rec     string // where each start of the agent is recorded
 	cwd     string
 	sid     string
+	// firstTurn is how often the first reply shows in the REST history
+	// after the first row.
+	firstTurn int
 }
 
 func (w *world) set(mode, marker string) {
@@ -134,6 +137,7 @@ func (w *world) prompt(t *rowT) Outcome {
 	if code != http.StatusOK || !strings.Contains(hist, "reply-prompt") {
 		t.Fatalf("history %d lacks the reply: %.300s", code, hist)
 	}
+	w.firstTurn = strings.Count(hist, "reply-prompt")
 	return Outcome{OK, ""}
 }
 
@@ -245,6 +249,12 @@ func (w *world) promptAgain(t *rowT, c *acpclient.Client, marker string) Outcome
 		t.Fatalf("stop %q, text %q", stop, acpclient.Chunks(t, fs))
 	}
 	how := w.upstream()
+	// What the agent replays while it loads its session must not be
+	// recorded a second time.
+	t.step = "REST history after it"
+	if _, hist := w.d.Do(t, http.MethodGet, "/v1/sessions/"+w.sid+"/history"); strings.Count(hist, "reply-prompt") != w.firstTurn {
+		return Outcome{Differs, fmt.Sprintf("the history holds the first reply %d times, %d before (%s)", strings.Count(hist, "reply-prompt"), w.firstTurn, how)}
+	}
 	if w.m != nil && !w.m.Remembers() {
 		return Outcome{Differs, "answered, but the model's request lacked the first turn (" + how + ")"}
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sync"
 )
 
 // Mismatches is the file in a replay's state directory where each
@@ -69,7 +68,6 @@ type player struct {
 	self        *recorder
 	in          *bufio.Reader
 	out         io.Writer
-	mu          sync.Mutex
 }
 
 // next reads the daemon's next non-empty line, recording it.
@@ -88,8 +86,6 @@ func (p *player) next() ([]byte, bool) {
 }
 
 func (p *player) mismatch(format string, a ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	f, err := os.OpenFile(filepath.Join(p.state, Mismatches), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "acprec: mismatches:", err)
@@ -132,9 +128,8 @@ func claimStart(state string) (*os.File, string, error) {
 	}
 }
 
-// recorder writes Lines, from either side in turn.
+// recorder writes Lines; Replay's one goroutine is its only user.
 type recorder struct {
-	mu  sync.Mutex
 	enc *json.Encoder
 }
 
@@ -145,7 +140,5 @@ func (r *recorder) add(from string, b []byte) {
 	} else {
 		l.Text = string(b)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	_ = r.enc.Encode(l)
 }
