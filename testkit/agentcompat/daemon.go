@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,22 +14,36 @@ import (
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
+	"github.com/troupehq/troupe/testkit/subprocess"
 )
 
 // Daemon is one `troupe daemon` subprocess on Home.
 type Daemon struct {
 	Troupe, Home string
 	Env          []string
-	Proc         *testkit.Proc
-	URL, Token   string
+	// Owner is the test whose end stops the daemon, whichever row (a
+	// subtest) started it.
+	Owner      testing.TB
+	Proc       *testkit.Proc
+	URL, Token string
 }
 
 // Start starts the daemon on a free loopback port and waits for its
-// address file; the process is stopped when t ends.
+// address file, failing t; the process is stopped when d.Owner ends.
 func (d *Daemon) Start(t testing.TB) {
 	t.Helper()
 	_ = os.Remove(filepath.Join(d.Home, "daemon.addr"))
-	d.Proc = testkit.Start(t, d.Troupe, d.Env, "daemon", "--home", d.Home, "--listen", "127.0.0.1:0")
+	cmd := exec.Command(d.Troupe, "daemon", "--home", d.Home, "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), d.Env...)
+	p, err := subprocess.Launch(cmd)
+	testkit.NoError(t, err)
+	d.Proc = p
+	d.Owner.Cleanup(func() {
+		p.Stop()
+		if d.Owner.Failed() {
+			d.Owner.Logf("troupe daemon's stderr:\n%s", p.Stderr())
+		}
+	})
 	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
 		b, err := os.ReadFile(filepath.Join(d.Home, "daemon.addr"))
 		d.URL = strings.TrimSpace(string(b))

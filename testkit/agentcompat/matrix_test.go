@@ -159,6 +159,11 @@ func TestACPAgents(t *testing.T) {
 				seen = append(seen, n)
 			}
 			t.Logf("%s's tools: %v", a.id, seen)
+			for _, l := range strings.Split(w.d.Proc.Stderr(), "\n") {
+				if strings.Contains(l, " WRN ") || strings.Contains(l, " ERR ") {
+					t.Logf("daemon: %s", l)
+				}
+			}
 			if *update {
 				testkit.NoError(t, acprec.WriteRecordings(w.rec, filepath.Join("testdata", a.id), acprec.Normaliser{Paths: map[string]string{w.cwd: "/CWD", w.d.Home: "/HOME", agentHome: "/AGENTDIR"}}))
 			}
@@ -194,7 +199,7 @@ func newWorld(t *testing.T, a realAgent, prog, tee, troupe, node string) (*world
 	w := &world{agentID: a.id, m: m, rec: t.TempDir(), cwd: t.TempDir()}
 	home := t.TempDir()
 	AgentHome(t, home, map[string]Agent{a.id: {Command: tee, Args: append([]string{w.rec, "--", prog}, a.args...), Env: env}})
-	w.d = &Daemon{Troupe: troupe, Home: home}
+	w.d = &Daemon{Troupe: troupe, Home: home, Owner: t}
 	w.d.Start(t)
 	return w, m, agentHome
 }

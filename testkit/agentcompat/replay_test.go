@@ -44,7 +44,7 @@ func TestReplayRecordedAgents(t *testing.T) {
 			w := &world{agentID: id, rec: t.TempDir(), cwd: t.TempDir()}
 			home := t.TempDir()
 			AgentHome(t, home, map[string]Agent{id: {Command: replay, Args: []string{recDir, w.rec, w.cwd, home}}})
-			w.d = &Daemon{Troupe: troupe, Home: home}
+			w.d = &Daemon{Troupe: troupe, Home: home, Owner: t}
 			w.d.Start(t)
 			for _, r := range rows {
 				if out := w.run(t, r); out.Status != OK {

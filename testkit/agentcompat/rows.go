@@ -82,6 +82,7 @@ var rows = []row{
 	{"cancel", (*world).cancel},
 	{"kill+load", (*world).killLoad},
 	{"restart", (*world).restart},
+	{"replay", (*world).replay},
 }
 
 func (w *world) run(t *testing.T, r row) Outcome {
@@ -284,4 +285,25 @@ func (w *world) restart(t *rowT) Outcome {
 	c := w.d.Dial(t, "editor", wait)
 	c.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "none"})
 	return w.promptAgain(t, c, "reply-restart")
+}
+
+// replay attaches a client with the full history: every turn of the rows
+// above comes back from troupe's log, the agent not asked.
+func (w *world) replay(t *rowT) Outcome {
+	t.step = "attach with the full history"
+	c := w.d.Dial(t, "late", wait)
+	fs, _ := c.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "full"})
+	text := acpclient.Chunks(t, fs)
+	for _, want := range []string{"reply-prompt", "tool done reply-tool", "slow start", "reply-load", "reply-restart"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the replay lacks %q: %q", want, text)
+		}
+	}
+	if acpclient.Count(fs, "tool_call") == 0 {
+		return Outcome{Differs, "the replay has no tool_call"}
+	}
+	if n := strings.Count(text, "reply-prompt"); n != 1 {
+		return Outcome{Differs, fmt.Sprintf("the replay shows the first reply %d times", n)}
+	}
+	return Outcome{OK, ""}
 }
