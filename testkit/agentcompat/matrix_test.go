@@ -60,6 +60,7 @@ type model struct {
 	mode      string // text, tool or slow
 	marker    string // the text of the current row's reply
 	toolsSeen map[string]bool
+	cwd       string // the session's directory, where the write row writes
 	remembers bool // the last row's request carried the first row's reply
 }
 
@@ -98,10 +99,26 @@ func (m *model) reply(req map[string]any) llmserver.Reply {
 		name := pick(tools)
 		args, _ := json.Marshal(map[string]any{"command": "echo compat > tool-ran.txt", "description": "write a file"})
 		return llmserver.Steps(llmserver.ToolCall("call_1", name, string(args)), llmserver.Finish("tool_calls"))
+	case m.mode == "write":
+		name, args := writeCall(tools, filepath.Join(m.cwd, "agent-wrote.txt"))
+		return llmserver.Steps(llmserver.ToolCall("call_2", name, args), llmserver.Finish("tool_calls"))
 	case m.mode == "slow":
 		return llmserver.Steps(llmserver.Text("slow start "), llmserver.Delay(90*time.Second), llmserver.Text("slow end"), llmserver.Finish("stop"))
 	}
 	return llmserver.Steps(llmserver.Text(m.marker), llmserver.Finish("stop"))
+}
+
+// writeCall is a call of the agent's file-writing tool, in its own
+// argument names.
+func writeCall(tools []string, path string) (string, string) {
+	name, key := "write_file", "file_path" // qwen-code
+	for _, n := range tools {
+		if n == "write" { // opencode
+			name, key = "write", "filePath"
+		}
+	}
+	b, _ := json.Marshal(map[string]any{key: path, "content": "written by the agent\n"})
+	return name, string(b)
 }
 
 func toolNames(req map[string]any) []string {
@@ -197,6 +214,7 @@ func newWorld(t *testing.T, a realAgent, prog, tee, troupe, node string) (*world
 		env[k] = v
 	}
 	w := &world{agentID: a.id, m: m, rec: t.TempDir(), cwd: t.TempDir()}
+	m.cwd = w.cwd
 	home := t.TempDir()
 	AgentHome(t, home, map[string]Agent{a.id: {Command: tee, Args: append([]string{w.rec, "--", prog}, a.args...), Env: env}})
 	w.d = &Daemon{Troupe: troupe, Home: home, Owner: t}

@@ -79,6 +79,7 @@ type row struct {
 var rows = []row{
 	{"prompt", (*world).prompt},
 	{"permission", (*world).permission},
+	{"write", (*world).write},
 	{"cancel", (*world).cancel},
 	{"kill+load", (*world).killLoad},
 	{"restart", (*world).restart},
@@ -143,19 +144,67 @@ func (w *world) prompt(t *rowT) Outcome {
 }
 
 func (w *world) permission(t *rowT) Outcome {
+	return w.toolRow(t, "tool", "reply-tool", "tool-ran.txt")
+}
+
+// write has the model call the agent's own file-writing tool: the
+// permission is answered as above, and the reason says whether the agent
+// wrote the file through troupe (fs/write_text_file) or itself.
+func (w *world) write(t *rowT) Outcome {
+	if mode := askMode[w.agentID]; mode != "" {
+		t.step = "session/set_mode " + mode
+		c := w.d.Dial(t, "settings", wait)
+		c.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "none"})
+		if ans := c.WaitAnswer(c.Call("session/set_mode", map[string]any{"sessionId": w.sid, "modeId": mode})); ans.Error != nil {
+			t.Fatalf("session/set_mode: %s", ans.Raw)
+		}
+	}
+	out := w.toolRow(t, "write", "reply-write", "agent-wrote.txt")
+	if out.Status == OK {
+		out.Reason = "the agent wrote it itself"
+		if w.agentAsked("fs/write_text_file") {
+			out.Reason = "written by troupe (fs/write_text_file)"
+		}
+	}
+	return out
+}
+
+// askMode is the mode the write row sets first, by agent: qwen-code
+// starts an ACP session in its "auto" mode, whose classifier lets a write
+// inside the session's directory through unasked; "default" asks.
+var askMode = map[string]string{"qwen": "default"}
+
+// agentAsked says whether the agent's last start sent a request method.
+func (w *world) agentAsked(method string) bool {
+	rs, err := acprec.ReadRecordings(w.rec)
+	if err != nil || len(rs) == 0 {
+		return false
+	}
+	for _, l := range rs[len(rs)-1].Lines {
+		if l.From == "agent" && l.Method() == method {
+			return true
+		}
+	}
+	return false
+}
+
+// toolRow prompts for a tool call the model makes in mode, whose
+// permission the watching client answers and whose effect is file in the
+// session's directory.
+func (w *world) toolRow(t *rowT, mode, marker, file string) Outcome {
 	t.step = "attach"
 	a := w.d.Dial(t, "editor", wait)
 	a.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "none"})
 	b := w.d.Dial(t, "watcher", wait)
 	_, bAtt := b.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "none"})
-	w.set("tool", "reply-tool")
-	id := a.Prompt(w.sid, "run the tool")
+	w.set(mode, marker)
+	id := a.Prompt(w.sid, "use the tool")
 	t.step = "the permission request on the first client"
 	var fs []acpclient.Frame
 	var asked acpclient.Frame
 	fs = a.Until(func(f acpclient.Frame) bool { return isAsk(f) || f.Answers(id) })
 	if last := fs[len(fs)-1]; !isAsk(last) {
-		return Outcome{Differs, "the agent asked no permission (ran the tool: " + fmt.Sprint(fileExists(filepath.Join(w.cwd, "tool-ran.txt"))) + "); answer " + last.Raw}
+		return Outcome{Differs, "the agent asked no permission (ran the tool: " + fmt.Sprint(fileExists(filepath.Join(w.cwd, file))) + "); answer " + last.Raw}
 	}
 	t.step = "the permission request on the watcher"
 	bfs := b.Until(isAsk)
@@ -189,7 +238,7 @@ func (w *world) permission(t *rowT) Outcome {
 	if resolved != bAtt.ClientID {
 		t.Fatalf("the first client saw the permission resolved by %q, not the watcher %q", resolved, bAtt.ClientID)
 	}
-	if w.m != nil && !fileExists(filepath.Join(w.cwd, "tool-ran.txt")) {
+	if (w.m != nil || w.agentAsked("fs/write_text_file")) && !fileExists(filepath.Join(w.cwd, file)) {
 		t.Fatalf("the tool did not run; text %q", acpclient.Chunks(t, fs))
 	}
 	if acpclient.Count(fs, "tool_call") == 0 {
