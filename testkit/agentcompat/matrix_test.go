@@ -61,7 +61,7 @@ type model struct {
 	marker    string // the text of the current row's reply
 	toolsSeen map[string]bool
 	cwd       string // the session's directory, where the write row writes
-	remembers bool // the last row's request carried the first row's reply
+	remembers bool   // the last row's request carried the first row's reply
 }
 
 func (m *model) Set(mode, marker string) {
