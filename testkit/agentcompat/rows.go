@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/agentcompat/acprec"
 )
@@ -83,6 +86,7 @@ var rows = []row{
 	{"cancel", (*world).cancel},
 	{"kill+load", (*world).killLoad},
 	{"restart", (*world).restart},
+	{"sigkill", (*world).sigkill},
 	{"replay", (*world).replay},
 }
 
@@ -343,7 +347,7 @@ func (w *world) replay(t *rowT) Outcome {
 	c := w.d.Dial(t, "late", wait)
 	fs, _ := c.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "full"})
 	text := acpclient.Chunks(t, fs)
-	for _, want := range []string{"reply-prompt", "tool done reply-tool", "slow start", "reply-load", "reply-restart"} {
+	for _, want := range []string{"reply-prompt", "tool done reply-tool", "slow start", "reply-load", "reply-restart", "reply-sigkill"} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("the replay lacks %q: %q", want, text)
 		}
@@ -355,4 +359,72 @@ func (w *world) replay(t *rowT) Outcome {
 		return Outcome{Differs, fmt.Sprintf("the replay shows the first reply %d times", n)}
 	}
 	return Outcome{OK, ""}
+}
+
+// sigkill kills the daemon (SIGKILL) mid-stream with a prompt queued
+// behind the turn: the agent's program dies with it, and the next daemon
+// brings the session back with what streamed, runs the queued prompt on
+// the agent (loaded again), and answers the next.
+func (w *world) sigkill(t *rowT) Outcome {
+	a := w.d.Dial(t, "editor", wait)
+	a.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "none"})
+	w.set("slow", "reply-slow")
+	t.step = "the slow stream's first chunk"
+	a.Prompt(w.sid, "stream slowly again")
+	a.Until(func(f acpclient.Frame) bool { return f.IsUpdate("agent_message_chunk") })
+	t.step = "a prompt queued behind it"
+	w.set("text", "reply-sigkill")
+	a.Prompt(w.sid, "say the marker after the kill")
+	a.Until(func(f acpclient.Frame) bool { return f.Method == "hydra-acp/prompt_queue/added" })
+	t.step = "SIGKILL"
+	w.d.Proc.Kill()
+	if _, err := w.d.Proc.ExitCode(30 * time.Second); err != nil {
+		t.Fatalf("the daemon did not die: %v", err)
+	}
+	if w.m != nil {
+		t.step = "the agent's processes after the daemon's death"
+		testkit.Eventually(t, 20*time.Second, "the agent died with the daemon", func() bool { return !w.agentAlive() })
+	}
+	t.step = "start"
+	w.d.Start(t)
+	t.step = "the queued prompt after the restart"
+	c := w.d.Dial(t, "editor", wait)
+	all, _ := c.Attach(map[string]any{"sessionId": w.sid, "historyPolicy": "full"})
+	if !strings.Contains(acpclient.Chunks(t, all), "reply-sigkill") {
+		all = append(all, c.Until(func(f acpclient.Frame) bool {
+			return f.IsUpdate("agent_message_chunk") && strings.Contains(f.Update(t).Update.Content.Text, "reply-sigkill")
+		})...)
+	}
+	if !strings.Contains(acpclient.Chunks(t, all), "slow start") {
+		return Outcome{Differs, "what streamed before the kill is not in the history"}
+	}
+	return Outcome{OK, w.upstream()}
+}
+
+// agentAlive says whether a tee or agent process of any start still runs.
+func (w *world) agentAlive() bool {
+	files, _ := filepath.Glob(filepath.Join(w.rec, "start-*.pids"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(s); err == nil && syscall.Kill(pid, 0) == nil && !zombie(pid) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// zombie says whether pid has exited and waits only for its reaping.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
 }

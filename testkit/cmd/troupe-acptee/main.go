@@ -8,7 +8,8 @@
 // Each start writes DIR/start-N.jsonl (N the first number free, from 1):
 // one JSON line per newline-delimited message, {"from":"troupe"|"agent",
 // "msg":...}, in the order the tee saw them; the agent's stderr goes to
-// DIR/start-N.stderr. A line that is not JSON is kept as {"from", "text"}.
+// DIR/start-N.stderr, and "TEEPID AGENTPID" to DIR/start-N.pids once the
+// program runs (so a test can check both die with the daemon). A line that is not JSON is kept as {"from", "text"}.
 // The program gets this process's environment; it is killed when the tee
 // dies (Pdeathsig) and gets the SIGTERM or SIGINT the tee gets. The tee
 // exits with the program's exit status.
@@ -27,6 +28,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -67,6 +69,10 @@ func run(args []string) (int, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		return 1, fmt.Errorf("start %s: %w", prog[0], err)
+	}
+	pids := strings.TrimSuffix(rec.Name(), ".jsonl") + ".pids"
+	if err := os.WriteFile(pids, fmt.Appendf(nil, "%d %d\n", os.Getpid(), cmd.Process.Pid), 0o600); err != nil {
+		return 1, fmt.Errorf("pids: %w", err)
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
