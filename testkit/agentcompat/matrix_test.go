@@ -182,7 +182,7 @@ func TestACPAgents(t *testing.T) {
 				}
 			}
 			if *update {
-				testkit.NoError(t, acprec.WriteRecordings(w.rec, filepath.Join("testdata", a.id), acprec.Normaliser{Paths: map[string]string{w.cwd: "/CWD", w.d.Home: "/HOME", agentHome: "/AGENTDIR"}}))
+				testkit.NoError(t, acprec.WriteRecordings(w.rec, filepath.Join("testdata", a.id), acprec.Normaliser{Paths: map[string]string{w.cwd: "/CWD", w.d.Home: "/HOME", agentHome: "/AGENTDIR"}, CutAgentStrings: 4096}))
 			}
 		})
 	}

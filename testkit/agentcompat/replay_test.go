@@ -54,7 +54,7 @@ func TestReplayRecordedAgents(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(w.rec, acprec.Mismatches))
 			switch {
 			case err == nil:
-				t.Errorf("troupe sent the agent what the recording does not have:\n%s", b)
+				t.Errorf("troupe sent the agent what the recording does not have (a deliberate change is re-recorded from the real agents with `make acp-agents UPDATE=1`, README.md \"Real ACP agents from npm\"):\n%s", b)
 			case !errors.Is(err, os.ErrNotExist):
 				t.Fatal(err)
 			}

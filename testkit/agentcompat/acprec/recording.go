@@ -95,6 +95,13 @@ func readRecording(path string) (Recording, error) {
 // made (Paths, longest first) become fixed names.
 type Normaliser struct {
 	Paths map[string]string
+	// CutAgentStrings, when positive, shortens every string value longer
+	// than it in the agent's messages when a recording is written (qwen-code
+	// sends its bundled skills' documents, half a megabyte, in an
+	// available_commands_update's _meta): troupe records and forwards them
+	// and sends the agent nothing made of them, so the replay needs only
+	// their place.
+	CutAgentStrings int
 }
 
 // Bytes applies n to one message's text.
@@ -131,6 +138,11 @@ func WriteRecordings(src, dst string, n Normaliser) error {
 		var b strings.Builder
 		for _, l := range r.Lines {
 			l.Msg = n.Bytes(l.Msg)
+			if l.From == "agent" && n.CutAgentStrings > 0 {
+				if l.Msg, err = cutStrings(l.Msg, n.CutAgentStrings); err != nil {
+					return fmt.Errorf("%s: %w", r.Name, err)
+				}
+			}
 			enc, err := json.Marshal(l)
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Name, err)
@@ -143,4 +155,43 @@ func WriteRecordings(src, dst string, n Normaliser) error {
 		}
 	}
 	return nil
+}
+
+// cutStrings shortens msg's string values longer than max to their first
+// 64 bytes and a note of the length cut; a message that is not JSON is
+// kept.
+func cutStrings(msg json.RawMessage, max int) (json.RawMessage, error) {
+	if len(msg) <= max {
+		return msg, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(msg)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return msg, nil
+	}
+	b, err := json.Marshal(cutValue(v, max))
+	if err != nil {
+		return nil, fmt.Errorf("cut strings: %w", err)
+	}
+	return b, nil
+}
+
+func cutValue(v any, max int) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > max {
+			head := strings.ToValidUTF8(x[:64], "")
+			return fmt.Sprintf("%s…[cut: %d bytes]", head, len(x))
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = cutValue(e, max)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = cutValue(e, max)
+		}
+	}
+	return v
 }

@@ -72,3 +72,28 @@ func TestReadRecordingsRefusesAnUnknownSide(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// Writing a recording normalises paths in both sides' messages and cuts
+// only the agent's long strings, keeping their place and length.
+func TestWriteRecordingsCutsTheAgentsLongStrings(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	long := strings.Repeat("é", 3000)
+	writeFile(t, filepath.Join(src, "start-1.jsonl"),
+		`{"from":"troupe","msg":{"id":1,"method":"session/new","params":{"cwd":"/tmp/run","long":"`+long+`"}}}`+"\n"+
+			`{"from":"agent","msg":{"id":1,"result":{"n":1.50,"body":"`+long+`","short":"/tmp/run"}}}`+"\n")
+	n := Normaliser{Paths: map[string]string{"/tmp/run": "/CWD"}, CutAgentStrings: 1000}
+	if err := WriteRecordings(src, dst, n); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ReadRecordings(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rs[0].Lines[0].Msg); !strings.Contains(got, `"cwd":"/CWD"`) || !strings.Contains(got, long) {
+		t.Fatalf("troupe's message: %.200s", got)
+	}
+	want := `{"id":1,"result":{"body":"` + strings.Repeat("é", 32) + `…[cut: 6000 bytes]","n":1.50,"short":"/CWD"}}`
+	if got := string(rs[0].Lines[1].Msg); got != want {
+		t.Fatalf("the agent's message: %s, want %s", got, want)
+	}
+}
