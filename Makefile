@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz hydra-compat
+.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz hydra-compat acp-agents
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -100,6 +100,22 @@ hydra-compat:
 	@HYDRA_COMPAT_MATRIX=$(CURDIR)/bin/hydra-compat-matrix.txt $(GO) test -tags hydracompat -run '^TestHydraClients$$' \
 		-count=1 -timeout 30m ./testkit/hydracompat/ $(if $(UPDATE),-args -update); \
 		status=$$?; cat bin/hydra-compat-matrix.txt; exit $$status
+
+# Real ACP agents from npm (qwen-code's `qwen --acp`, opencode's `opencode
+# acp`) as session backends of a real troupe daemon, against the scripted
+# model server: prompt, a permission answered by one client while another
+# watches, cancel, kill and load, daemon restart; prints the matrix and
+# writes it to bin/acp-agents-matrix.txt. Needs the agents installed
+# (README.md, "External ACP agents"): QWEN and OPENCODE are their
+# programs (either may be left out), NODE_DIR the directory of Node 22's
+# node. Not part of make test. UPDATE=1 records the daemon<->agent stdio
+# into testkit/agentcompat/testdata, which make test replays without Node.
+acp-agents:
+	@mkdir -p bin
+	@AGENTCOMPAT_MATRIX=$(CURDIR)/bin/acp-agents-matrix.txt AGENTCOMPAT_QWEN=$(QWEN) AGENTCOMPAT_OPENCODE=$(OPENCODE) \
+		AGENTCOMPAT_NODE_DIR=$(if $(NODE_DIR),$(NODE_DIR),$(dir $(shell command -v node))) \
+		$(GO) test -tags agentcompat -run '^TestACPAgents$$' -count=1 -v -timeout 30m ./testkit/agentcompat/ $(if $(UPDATE),-args -update); \
+		status=$$?; cat bin/acp-agents-matrix.txt; exit $$status
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
