@@ -23,7 +23,9 @@ func TestSessionForksListedAndNamedOnRm(t *testing.T) {
 	fork := strings.TrimSpace(cli(t, env, "", "session", "fork", parent).ok(t, "fork"))
 	row := func() []string {
 		t.Helper()
-		table := cli(t, env, "", "session", "list").ok(t, "list")
+		// --all: a fork nobody prompted yet is not interactive, so the
+		// default list leaves it out, as Hydra's does.
+		table := cli(t, env, "", "session", "list", "--all").ok(t, "list")
 		if !strings.Contains(strings.Split(table, "\n")[0], "FORK OF") {
 			t.Fatalf("list has no parent column:\n%s", table)
 		}

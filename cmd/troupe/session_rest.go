@@ -42,15 +42,25 @@ func newSessionListCmd(s *sessionCmd) *cobra.Command {
 	verb := s.verb("list")
 	cwd := verb.Flags().String("cwd", "", "only the sessions of this directory")
 	asJSON := verb.Flags().Bool("json", false, "print the REST entries as JSON")
+	// As Hydra's `sessions --all`: sessions nobody made interactive (cat's,
+	// a fork not yet prompted) are left out unless asked for.
+	all := verb.Flags().Bool("all", false, "include sessions not made interactive (cat's, forks not yet prompted)")
 	verb.Args = noArgs
 	return s.run(verb, func(ctx context.Context, c *daemonclient.Client, pos []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		path := "/v1/sessions"
+		q := url.Values{}
 		if *cwd != "" {
 			dir, err := absDir(*cwd)
 			if err != nil {
 				return failed(stderr, "list", c, err)
 			}
-			path += "?cwd=" + url.QueryEscape(dir)
+			q.Set("cwd", dir)
+		}
+		if *all {
+			q.Set("includeNonInteractive", "1")
+		}
+		path := "/v1/sessions"
+		if len(q) > 0 {
+			path += "?" + q.Encode()
 		}
 		var out struct {
 			Sessions []json.RawMessage `json:"sessions"`
