@@ -23,7 +23,7 @@ var (
 func BuildTroupe(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "troupe-bin-")
+		dir, err := binDir("troupe-bin-")
 		if err != nil {
 			buildErr = err
 			return

@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -24,7 +23,7 @@ func BuildTroupeTags(t testing.TB, tags string) string {
 	if path, ok := taggedBuilds[tags]; ok {
 		return path
 	}
-	dir, err := os.MkdirTemp("", "troupe-bin-")
+	dir, err := binDir("troupe-bin-")
 	if err != nil {
 		t.Fatal(err)
 	}

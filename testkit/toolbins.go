@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -20,7 +19,7 @@ type toolBin struct {
 func (b *toolBin) build(t testing.TB) string {
 	t.Helper()
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", b.pkg+"-bin-")
+		dir, err := binDir(b.pkg + "-bin-")
 		if err != nil {
 			b.err = err
 			return
