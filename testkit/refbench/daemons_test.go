@@ -73,10 +73,16 @@ func hydraKind(node, cli string) kind {
 	return kind{name: "hydra", start: func(t *testing.T, agent, state string) daemon {
 		home := t.TempDir()
 		port := freePort(t)
-		writeJSON(t, filepath.Join(home, "config.json"), map[string]any{
-			"daemon": map[string]any{"host": "127.0.0.1", "port": port},
-			"agents": agentConfig(agent, state),
-		})
+		cfg := map[string]any{"host": "127.0.0.1", "port": port}
+		// Hydra keeps the last sessionHistoryMaxEntries (10,000 by
+		// default) of a session's updates for replay; the rest go to an
+		// archive attach does not read. REFBENCH_HYDRA_HISTORY raises it.
+		if s := os.Getenv("REFBENCH_HYDRA_HISTORY"); s != "" {
+			n, err := strconv.Atoi(s)
+			testkit.NoError(t, err)
+			cfg["sessionHistoryMaxEntries"] = n
+		}
+		writeJSON(t, filepath.Join(home, "config.json"), map[string]any{"daemon": cfg, "agents": agentConfig(agent, state)})
 		cmd := exec.Command(node, cli, "daemon", "start", "--foreground")
 		// HOME too: Hydra reads and writes other state under it.
 		cmd.Env = append(os.Environ(), "HYDRA_ACP_HOME="+home, "HOME="+home)
