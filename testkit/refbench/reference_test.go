@@ -310,6 +310,13 @@ func render(rounds int, got map[string][]figures) string {
 	}
 	fmt.Fprintf(&sb, "| the agent read directly, no daemon (its floor), updates/s | %s | |\n", summary(got["bare"], row{"stream", "", "%.0f"}))
 	fmt.Fprintf(&sb, "| 100 bare agents started and prompted at once (the floor), ms | %s | |\n", summary(got["bare"], row{"sessions", "", "%.0f"}))
+	// Each round's pairs, so a reader sees whether one daemon leads in
+	// every round or only in the medians.
+	sb.WriteString("\n| round | updates/s to 1 client, A / B | deliveries/s to 10, A / B | 100 sessions ms, A / B / bare |\n|---|---|---|---|\n")
+	for r := range rounds {
+		a, b, f := got["troupe"][r], got["hydra"][r], got["bare"][r]
+		fmt.Fprintf(&sb, "| %d | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f / %.0f |\n", r+1, a["one"], b["one"], a["ten"], b["ten"], a["sessions"], b["sessions"], f["sessions"])
+	}
 	return sb.String()
 }
 
