@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale lint run soak fuzz hydra-compat acp-agents
+.PHONY: build test bench bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -22,7 +22,8 @@ test: lint
 # ACP WebSocket, the REST history's lines/s, and ACP: updates/s to one
 # client, deliveries/s to 10, attach replay; llama-server start and
 # restart times against the fake llama-server; the latency a
-# one-transformer chain adds to session/prompt and session/update.
+# one-transformer chain adds to session/prompt and session/update; with
+# HYDRA_CLI set, bench-reference below.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
@@ -44,6 +45,22 @@ bench:
 	$(GO) test -run '^$$' -bench CatStream -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench MCPCall -benchtime 2s ./actors/sessions/mcp/
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./runtime/agentjs/
+	@if [ -n "$(HYDRA_CLI)" ]; then $(MAKE) --no-print-directory bench-reference; fi
+
+# The external-agent figures beside the reference daemon (Hydra,
+# hydra-acp 0.1.161, built from its public source): the scripted ACP agent
+# behind each daemon, the same clients in front, the daemons alternating
+# round after round (REFBENCH_ROUNDS, default 3): updates/s to 1 client
+# and to 10, attach replay, 100 sessions at once beside 100 bare agents,
+# each daemon's CPU time and peak memory. Needs HYDRA_CLI (Hydra's
+# dist/cli.js) and Node 22 (NODE, else node on PATH), so it is behind the
+# build tag refbench and not part of make test; make bench runs it when
+# HYDRA_CLI is set. Prints the table and writes bin/reference-bench.md.
+bench-reference:
+	@mkdir -p bin; rm -f bin/reference-bench.md
+	@HYDRA_CLI=$(HYDRA_CLI) NODE=$(NODE) REFBENCH_OUT=$(CURDIR)/bin/reference-bench.md \
+		$(GO) test -tags refbench -run '^TestReference$$' -count=1 -timeout 30m ./testkit/refbench/; \
+		status=$$?; cat bin/reference-bench.md 2>/dev/null; exit $$status
 
 # N concurrent scripted sessions in one process, each N in its own process so
 # each peak memory is its own (testkit/scale; SCALE_N overrides the list).
