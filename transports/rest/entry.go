@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -70,7 +71,7 @@ const (
 // the log, whoever is attached.
 func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool) entry {
 	e := entry{
-		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
+		SessionID: m.ID, AgentID: cmp.Or(m.Agent, AgentID), Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage:  usageOf(m.Usage),
 		AwaitingInput: awaiting,

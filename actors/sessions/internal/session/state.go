@@ -138,5 +138,6 @@ func (s *State) Meta(status string) persistence.SessionMeta {
 		Provider: lo.FromPtr(s.Settings.Provider), Model: lo.FromPtr(s.Settings.Model),
 		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq, Interactive: s.Interactive,
 		ChildOf: s.ChildOf, Transformers: s.Transformers,
+		Agent: lo.FromPtr(s.Settings.Agent), UpstreamSessionID: lo.FromPtr(s.Settings.UpstreamSessionID),
 	}
 }
