@@ -176,6 +176,10 @@ func (c *Client) Fork(ctx context.Context, req ForkRequest) (string, error) {
 		return "", err
 	}
 	created.Settings = inherited.Merge(created.Settings)
+	// A fork on an external agent opens an upstream session of its own
+	// (told the inherited conversation in a takeover brief): loading the
+	// parent's would write into it.
+	created.Settings.UpstreamSessionID = nil
 	// A fork is not interactive until a person prompts it, as Hydra's
 	// forks are: one only looked at (a TUI's /btw side question, whose
 	// prompts are ancillary) stays out of default lists.
