@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -40,6 +43,8 @@ type session struct {
 	Brief   string   `json:"brief"`
 	Mode    string   `json:"mode"`
 	MCP     []string `json:"mcp"` // each server session/new or load gave: name and command or URL
+	Cwd     string   `json:"cwd"`
+	Updated string   `json:"updated"` // RFC 3339, as session/list says it
 	cancel  context.CancelFunc
 }
 
@@ -57,8 +62,9 @@ var _ acp.AgentLoader = (*Agent)(nil)
 
 func (a *Agent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber,
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.opts.NoLoad},
-		AgentInfo:         &acp.Implementation{Name: "troupe-acpagent", Version: "1"}, AuthMethods: []acp.AuthMethod{}}, nil
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.opts.NoLoad,
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}}},
+		AgentInfo: &acp.Implementation{Name: "troupe-acpagent", Version: "1"}, AuthMethods: []acp.AuthMethod{}}, nil
 }
 
 func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -69,7 +75,7 @@ func (a *Agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	a.mu.Lock()
 	a.next++
 	id := fmt.Sprintf("up-%d-%d", os.Getpid(), a.next)
-	s := &session{ID: id, MCP: serverNames(req.McpServers)}
+	s := &session{ID: id, MCP: serverNames(req.McpServers), Cwd: req.Cwd, Updated: time.Now().UTC().Format(time.RFC3339)}
 	a.sessions[id] = s
 	a.mu.Unlock()
 	a.save(s)
@@ -94,8 +100,46 @@ func (a *Agent) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (ac
 	return acp.LoadSessionResponse{}, nil
 }
 
-func (a *Agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
+// ListSessions lists the sessions kept in the state directory (those of
+// this process too), two a page so that a client follows the cursor; a
+// session's title is its first prompt.
+func (a *Agent) ListSessions(_ context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	ids := map[string]bool{}
+	if a.opts.StateDir != "" {
+		files, _ := filepath.Glob(filepath.Join(a.opts.StateDir, "*.json"))
+		for _, f := range files {
+			ids[strings.TrimSuffix(filepath.Base(f), ".json")] = true
+		}
+	}
+	a.mu.Lock()
+	for id := range a.sessions {
+		ids[id] = true
+	}
+	a.mu.Unlock()
+	sorted := slices.Sorted(maps.Keys(ids))
+	from := 0
+	if req.Cursor != nil {
+		from, _ = strconv.Atoi(*req.Cursor)
+	}
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for i := from; i < len(sorted) && i < from+2; i++ {
+		s, err := a.load(sorted[i])
+		if err != nil {
+			continue
+		}
+		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd}
+		if len(s.Prompts) > 0 {
+			info.Title = &s.Prompts[0]
+		}
+		if s.Updated != "" {
+			info.UpdatedAt = &s.Updated
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	if from+2 < len(sorted) {
+		out.NextCursor = new(strconv.Itoa(from + 2))
+	}
+	return out, nil
 }
 
 func (a *Agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {

@@ -29,6 +29,8 @@
 // script: the agent keeps the brief for recall. Sessions are kept in
 // Options.StateDir (one file each), so session/load after a restart
 // replays them, as a real agent's does; NoLoad turns loading off.
+// session/list (advertised as sessionCapabilities.list) lists the kept
+// sessions two a page, each titled by its first prompt.
 //
 // It owns nothing of troupe's: it is a client of the protocol only.
 package acpagent
