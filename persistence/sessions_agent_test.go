@@ -34,9 +34,10 @@ func TestOlderStoreTakesSessionAgentFromLog(t *testing.T) {
 	if _, err := s.Commit(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	// Back to schema 9: the columns the migration adds are gone.
+	// Back to schema 9: the columns later migrations add are gone.
 	for _, q := range []string{"DROP INDEX sessions_by_upstream", "ALTER TABLE sessions DROP COLUMN agent",
-		"ALTER TABLE sessions DROP COLUMN upstream_session_id", "PRAGMA user_version = 9"} {
+		"ALTER TABLE sessions DROP COLUMN upstream_session_id", "ALTER TABLE sessions DROP COLUMN context_used",
+		"PRAGMA user_version = 9"} {
 		if _, err := s.writer.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -60,5 +61,53 @@ func TestOlderStoreTakesSessionAgentFromLog(t *testing.T) {
 	}
 	if own.Agent != "" || own.UpstreamSessionID != "" {
 		t.Fatalf("own row %+v", own)
+	}
+}
+
+// A store from before the context column takes each session's context
+// use from its log as it is opened: its last step's input, cache read
+// and output, or 0 when a compaction ended well after it (a failed one
+// changes nothing).
+func TestOlderStoreTakesContextUseFromLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "troupe.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	now := time.Now()
+	ev := func(id string, seq int64, kind event.Kind, payload string) event.Event {
+		return event.Event{SessionID: id, Seq: seq, RecordedAt: now, Kind: kind, Payload: json.RawMessage(payload)}
+	}
+	b := Batch{Metas: []SessionMeta{{ID: "stepped"}, {ID: "compacted"}, {ID: "none"}}, Events: []event.Event{
+		ev("stepped", 1, event.StepEnded, `{"usage":{"input":5}}`),
+		ev("stepped", 2, event.StepEnded, `{"usage":{"input":100,"cache_read":20,"output":3}}`),
+		ev("stepped", 3, event.CompactionEnded, `{"error":"the model failed"}`),
+		ev("compacted", 1, event.StepEnded, `{"usage":{"input":100}}`),
+		ev("compacted", 2, event.CompactionEnded, `{}`),
+		ev("none", 1, event.MessageDelta, `{"text":"x"}`),
+	}}
+	if _, err := s.Commit(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ALTER TABLE sessions DROP COLUMN context_used", "PRAGMA user_version = 10"} {
+		if _, err := s.writer.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[string]int64{"stepped": 123, "compacted": 0, "none": 0} {
+		got, err := s.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ContextUsed != want {
+			t.Errorf("%s: context_used %d, want %d", id, got.ContextUsed, want)
+		}
 	}
 }

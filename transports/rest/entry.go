@@ -45,6 +45,13 @@ type usage struct {
 	// them out when its agent reports no cost.
 	CostAmount   *float64 `json:"costAmount,omitempty"`
 	CostCurrency string   `json:"costCurrency,omitempty"`
+	// Used and Size are the reference's context occupancy: the tokens
+	// the last step put in the model's context (the snapshot row's, so a
+	// list reads no log) and the model's window; absent while no step
+	// ended since the session began or compacted, Size while the window
+	// is unknown.
+	Used *int64 `json:"used,omitempty"`
+	Size *int64 `json:"size,omitempty"`
 }
 
 // usageOf is a session's usage as an entry's currentUsage.
@@ -81,6 +88,12 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	}
 	if m.Model != "" {
 		e.CurrentModel = m.Provider + "/" + m.Model
+	}
+	if m.ContextUsed > 0 {
+		e.CurrentUsage.Used = &m.ContextUsed
+		if window := a.contextWindow(m.Provider, m.Model); window > 0 {
+			e.CurrentUsage.Size = new(int64(window))
+		}
 	}
 	switch {
 	case m.Status == "failed":
