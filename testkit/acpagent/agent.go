@@ -1,6 +1,7 @@
 package acpagent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +24,10 @@ type Options struct {
 	StateDir string
 	// NoLoad: the agent cannot load sessions (no loadSession capability).
 	NoLoad bool
-	Args   []string
+	// NoSetModel: session/set_model is not taken, only the model config
+	// option (session/set_config_option).
+	NoSetModel bool
+	Args       []string
 }
 
 // Agent is the scripted agent. Serve runs it over a connection.
@@ -45,7 +49,11 @@ type session struct {
 	MCP     []string `json:"mcp"` // each server session/new or load gave: name and command or URL
 	Cwd     string   `json:"cwd"`
 	Updated string   `json:"updated"` // RFC 3339, as session/list says it
-	cancel  context.CancelFunc
+	// Model is the session's model and ModelVia what set it last:
+	// "start", "set_model" or "set_config_option".
+	Model    string `json:"model"`
+	ModelVia string `json:"model_via"`
+	cancel   context.CancelFunc
 }
 
 // New makes an agent.
@@ -75,11 +83,61 @@ func (a *Agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	a.mu.Lock()
 	a.next++
 	id := fmt.Sprintf("up-%d-%d", os.Getpid(), a.next)
-	s := &session{ID: id, MCP: serverNames(req.McpServers), Cwd: req.Cwd, Updated: time.Now().UTC().Format(time.RFC3339)}
+	s := &session{ID: id, MCP: serverNames(req.McpServers), Cwd: req.Cwd, Updated: time.Now().UTC().Format(time.RFC3339),
+		Model: models[0].ID, ModelVia: "start"}
 	a.sessions[id] = s
 	a.mu.Unlock()
 	a.save(s)
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Models: modelState(s.Model), ConfigOptions: configOptions(s.Model)}, nil
+}
+
+// models are the scripted agent's: names only, it answers alike on each.
+var models = []struct{ ID, Name string }{{"fast", "Fast"}, {"smart", "Smart"}}
+
+func knownModel(id string) bool {
+	return slices.ContainsFunc(models, func(m struct{ ID, Name string }) bool { return m.ID == id })
+}
+
+func modelState(current string) *acp.SessionModelState {
+	st := &acp.SessionModelState{CurrentModelId: acp.ModelId(current)}
+	for _, m := range models {
+		st.AvailableModels = append(st.AvailableModels, acp.ModelInfo{ModelId: acp.ModelId(m.ID), Name: m.Name})
+	}
+	return st
+}
+
+func configOptions(current string) []acp.SessionConfigOption {
+	var vals acp.SessionConfigSelectOptionsUngrouped
+	for _, m := range models {
+		vals = append(vals, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(m.ID), Name: m.Name})
+	}
+	cat := acp.SessionConfigOptionCategoryModel
+	return []acp.SessionConfigOption{{Select: &acp.SessionConfigOptionSelect{Id: "model", Name: "Model", Type: "select",
+		Category: &cat, CurrentValue: acp.SessionConfigValueId(current), Options: acp.SessionConfigSelectOptions{Ungrouped: &vals}}}}
+}
+
+// setModel puts session id on model, set by via.
+func (a *Agent) setModel(id, model, via string) error {
+	if !knownModel(model) {
+		return acp.NewInvalidParams(map[string]string{"error": "unknown model " + model})
+	}
+	s, err := a.load(id)
+	if err != nil {
+		return acp.NewInvalidParams(map[string]string{"error": err.Error()})
+	}
+	a.mu.Lock()
+	s.Model, s.ModelVia = model, via
+	a.mu.Unlock()
+	a.save(s)
+	return nil
+}
+
+// UnstableSetSessionModel is session/set_model, unless NoSetModel.
+func (a *Agent) UnstableSetSessionModel(_ context.Context, req acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	if a.opts.NoSetModel {
+		return acp.UnstableSetSessionModelResponse{}, acp.NewMethodNotFound("session/set_model")
+	}
+	return acp.UnstableSetSessionModelResponse{}, a.setModel(string(req.SessionId), string(req.ModelId), "set_model")
 }
 
 func (a *Agent) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -97,7 +155,10 @@ func (a *Agent) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (ac
 			a.send(ctx, s.ID, acp.UpdateAgentMessageText(s.Replies[i]))
 		}
 	}
-	return acp.LoadSessionResponse{}, nil
+	a.mu.Lock()
+	model := cmp.Or(s.Model, models[0].ID)
+	a.mu.Unlock()
+	return acp.LoadSessionResponse{Models: modelState(model), ConfigOptions: configOptions(model)}, nil
 }
 
 // ListSessions lists the sessions kept in the state directory (those of
@@ -159,8 +220,16 @@ func (a *Agent) SetSessionMode(_ context.Context, req acp.SetSessionModeRequest)
 	return acp.SetSessionModeResponse{}, nil
 }
 
-func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound("session/set_config_option")
+// SetSessionConfigOption sets the model option, the only one it has.
+func (a *Agent) SetSessionConfigOption(_ context.Context, req acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	v := req.ValueId
+	if v == nil || v.ConfigId != "model" {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"error": "unknown config option"})
+	}
+	if err := a.setModel(string(v.SessionId), string(v.Value), "set_config_option"); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: configOptions(string(v.Value))}, nil
 }
 
 func (a *Agent) Cancel(_ context.Context, n acp.CancelNotification) error {
@@ -365,6 +434,11 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 		mode := r.s.Mode
 		r.a.mu.Unlock()
 		r.say("mode: " + mode)
+	case "model":
+		r.a.mu.Lock()
+		model, via := r.s.Model, r.s.ModelVia
+		r.a.mu.Unlock()
+		r.say("model: " + model + " via " + via)
 	case "mcp":
 		r.a.mu.Lock()
 		servers := strings.Join(r.s.MCP, " ")
