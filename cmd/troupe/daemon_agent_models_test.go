@@ -40,7 +40,22 @@ func TestDaemonExternalAgentSetModelForwarded(t *testing.T) {
 	home, _ := scriptedAgentHome(t, nil)
 	d := startDaemon(t, home, nil)
 	a := d.dialACP(t, "editor")
-	sid := newAgentSession(t, a, t.TempDir(), "scripted")
+	// Before the agent has run, it has said nothing of its models: the
+	// session offers none (not troupe's).
+	var created struct {
+		SessionID     string `json:"sessionId"`
+		ConfigOptions []struct {
+			ID string `json:"id"`
+		} `json:"configOptions"`
+	}
+	a.WaitAnswer(a.Call("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hydra-acp": map[string]any{"agentId": "scripted"}}})).Decode(t, &created)
+	for _, o := range created.ConfigOptions {
+		if o.ID == "model" {
+			t.Fatalf("a model option before the agent said its models: %+v", created)
+		}
+	}
+	sid := created.SessionID
 	fs, stop := promptTurn(t, a, sid, "model")
 	testkit.Equal(t, stop, "end_turn")
 	contains(t, acpclient.Chunks(t, fs), "model: fast via start")

@@ -74,6 +74,14 @@ type Settings struct {
 	AgentModel  *string      `json:"agent_model,omitempty"`
 }
 
+// ForgetAgentModels is the settings change that drops what another
+// agent said of its models and the model chosen among them: part of
+// every change of a session's agent.
+func ForgetAgentModels(s Settings) Settings {
+	s.AgentModels, s.AgentModel = &AgentModels{Available: []AgentModel{}}, new("")
+	return s
+}
+
 // AgentModels is what an external agent says of its models.
 type AgentModels struct {
 	Current   string       `json:"current,omitempty"`

@@ -45,8 +45,13 @@ func ConfigOptions(models sessions.Models, s event.Settings) []ConfigOption {
 		modeOpt.Options = append(modeOpt.Options, ConfigValue{Value: m, Name: ModeNames[m]})
 	}
 	out := []ConfigOption{modeOpt}
-	if am := s.AgentModels; am != nil && len(am.Available) > 0 {
-		// A session on an external agent offers the agent's models.
+	if ext := lo.FromPtr(s.Agent); ext != "" && ext != "troupe" {
+		// A session on an external agent offers the agent's models, none
+		// until the agent said what they are.
+		am := s.AgentModels
+		if am == nil || len(am.Available) == 0 {
+			return out
+		}
 		modelOpt := ConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select",
 			CurrentValue: cmp.Or(lo.FromPtr(s.AgentModel), am.Current), Options: []ConfigValue{}}
 		for _, m := range am.Available {
