@@ -137,7 +137,7 @@ func (s *State) apply(e event.Event, p any) {
 // beyond last_seq.
 func metaChanging(k event.Kind) bool {
 	return k == event.SessionCreated || k == event.SessionSettingsChanged || k == event.RunEnded ||
-		k == event.TransformerAttached || k == event.StepEnded || k == event.CompactionEnded
+		k == event.TransformerAttached
 }
 
 // Meta is the snapshot row for this state.
