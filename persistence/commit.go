@@ -286,7 +286,7 @@ func (s *Store) upsertMeta(ctx context.Context, tx *sql.Tx, m SessionMeta, now i
 	}
 	_, err = tx.StmtContext(ctx, s.stmts.upsertMeta).ExecContext(ctx,
 		m.ID, m.Title, m.Cwd, status, m.StatusReason, m.Provider, m.Model, string(usage),
-		m.ParentID, m.ForkedFromSeq, m.Interactive, m.ChildOf, chain, now, now)
+		m.ParentID, m.ForkedFromSeq, m.Interactive, m.ChildOf, chain, m.Agent, m.UpstreamSessionID, m.ContextUsed, now, now)
 	if err != nil {
 		return fmt.Errorf("commit batch: upsert session %s: %w", m.ID, err)
 	}

@@ -35,17 +35,24 @@ type SessionMeta struct {
 	// ChildOf is the session a transformer spawned this one for.
 	ChildOf string `json:"child_of,omitempty"`
 	// Transformers is the session's transformer chain (the daemon's).
-	Transformers []string  `json:"transformers,omitempty"`
-	LastSeq      int64     `json:"last_seq"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	Transformers []string `json:"transformers,omitempty"`
+	// Agent is the ACP agent answering the session ("" for troupe's own
+	// engine); UpstreamSessionID the session id that agent gave it.
+	Agent             string `json:"agent,omitempty"`
+	UpstreamSessionID string `json:"upstream_session_id,omitempty"`
+	// ContextUsed is the context the last step used (input, cache read
+	// and output tokens), 0 after a compaction until the next step.
+	ContextUsed int64     `json:"context_used,omitempty"`
+	LastSeq     int64     `json:"last_seq"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // A commit writes no session row for its events (that UPDATE was a third
 // of a one-event commit), so a snapshot's last seq and last update come
 // from the session's newest event: one index seek each.
 const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
-	parent_id, forked_from_seq, interactive, child_of, transformers,
+	parent_id, forked_from_seq, interactive, child_of, transformers, agent, upstream_session_id, context_used,
 	coalesce((SELECT max(seq) FROM events WHERE session_id = sessions.id), 0),
 	created_at,
 	max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
@@ -58,7 +65,7 @@ func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 	var interactive sql.NullBool
 	var chain sql.NullString
 	err := row.Scan(&m.ID, &m.Title, &m.Cwd, &m.Status, &m.StatusReason, &m.Provider, &m.Model,
-		&usage, &m.ParentID, &m.ForkedFromSeq, &interactive, &m.ChildOf, &chain, &m.LastSeq, &created, &updated)
+		&usage, &m.ParentID, &m.ForkedFromSeq, &interactive, &m.ChildOf, &chain, &m.Agent, &m.UpstreamSessionID, &m.ContextUsed, &m.LastSeq, &created, &updated)
 	if err != nil {
 		return SessionMeta{}, err
 	}

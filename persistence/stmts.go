@@ -26,14 +26,15 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 	}{
 		{&w.upsertMeta, `INSERT INTO sessions
 			(id, title, cwd, status, status_reason, provider, model, usage, parent_id, forked_from_seq, interactive,
-				child_of, transformers, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				child_of, transformers, agent, upstream_session_id, context_used, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET title = excluded.title, cwd = excluded.cwd,
 				status = excluded.status, status_reason = excluded.status_reason,
 				provider = excluded.provider, model = excluded.model, usage = excluded.usage,
 				parent_id = excluded.parent_id, forked_from_seq = excluded.forked_from_seq,
 				interactive = excluded.interactive, child_of = excluded.child_of,
-				transformers = excluded.transformers`},
+				transformers = excluded.transformers, agent = excluded.agent,
+				upstream_session_id = excluded.upstream_session_id, context_used = excluded.context_used`},
 		// Only a new failure replaces a failed status: the actor of a
 		// failed session still records itself cold as it is stopped.
 		// Neither this nor the upsert above moves updated_at past the

@@ -1,9 +1,11 @@
 package sessions
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions/internal/queue"
 	"github.com/troupehq/troupe/actors/sessions/internal/run"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
@@ -176,6 +178,13 @@ func (c *Client) Fork(ctx context.Context, req ForkRequest) (string, error) {
 		return "", err
 	}
 	created.Settings = inherited.Merge(created.Settings)
+	// A fork on an external agent opens an upstream session of its own
+	// (told the inherited conversation in a takeover brief): loading the
+	// parent's would write into it.
+	created.Settings.UpstreamSessionID = nil
+	if cmp.Or(lo.FromPtr(created.Settings.Agent), session.BuiltinAgent) != cmp.Or(lo.FromPtr(inherited.Agent), session.BuiltinAgent) {
+		created.Settings = event.ForgetAgentModels(created.Settings) // the source agent's models are not the fork's
+	}
 	// A fork is not interactive until a person prompts it, as Hydra's
 	// forks are: one only looked at (a TUI's /btw side question, whose
 	// prompts are ancillary) stays out of default lists.

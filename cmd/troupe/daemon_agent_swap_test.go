@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -100,4 +101,37 @@ func TestDaemonExternalAgentFork(t *testing.T) {
 	text := acpclient.Chunks(t, fs)
 	contains(t, text, "seen: \nbrief: ") // a session of its own
 	contains(t, text, "before the fork") // in the brief
+}
+
+// REST's fork of an agent's session keeps that agent, as ACP's does: the
+// fork runs on it in an upstream session of its own, told the inherited
+// conversation; naming a configured agent picks that one.
+func TestDaemonExternalAgentRESTFork(t *testing.T) {
+	home, _ := scriptedAgentHome(t, nil)
+	d := startDaemon(t, home, nil)
+	a := d.dialACP(t, "editor")
+	sid := newAgentSession(t, a, t.TempDir(), "scripted")
+	_, stop := promptTurn(t, a, sid, "say before the fork")
+	testkit.Equal(t, stop, "end_turn")
+
+	var fork struct {
+		SessionID string `json:"sessionId"`
+	}
+	d.call(t, http.MethodPost, "/v1/sessions/"+sid+"/fork", map[string]any{}, http.StatusCreated, &fork)
+	var entry struct {
+		AgentID string `json:"agentId"`
+	}
+	d.call(t, http.MethodGet, "/v1/sessions/"+fork.SessionID, nil, http.StatusOK, &entry)
+	testkit.Equal(t, entry.AgentID, "scripted")
+	a.WaitAnswer(a.Call("session/attach", map[string]any{"sessionId": fork.SessionID, "historyPolicy": "none"}))
+	fs, stop := promptTurn(t, a, fork.SessionID, "recall")
+	testkit.Equal(t, stop, "end_turn")
+	text := acpclient.Chunks(t, fs)
+	contains(t, text, "seen: \nbrief: ") // a session of its own
+	contains(t, text, "before the fork") // in the brief
+
+	d.call(t, http.MethodPost, "/v1/sessions/"+sid+"/fork", map[string]any{"agentId": "troupe"}, http.StatusCreated, &fork)
+	d.call(t, http.MethodGet, "/v1/sessions/"+fork.SessionID, nil, http.StatusOK, &entry)
+	testkit.Equal(t, entry.AgentID, "troupe")
+	d.call(t, http.MethodPost, "/v1/sessions/"+sid+"/fork", map[string]any{"agentId": "nope"}, http.StatusBadRequest, nil)
 }

@@ -65,6 +65,37 @@ type Settings struct {
 	// (its session/new answer), which session/load names when the agent
 	// is started again.
 	UpstreamSessionID *string `json:"upstream_session_id,omitempty"`
+	// AgentModels are the models the external agent advertised for its
+	// session (its session/new or session/load answer): a session on
+	// that agent offers these, not troupe's. AgentModel is the one a
+	// client chose for it (session/set_model, or set_config_option's
+	// model), forwarded to the agent before its next prompt.
+	AgentModels *AgentModels `json:"agent_models,omitempty"`
+	AgentModel  *string      `json:"agent_model,omitempty"`
+}
+
+// ForgetAgentModels is the settings change that drops what another
+// agent said of its models and the model chosen among them: part of
+// every change of a session's agent.
+func ForgetAgentModels(s Settings) Settings {
+	s.AgentModels, s.AgentModel = &AgentModels{Available: []AgentModel{}}, new("")
+	return s
+}
+
+// AgentModels is what an external agent says of its models.
+type AgentModels struct {
+	Current   string       `json:"current,omitempty"`
+	Available []AgentModel `json:"available"`
+	// ConfigID is the agent's config option of the model category, which
+	// session/set_config_option sets when the agent does not take
+	// session/set_model; empty when it advertised none.
+	ConfigID string `json:"config_id,omitempty"`
+}
+
+// AgentModel is one model an external agent offers.
+type AgentModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
 }
 
 // Merge returns s with every field upd sets replacing s's: the fold of a
@@ -89,6 +120,10 @@ func (s Settings) Merge(upd Settings) Settings {
 	set(&s.CrashPolicy, upd.CrashPolicy)
 	set(&s.Agent, upd.Agent)
 	set(&s.UpstreamSessionID, upd.UpstreamSessionID)
+	set(&s.AgentModel, upd.AgentModel)
+	if upd.AgentModels != nil {
+		s.AgentModels = upd.AgentModels
+	}
 	if upd.AgentArgs != nil {
 		s.AgentArgs = upd.AgentArgs
 	}

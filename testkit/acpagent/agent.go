@@ -1,15 +1,19 @@
 package acpagent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -20,7 +24,10 @@ type Options struct {
 	StateDir string
 	// NoLoad: the agent cannot load sessions (no loadSession capability).
 	NoLoad bool
-	Args   []string
+	// NoSetModel: session/set_model is not taken, only the model config
+	// option (session/set_config_option).
+	NoSetModel bool
+	Args       []string
 }
 
 // Agent is the scripted agent. Serve runs it over a connection.
@@ -40,7 +47,13 @@ type session struct {
 	Brief   string   `json:"brief"`
 	Mode    string   `json:"mode"`
 	MCP     []string `json:"mcp"` // each server session/new or load gave: name and command or URL
-	cancel  context.CancelFunc
+	Cwd     string   `json:"cwd"`
+	Updated string   `json:"updated"` // RFC 3339, as session/list says it
+	// Model is the session's model and ModelVia what set it last:
+	// "start", "set_model" or "set_config_option".
+	Model    string `json:"model"`
+	ModelVia string `json:"model_via"`
+	cancel   context.CancelFunc
 }
 
 // New makes an agent.
@@ -57,8 +70,9 @@ var _ acp.AgentLoader = (*Agent)(nil)
 
 func (a *Agent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersionNumber,
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.opts.NoLoad},
-		AgentInfo:         &acp.Implementation{Name: "troupe-acpagent", Version: "1"}, AuthMethods: []acp.AuthMethod{}}, nil
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: !a.opts.NoLoad,
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}}},
+		AgentInfo: &acp.Implementation{Name: "troupe-acpagent", Version: "1"}, AuthMethods: []acp.AuthMethod{}}, nil
 }
 
 func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
@@ -69,11 +83,61 @@ func (a *Agent) NewSession(_ context.Context, req acp.NewSessionRequest) (acp.Ne
 	a.mu.Lock()
 	a.next++
 	id := fmt.Sprintf("up-%d-%d", os.Getpid(), a.next)
-	s := &session{ID: id, MCP: serverNames(req.McpServers)}
+	s := &session{ID: id, MCP: serverNames(req.McpServers), Cwd: req.Cwd, Updated: time.Now().UTC().Format(time.RFC3339),
+		Model: models[0].ID, ModelVia: "start"}
 	a.sessions[id] = s
 	a.mu.Unlock()
 	a.save(s)
-	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id), Models: modelState(s.Model), ConfigOptions: configOptions(s.Model)}, nil
+}
+
+// models are the scripted agent's: names only, it answers alike on each.
+var models = []struct{ ID, Name string }{{"fast", "Fast"}, {"smart", "Smart"}}
+
+func knownModel(id string) bool {
+	return slices.ContainsFunc(models, func(m struct{ ID, Name string }) bool { return m.ID == id })
+}
+
+func modelState(current string) *acp.SessionModelState {
+	st := &acp.SessionModelState{CurrentModelId: acp.ModelId(current)}
+	for _, m := range models {
+		st.AvailableModels = append(st.AvailableModels, acp.ModelInfo{ModelId: acp.ModelId(m.ID), Name: m.Name})
+	}
+	return st
+}
+
+func configOptions(current string) []acp.SessionConfigOption {
+	var vals acp.SessionConfigSelectOptionsUngrouped
+	for _, m := range models {
+		vals = append(vals, acp.SessionConfigSelectOption{Value: acp.SessionConfigValueId(m.ID), Name: m.Name})
+	}
+	cat := acp.SessionConfigOptionCategoryModel
+	return []acp.SessionConfigOption{{Select: &acp.SessionConfigOptionSelect{Id: "model", Name: "Model", Type: "select",
+		Category: &cat, CurrentValue: acp.SessionConfigValueId(current), Options: acp.SessionConfigSelectOptions{Ungrouped: &vals}}}}
+}
+
+// setModel puts session id on model, set by via.
+func (a *Agent) setModel(id, model, via string) error {
+	if !knownModel(model) {
+		return acp.NewInvalidParams(map[string]string{"error": "unknown model " + model})
+	}
+	s, err := a.load(id)
+	if err != nil {
+		return acp.NewInvalidParams(map[string]string{"error": err.Error()})
+	}
+	a.mu.Lock()
+	s.Model, s.ModelVia = model, via
+	a.mu.Unlock()
+	a.save(s)
+	return nil
+}
+
+// UnstableSetSessionModel is session/set_model, unless NoSetModel.
+func (a *Agent) UnstableSetSessionModel(_ context.Context, req acp.UnstableSetSessionModelRequest) (acp.UnstableSetSessionModelResponse, error) {
+	if a.opts.NoSetModel {
+		return acp.UnstableSetSessionModelResponse{}, acp.NewMethodNotFound("session/set_model")
+	}
+	return acp.UnstableSetSessionModelResponse{}, a.setModel(string(req.SessionId), string(req.ModelId), "set_model")
 }
 
 func (a *Agent) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -91,11 +155,52 @@ func (a *Agent) LoadSession(ctx context.Context, req acp.LoadSessionRequest) (ac
 			a.send(ctx, s.ID, acp.UpdateAgentMessageText(s.Replies[i]))
 		}
 	}
-	return acp.LoadSessionResponse{}, nil
+	a.mu.Lock()
+	model := cmp.Or(s.Model, models[0].ID)
+	a.mu.Unlock()
+	return acp.LoadSessionResponse{Models: modelState(model), ConfigOptions: configOptions(model)}, nil
 }
 
-func (a *Agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
+// ListSessions lists the sessions kept in the state directory (those of
+// this process too), two a page so that a client follows the cursor; a
+// session's title is its first prompt.
+func (a *Agent) ListSessions(_ context.Context, req acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	ids := map[string]bool{}
+	if a.opts.StateDir != "" {
+		files, _ := filepath.Glob(filepath.Join(a.opts.StateDir, "*.json"))
+		for _, f := range files {
+			ids[strings.TrimSuffix(filepath.Base(f), ".json")] = true
+		}
+	}
+	a.mu.Lock()
+	for id := range a.sessions {
+		ids[id] = true
+	}
+	a.mu.Unlock()
+	sorted := slices.Sorted(maps.Keys(ids))
+	from := 0
+	if req.Cursor != nil {
+		from, _ = strconv.Atoi(*req.Cursor)
+	}
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for i := from; i < len(sorted) && i < from+2; i++ {
+		s, err := a.load(sorted[i])
+		if err != nil {
+			continue
+		}
+		info := acp.SessionInfo{SessionId: acp.SessionId(s.ID), Cwd: s.Cwd}
+		if len(s.Prompts) > 0 {
+			info.Title = &s.Prompts[0]
+		}
+		if s.Updated != "" {
+			info.UpdatedAt = &s.Updated
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	if from+2 < len(sorted) {
+		out.NextCursor = new(strconv.Itoa(from + 2))
+	}
+	return out, nil
 }
 
 func (a *Agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
@@ -115,8 +220,16 @@ func (a *Agent) SetSessionMode(_ context.Context, req acp.SetSessionModeRequest)
 	return acp.SetSessionModeResponse{}, nil
 }
 
-func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound("session/set_config_option")
+// SetSessionConfigOption sets the model option, the only one it has.
+func (a *Agent) SetSessionConfigOption(_ context.Context, req acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	v := req.ValueId
+	if v == nil || v.ConfigId != "model" {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"error": "unknown config option"})
+	}
+	if err := a.setModel(string(v.SessionId), string(v.Value), "set_config_option"); err != nil {
+		return acp.SetSessionConfigOptionResponse{}, err
+	}
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: configOptions(string(v.Value))}, nil
 }
 
 func (a *Agent) Cancel(_ context.Context, n acp.CancelNotification) error {
@@ -321,6 +434,11 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 		mode := r.s.Mode
 		r.a.mu.Unlock()
 		r.say("mode: " + mode)
+	case "model":
+		r.a.mu.Lock()
+		model, via := r.s.Model, r.s.ModelVia
+		r.a.mu.Unlock()
+		r.say("model: " + model + " via " + via)
 	case "mcp":
 		r.a.mu.Lock()
 		servers := strings.Join(r.s.MCP, " ")

@@ -20,6 +20,7 @@
 //	cost TOTAL          a usage_update: the session's cost so far is TOTAL
 //	recall              says the prompts it saw in this session and its brief
 //	mode                says the mode session/set_mode last set
+//	model               says the session's model and what set it (start, set_model, set_config_option)
 //	mcp                 says the MCP servers session/new gave (name=command|url)
 //	args                says its command-line arguments
 //	pid                 says its process id
@@ -29,6 +30,11 @@
 // script: the agent keeps the brief for recall. Sessions are kept in
 // Options.StateDir (one file each), so session/load after a restart
 // replays them, as a real agent's does; NoLoad turns loading off.
+// session/list (advertised as sessionCapabilities.list) lists the kept
+// sessions two a page, each titled by its first prompt. It offers the
+// models fast and smart, as session/new's models and as a model config
+// option; session/set_model (unless NoSetModel) and set_config_option
+// set one.
 //
 // It owns nothing of troupe's: it is a client of the protocol only.
 package acpagent

@@ -58,9 +58,7 @@ func (c *conn) sessionFork(ctx actor.Context, id, params json.RawMessage) {
 		return
 	}
 	set := a.view.Settings
-	// The fork's agent starts its own upstream session (told the history
-	// in a takeover brief): loading the parent's would write into it.
-	set.UpstreamSessionID = nil
+	set.UpstreamSessionID = nil // the fork's agent opens its own (sessions.Client.Fork)
 	if p.AgentID != "" {
 		set.Agent = &p.AgentID // the fork's own agent, the catalogue's (or troupe's)
 	}

@@ -301,7 +301,7 @@ func (c *conn) listEntries(list []sessions.Meta, awaiting, running, busy map[str
 			status = "warm"
 		}
 		h := map[string]any{"attachedClients": len(c.cfg.Hub.Clients(m.ID)), "status": status,
-			"busy": busy[m.ID], "awaitingInput": awaiting[m.ID], "agentId": agentID}
+			"busy": busy[m.ID], "awaitingInput": awaiting[m.ID], "agentId": cmp.Or(m.Agent, agentID)}
 		if a := c.att[m.ID]; a != nil {
 			h["busy"], h["awaitingInput"] = len(a.view.Runs) > 0, a.awaitingInput()
 		}

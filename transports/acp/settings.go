@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/acpupdate"
@@ -109,7 +110,25 @@ func (c *conn) setModel(ctx actor.Context, id, params json.RawMessage) {
 }
 
 func (c *conn) modelSettings(a *attachment, modelID string) (event.Settings, bool) {
+	if ext := lo.FromPtr(a.view.Settings.Agent); ext != "" && ext != agentID {
+		return agentModelChange(a.view.Settings, modelID)
+	}
 	return c.modelChange(a.view.Settings, modelID)
+}
+
+// agentModelChange is the settings that put a session on an external
+// agent on the agent's model id: one it advertised, or any while it has
+// advertised none (the agent, told before its next prompt, says whether
+// it takes it).
+func agentModelChange(s event.Settings, modelID string) (event.Settings, bool) {
+	if modelID == "" {
+		return event.Settings{}, false
+	}
+	if am := s.AgentModels; am != nil && len(am.Available) > 0 &&
+		!slices.ContainsFunc(am.Available, func(m event.AgentModel) bool { return m.ID == modelID }) {
+		return event.Settings{}, false
+	}
+	return event.Settings{AgentModel: &modelID}, true
 }
 
 // modelChange is the settings that put a session with settings s on the
@@ -151,7 +170,8 @@ func (c *conn) setConfigOption(ctx actor.Context, id, params json.RawMessage) {
 		set.ApprovalMode = &p.Value
 	case "model":
 		var ok bool
-		if set, ok = c.modelSettings(a, p.Value); !ok || c.cfg.Models == nil {
+		ext := lo.FromPtr(a.view.Settings.Agent)
+		if set, ok = c.modelSettings(a, p.Value); !ok || (c.cfg.Models == nil && (ext == "" || ext == agentID)) {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: unknown model "+p.Value))
 			return
 		}

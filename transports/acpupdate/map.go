@@ -236,7 +236,7 @@ func SettingsChanged(models sessions.Models, cur event.Settings, p *event.Settin
 	if p.ApprovalMode != nil {
 		out = append(out, &Mode{SessionUpdate: "current_mode_update", CurrentModeID: *p.ApprovalMode})
 	}
-	if p.Model != nil || p.ThinkingLevel != nil || p.ApprovalMode != nil {
+	if p.Model != nil || p.ThinkingLevel != nil || p.ApprovalMode != nil || p.AgentModel != nil || p.AgentModels != nil {
 		out = append(out, &Config{SessionUpdate: "config_option_update", ConfigOptions: ConfigOptions(models, cur)})
 	}
 	if p.Title != nil {

@@ -37,13 +37,28 @@ type ConfigOption struct {
 }
 
 // ConfigOptions are the session's mode and, when models are known, its
-// model.
+// model: troupe's, or for a session on an external agent the ones that
+// agent advertised.
 func ConfigOptions(models sessions.Models, s event.Settings) []ConfigOption {
 	modeOpt := ConfigOption{ID: "mode", Name: "Approval mode", Category: "mode", Type: "select", CurrentValue: CurrentMode(s)}
 	for _, m := range event.ApprovalModes() {
 		modeOpt.Options = append(modeOpt.Options, ConfigValue{Value: m, Name: ModeNames[m]})
 	}
 	out := []ConfigOption{modeOpt}
+	if ext := lo.FromPtr(s.Agent); ext != "" && ext != "troupe" {
+		// A session on an external agent offers the agent's models, none
+		// until the agent said what they are.
+		am := s.AgentModels
+		if am == nil || len(am.Available) == 0 {
+			return out
+		}
+		modelOpt := ConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select",
+			CurrentValue: cmp.Or(lo.FromPtr(s.AgentModel), am.Current), Options: []ConfigValue{}}
+		for _, m := range am.Available {
+			modelOpt.Options = append(modelOpt.Options, ConfigValue{Value: m.ID, Name: cmp.Or(m.Name, m.ID)})
+		}
+		return append(out, modelOpt)
+	}
 	if models == nil {
 		return out
 	}

@@ -192,7 +192,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	settings := newSessionSettings(eng)
 	d.reload = reloader{home: d.home, eng: eng, plugins: plug.cfg, log: log}
 	d.reload.settings.Store(&settings)
-	api := rest.New(rest.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
+	api := rest.New(rest.Config{Sessions: rt.Sessions, AgentKnown: eng.AgentKnown, AgentSessions: eng.AgentSessions, Models: eng.Models(), Version: cfg.Version, DefaultCwd: cwd,
 		Home: d.home, ConfigDigest: digest,
 		Settings: settings, Defaults: d.reload.current, Titler: eng.Title, Clients: hub, Log: log, Extensions: plug.extensions, Transformers: plug.transformers,
 		DefaultTransformers: plug.cfg.DefaultTransformers, MCPServers: pipe.MCPServersFor,

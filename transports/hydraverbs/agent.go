@@ -36,7 +36,7 @@ func (v *Verbs) agent(ctx context.Context, session, args string) string {
 	previous := lo.FromPtr(st.Settings.UpstreamSessionID)
 	v.swapped(session, map[string]any{"phase": "pre", "agentId": current, "previousUpstreamSessionId": previous})
 	none := ""
-	if _, err := v.cfg.Sessions.SetSettings(ctx, session, event.Settings{Agent: &args, UpstreamSessionID: &none}); err != nil {
+	if _, err := v.cfg.Sessions.SetSettings(ctx, session, event.ForgetAgentModels(event.Settings{Agent: &args, UpstreamSessionID: &none})); err != nil {
 		return "/hydra agent: not switched: " + err.Error()
 	}
 	v.swapped(session, map[string]any{"phase": "post", "agentId": args, "previousAgentId": current, "previousUpstreamSessionId": previous})

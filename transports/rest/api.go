@@ -12,6 +12,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/transports/httpjson"
@@ -73,6 +74,10 @@ type Config struct {
 	// install, the registry routes, /v1/config's defaultAgent); nil serves
 	// troupe's agent alone and leaves install and the registry routes 404.
 	Agents *agentcatalog.Catalog
+	// AgentSessions, when set, starts a catalogue agent and answers the
+	// sessions it remembers (its session/list): POST /v1/agents/:id/sync,
+	// 404 without it.
+	AgentSessions func(ctx context.Context, id string) ([]engine.AgentSession, error)
 	// Notify, when set, sends every ACP client a notification: an
 	// install's hydra-acp/agents/install_progress.
 	Notify func(method string, params any)
@@ -134,7 +139,7 @@ func (a *API) Close(ctx context.Context) error {
 }
 
 // Register adds the API's routes to mux. Routes the protocol defines but
-// troupe does not serve yet (stdin, agent sync, /mcp/*; install and the
+// troupe does not serve yet (stdin, /mcp/*; agent sync without AgentSessions; install and the
 // registry without a catalogue) are not registered, so they answer 404;
 // /mcp is the MCP server transports/daemon mounts.
 func (a *API) Register(mux *http.ServeMux) {
@@ -145,6 +150,9 @@ func (a *API) Register(mux *http.ServeMux) {
 		mux.HandleFunc("POST /v1/agents/{id}/install", a.installAgent)
 		mux.HandleFunc("GET /v1/registry", a.registry)
 		mux.HandleFunc("POST /v1/registry/refresh", a.refreshRegistry)
+	}
+	if a.cfg.AgentSessions != nil {
+		mux.HandleFunc("POST /v1/agents/{id}/sync", a.syncAgent)
 	}
 	mux.HandleFunc("GET /v1/sessions", a.list)
 	mux.HandleFunc("POST /v1/sessions", a.create)

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,7 +132,7 @@ func (a *API) exportBundle(ctx context.Context, id string) (bundle, error) {
 	machine, _ := os.Hostname()
 	b := bundle{Version: bundleVersion, ExportedAt: time.Now().UTC(),
 		ExportedFrom: exportedFrom{HydraVersion: "troupe " + a.cfg.Version, Machine: machine},
-		Session: bundleSession{SessionID: id, LineageID: lineage(id, c), AgentID: AgentID, Cwd: m.Cwd, Title: m.Title,
+		Session: bundleSession{SessionID: id, LineageID: lineage(id, c), AgentID: cmp.Or(m.Agent, AgentID), Cwd: m.Cwd, Title: m.Title,
 			ForkedFromSessionID: m.ParentID, CreatedAt: m.CreatedAt.Format(time.RFC3339Nano), UpdatedAt: m.UpdatedAt.Format(time.RFC3339Nano)},
 		History: []historyEntry{}, Troupe: &troupeLog{Events: []bundleEvent{}}}
 	if m.Model != "" {

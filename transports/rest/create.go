@@ -42,6 +42,16 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id := sessions.NewID()
+	if err := a.open(ctx, id, &created); err != nil {
+		a.sessionError(w, id, err)
+		return
+	}
+	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": cmp.Or(lo.FromPtr(created.Settings.Agent), AgentID), "cwd": created.Cwd})
+}
+
+// open creates session id from created, with the daemon's MCP servers
+// and transformer chain added.
+func (a *API) open(ctx context.Context, id string, created *event.CreatedPayload) error {
 	if a.cfg.MCPServers != nil {
 		if s := a.cfg.MCPServers(id, created.MCPServers); len(s) > 0 && string(s) != "[]" && string(s) != "null" {
 			created.MCPServers = s
@@ -50,14 +60,13 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) {
 	if a.cfg.Chain != nil {
 		created.Transformers = a.cfg.Chain()
 	}
-	if err := a.cfg.Sessions.Create(ctx, id, created); err != nil {
-		a.sessionError(w, id, err)
-		return
+	if err := a.cfg.Sessions.Create(ctx, id, *created); err != nil {
+		return err
 	}
 	if a.cfg.Opened != nil {
 		a.cfg.Opened(id, created.Transformers)
 	}
-	httpjson.WriteJSON(w, http.StatusCreated, map[string]string{"sessionId": id, "agentId": cmp.Or(lo.FromPtr(created.Settings.Agent), AgentID), "cwd": created.Cwd})
+	return nil
 }
 
 // newSession validates req into a session.created payload.

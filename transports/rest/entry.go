@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -44,6 +45,13 @@ type usage struct {
 	// them out when its agent reports no cost.
 	CostAmount   *float64 `json:"costAmount,omitempty"`
 	CostCurrency string   `json:"costCurrency,omitempty"`
+	// Used and Size are the reference's context occupancy: the tokens
+	// the last step put in the model's context (the snapshot row's, so a
+	// list reads no log) and the model's window; absent while no step
+	// ended since the session began or compacted, Size while the window
+	// is unknown.
+	Used *int64 `json:"used,omitempty"`
+	Size *int64 `json:"size,omitempty"`
 }
 
 // usageOf is a session's usage as an entry's currentUsage.
@@ -70,7 +78,7 @@ const (
 // the log, whoever is attached.
 func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool) entry {
 	e := entry{
-		SessionID: m.ID, AgentID: AgentID, Cwd: m.Cwd, Title: m.Title, Status: m.Status,
+		SessionID: m.ID, AgentID: cmp.Or(m.Agent, AgentID), Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		CurrentUsage:  usageOf(m.Usage),
 		AwaitingInput: awaiting,
@@ -80,6 +88,12 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	}
 	if m.Model != "" {
 		e.CurrentModel = m.Provider + "/" + m.Model
+	}
+	if m.ContextUsed > 0 {
+		e.CurrentUsage.Used = &m.ContextUsed
+		if window := a.contextWindow(m.Provider, m.Model); window > 0 {
+			e.CurrentUsage.Size = new(int64(window))
+		}
 	}
 	switch {
 	case m.Status == "failed":

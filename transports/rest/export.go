@@ -22,7 +22,7 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	w.Header().Set("Content-Disposition", `attachment; filename="`+AgentID+"-"+id+`.hydra"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+b.Session.AgentID+"-"+id+`.hydra"`)
 	httpjson.WriteJSON(w, http.StatusOK, b)
 }
 

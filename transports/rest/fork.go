@@ -1,8 +1,8 @@
 package rest
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -30,12 +30,15 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, "cwd and agentId may be omitted but not empty")
 		return
 	}
+	// A fork runs on its source's agent (the settings it inherits),
+	// unless it names another the catalogue knows, as ACP's fork does.
+	var settings event.Settings
 	if req.AgentID != nil {
-		if *req.AgentID != AgentID {
-			err := fmt.Errorf("agent %q: a fork keeps its session's agent", *req.AgentID)
+		if err := a.checkAgent(*req.AgentID); err != nil {
 			httpjson.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}
+		settings.Agent = req.AgentID
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
@@ -43,6 +46,9 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		a.sessionError(w, id, err)
 		return
+	}
+	if req.AgentID != nil && *req.AgentID != cmp.Or(src.Agent, AgentID) {
+		settings.AgentArgs = []string{} // the source agent's arguments are not another's
 	}
 	cwd := src.Cwd
 	if req.Cwd != nil {
@@ -61,7 +67,7 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	newID, err := a.cfg.Sessions.Fork(ctx, sessions.ForkRequest{Parent: id, Seq: at.Seq, Entry: at.MessageID,
-		Session: event.CreatedPayload{Cwd: cwd, Title: title, OriginTransport: "rest"}})
+		Session: event.CreatedPayload{Cwd: cwd, Title: title, Settings: settings, OriginTransport: "rest"}})
 	if err != nil {
 		a.sessionError(w, id, err)
 		return

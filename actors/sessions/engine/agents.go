@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"os"
+
 	"github.com/troupehq/troupe/actors/sessions/internal/upstream"
 	"github.com/troupehq/troupe/runtime/agentcatalog"
 )
@@ -35,4 +39,26 @@ func (e *Engine) AgentKnown(id string) bool {
 	}
 	_, err = cat.Lookup(id)
 	return err == nil
+}
+
+// AgentSession is one session an external agent remembers (its
+// session/list answer).
+type AgentSession = upstream.Remembered
+
+// ErrAgentCannotList: the agent does not advertise sessionCapabilities.list.
+var ErrAgentCannotList = upstream.ErrNoList
+
+// AgentSessions starts the catalogue's agent id in the user's home
+// directory (as Hydra does), asks it which sessions it remembers and
+// stops it.
+func (e *Engine) AgentSessions(ctx context.Context, id string) ([]AgentSession, error) {
+	l, err := e.agent(id)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: %w", id, err)
+	}
+	dir, err := os.UserHomeDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return upstream.ListSessions(ctx, l, dir)
 }

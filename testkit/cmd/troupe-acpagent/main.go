@@ -11,6 +11,7 @@ import (
 )
 
 func main() {
-	a := acpagent.New(acpagent.Options{StateDir: os.Getenv("ACPAGENT_STATE"), NoLoad: os.Getenv("ACPAGENT_NOLOAD") == "1", Args: os.Args[1:]})
+	a := acpagent.New(acpagent.Options{StateDir: os.Getenv("ACPAGENT_STATE"), NoLoad: os.Getenv("ACPAGENT_NOLOAD") == "1",
+		NoSetModel: os.Getenv("ACPAGENT_NO_SET_MODEL") == "1", Args: os.Args[1:]})
 	a.Serve(os.Stdin, os.Stdout)
 }

@@ -535,12 +535,16 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 	for i, d := range drafts {
 		evs[i] = event.Event{SessionID: s.cfg.ID, Seq: first + int64(i), RecordedAt: now, Kind: d.Kind, Payload: d.Payload}
 		wasInteractive := s.f.st.Interactive != nil && *s.f.st.Interactive
+		used := s.f.st.ContextUsed
 		if err := s.f.apply(evs[i], true); err != nil {
 			// Unreachable for validated or engine-built drafts; a fold
 			// that cannot read its own events must not go on serving.
 			panic(fmt.Errorf("fold event %s: %w", d.Kind, err))
 		}
-		s.metaDirty = s.metaDirty || metaChanging(d.Kind) || (!wasInteractive && s.f.st.Interactive != nil && *s.f.st.Interactive)
+		// A step's end changes the row only when the context use moves (an
+		// external agent's steps report none).
+		s.metaDirty = s.metaDirty || metaChanging(d.Kind) || used != s.f.st.ContextUsed ||
+			(!wasInteractive && s.f.st.Interactive != nil && *s.f.st.Interactive)
 	}
 	s.uncommitted = append(s.uncommitted, evs...)
 	if len(evs) > 0 {

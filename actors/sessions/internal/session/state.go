@@ -30,12 +30,15 @@ type State struct {
 	// then each transformer.attached. Replaced, never changed in place.
 	Transformers []string
 	Usage        event.Usage
-	ActiveRun    string
-	Runs         int
-	Queued       int // prompts waiting (steer and follow-up included)
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	Interactive  *bool
+	// ContextUsed is the context the last step used (input, cache read
+	// and output), 0 after a compaction that ended well.
+	ContextUsed int64
+	ActiveRun   string
+	Runs        int
+	Queued      int // prompts waiting (steer and follow-up included)
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	Interactive *bool
 	// OriginTransport is session.created's: the protocol that made it.
 	OriginTransport string
 	// Attention is the flag set of the last attention.changed.
@@ -85,6 +88,12 @@ func (s *State) apply(e event.Event, p any) {
 		s.Settings = s.Settings.Merge(*p)
 		if p.Title != nil {
 			s.Title = *p.Title
+		}
+	case *event.StepEndedPayload:
+		s.ContextUsed = p.Usage.Input + p.Usage.CacheRead + p.Usage.Output
+	case *event.CompactionPayload:
+		if e.Kind == event.CompactionEnded && p.Error == "" && !p.Aborted {
+			s.ContextUsed = 0
 		}
 	case *event.RunStartedPayload:
 		s.ActiveRun = p.RunID
@@ -138,5 +147,7 @@ func (s *State) Meta(status string) persistence.SessionMeta {
 		Provider: lo.FromPtr(s.Settings.Provider), Model: lo.FromPtr(s.Settings.Model),
 		Usage: s.Usage, ParentID: s.ParentID, ForkedFromSeq: s.ForkedFromSeq, Interactive: s.Interactive,
 		ChildOf: s.ChildOf, Transformers: s.Transformers,
+		Agent: lo.FromPtr(s.Settings.Agent), UpstreamSessionID: lo.FromPtr(s.Settings.UpstreamSessionID),
+		ContextUsed: s.ContextUsed,
 	}
 }

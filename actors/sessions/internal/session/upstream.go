@@ -54,6 +54,7 @@ func (s *session) spawnAgentTurn(ctx actor.Context, runID string) {
 	turn := &upstream.Turn{
 		RunID: runID, Token: s.turnToken, Prompt: s.promptOf(runID),
 		UpstreamID: lo.FromPtr(s.f.st.Settings.UpstreamSessionID),
+		Model:      lo.FromPtr(s.f.st.Settings.AgentModel),
 		Brief:      func() string { return TakeoverBrief(conv, runID) },
 	}
 	if eng, text := s.cfg.Engine, blocksText(turn.Prompt); eng.IsCommand != nil && eng.Command != nil && eng.IsCommand(text) {

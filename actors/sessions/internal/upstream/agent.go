@@ -63,8 +63,14 @@ type agent struct {
 	crashes    int
 	cost       float64 // the session's cost as the agent last reported it
 	mode       string  // a mode change for the agent, sent before the next prompt
-	lastExit   time.Time
-	timer      *time.Timer
+	// models is what the agent said of its models as it opened the
+	// upstream session, recorded with the next turn (advertise); model
+	// the one it is on, as far as troupe knows.
+	models    *event.AgentModels
+	advertise bool
+	model     string
+	lastExit  time.Time
+	timer     *time.Timer
 
 	waiting *Turn // a turn whose program is starting
 	turn    *turn
@@ -254,21 +260,22 @@ func handshake(ctx context.Context, conn *conn, upstream, cwd string, dirs []str
 		return &connected{err: fmt.Errorf("initialize: %w", err)}
 	}
 	if upstream != "" && init.AgentCapabilities.LoadSession {
-		err := conn.call(ctx, "session/load", acp.LoadSessionRequest{SessionId: acp.SessionId(upstream), Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers}, nil)
+		var res sessionAnswer
+		err := conn.call(ctx, "session/load", acp.LoadSessionRequest{SessionId: acp.SessionId(upstream), Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers}, &res)
 		if err == nil {
-			return &connected{upstreamID: upstream, loaded: true}
+			return &connected{upstreamID: upstream, loaded: true, models: res.agentModels()}
 		}
 		if ctx.Err() != nil {
 			return &connected{err: err}
 		}
 		// A session the agent forgot: a fresh one with a takeover brief.
 	}
-	var res acp.NewSessionResponse
+	var res sessionAnswer
 	err = conn.call(ctx, "session/new", acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs, McpServers: servers}, &res)
 	if err != nil {
 		return &connected{err: fmt.Errorf("session/new: %w", err)}
 	}
-	return &connected{upstreamID: string(res.SessionId)}
+	return &connected{upstreamID: res.SessionID, models: res.agentModels()}
 }
 
 func (a *agent) mcpServers() []acp.McpServer {
@@ -296,6 +303,10 @@ func (a *agent) onConnected(ctx actor.Context, m *connected) {
 		a.cost = 0 // a new upstream session's total starts at nothing
 	}
 	a.upstreamID = m.upstreamID
+	a.models, a.advertise, a.model = m.models, m.models != nil, ""
+	if m.models != nil {
+		a.model = m.models.Current
+	}
 	if t := a.waiting; t != nil {
 		a.waiting = nil
 		a.begin(ctx, t)
@@ -307,8 +318,22 @@ func (a *agent) onConnected(ctx actor.Context, m *connected) {
 func (a *agent) begin(ctx actor.Context, m *Turn) {
 	t := newTurn(a, m)
 	a.turn = t
-	if a.upstreamID != m.UpstreamID {
-		t.emit(ctx, event.SessionSettingsChanged, event.Settings{UpstreamSessionID: &a.upstreamID})
+	if a.upstreamID != m.UpstreamID || a.advertise {
+		set := event.Settings{UpstreamSessionID: &a.upstreamID}
+		if a.advertise {
+			set.AgentModels = a.models
+		}
+		a.advertise = false
+		t.emit(ctx, event.SessionSettingsChanged, set)
+	}
+	// A model a client chose, if the agent is not on it: sent before the
+	// prompt, from the goroutine that sends the prompt.
+	model, modelConfig := "", ""
+	if m.Model != "" && m.Model != a.model {
+		model, a.model = m.Model, m.Model
+		if a.models != nil {
+			modelConfig = a.models.ConfigID
+		}
 	}
 	blocks := promptBlocks(m.Prompt)
 	if a.fresh && m.Brief != nil {
@@ -322,6 +347,9 @@ func (a *agent) begin(ctx actor.Context, m *Turn) {
 	go func() {
 		if mode != "" {
 			a.sendMode(conn, sid, mode)
+		}
+		if model != "" {
+			a.sendModel(conn, sid, model, modelConfig)
 		}
 		var resp acp.PromptResponse
 		err := conn.call(a.ctx, "session/prompt", acp.PromptRequest{SessionId: sid, Prompt: blocks}, &resp)

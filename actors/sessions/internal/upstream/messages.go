@@ -29,6 +29,10 @@ type Turn struct {
 	Brief func() string
 	// UpstreamID is the session the agent last gave (empty: none yet).
 	UpstreamID string
+	// Model is the model a client chose for the agent (empty: the
+	// agent's own choice), sent to it before the prompt when it is on
+	// another.
+	Model string
 	// Command, when set, answers the prompt instead of the agent: a
 	// daemon's slash command (`/hydra …`), run off the mailbox; its reply
 	// is the turn's message.
@@ -64,6 +68,7 @@ type (
 		gen        int
 		upstreamID string
 		loaded     bool
+		models     *event.AgentModels
 		err        error
 	}
 	// updated is a run of session/updates the agent sent back to back.
