@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -34,6 +35,12 @@ type Turn struct {
 	// is the turn's message.
 	Command func(ctx context.Context) (string, error)
 }
+
+// Warm starts the agent's program and opens its session ahead of the
+// first turn (a session just created on the agent), so the program's
+// start overlaps the client's round trips before its first prompt. A
+// program already started, or one in its backoff, is left as it is.
+type Warm struct{}
 
 // Config is everything one session's agent needs.
 type Config struct {
@@ -82,7 +89,14 @@ type (
 		req   acp.RequestPermissionRequest
 		reply chan acp.RequestPermissionResponse
 	}
-	startNow    struct{ gen int }
+	startNow struct{ gen int }
+	// drained: the program that exited has had its output read to the
+	// end (or a while passed), so its last updates are in the mailbox
+	// before its exit is handled.
+	drained struct {
+		proc   *actor.PID
+		exited *process.Exited
+	}
 	commandDone struct {
 		token uint64
 		reply string
