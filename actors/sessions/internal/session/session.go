@@ -497,7 +497,6 @@ func (s *session) create(ctx actor.Context, sender *actor.PID, m *Create) {
 	}
 	s.missing = false
 	s.append(ctx, sender, []event.Draft{d})
-	s.warmAgent(ctx, m.Created)
 	if m.Created.ParentSessionID != "" {
 		// A fork's history is its parent's: read it once the created event
 		// is committed, serving nothing else meanwhile.

@@ -64,20 +64,6 @@ func (s *session) spawnAgentTurn(ctx actor.Context, runID string) {
 	ctx.Send(s.agentPID, turn)
 }
 
-// warmAgent starts the agent of a session just created on one, ahead of
-// its first turn: the program's start (the most of a first prompt's
-// wait) then overlaps the client's round trips before the prompt. Not
-// for a fork or a session that names an upstream session already (one
-// recorded from what an agent remembers): those may never be prompted.
-func (s *session) warmAgent(ctx actor.Context, c event.CreatedPayload) {
-	if s.external() == "" || s.agentPID != nil || c.ParentSessionID != "" || lo.FromPtr(s.f.st.Settings.UpstreamSessionID) != "" {
-		return
-	}
-	s.agentID = s.external()
-	s.agentPID = s.spawnAgent(ctx)
-	ctx.Send(s.agentPID, &upstream.Warm{})
-}
-
 func (s *session) spawnAgent(ctx actor.Context) *actor.PID {
 	eng, st := s.cfg.Engine, s.f.st
 	cfg := upstream.Config{

@@ -98,10 +98,6 @@ func (a *agent) receive(ctx actor.Context) {
 	case *actor.Stopped, *actor.Restarting:
 	case *Turn:
 		a.onTurn(ctx, m)
-	case *Warm:
-		if a.phase == phaseDown && a.turn == nil && a.waiting == nil && a.backoff() <= 0 {
-			a.start(ctx)
-		}
 	case *startNow:
 		if m.gen == a.gen && a.phase == phaseWaiting {
 			a.start(ctx)

@@ -36,12 +36,6 @@ type Turn struct {
 	Command func(ctx context.Context) (string, error)
 }
 
-// Warm starts the agent's program and opens its session ahead of the
-// first turn (a session just created on the agent), so the program's
-// start overlaps the client's round trips before its first prompt. A
-// program already started, or one in its backoff, is left as it is.
-type Warm struct{}
-
 // Config is everything one session's agent needs.
 type Config struct {
 	SessionID string
