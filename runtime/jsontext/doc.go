@@ -3,8 +3,9 @@
 // encoding/json writes them (a streamed delta, a replayed chunk), strings
 // unescaped as it reads them, and the one JSON scanner: a Scanner for a
 // reader that walks what it is given (a streamed model frame in
-// runtime/llm/openai), and its primitives SkipSpace and ScanString for a
-// reader of one known flat shape that must stay inlined
+// runtime/llm/openai, an external agent's text chunk in
+// actors/sessions/internal/upstream), and its primitives SkipSpace and
+// ScanString for a reader of one known flat shape that must stay inlined
 // (transports/projection's message.delta). It owns only that: no types
 // of troupe's, no I/O.
 //

@@ -9,7 +9,8 @@ import (
 
 // Scanner is troupe's one hand-written JSON reader, for the hot paths
 // where reflection-based decoding costs too much: a streamed model frame
-// per delta (runtime/llm/openai, up to a million a second); its
+// per delta (runtime/llm/openai, up to a million a second), an external
+// ACP agent's text chunk (actors/sessions/internal/upstream); its
 // primitives SkipSpace and ScanString also serve transports/projection's
 // delta reader. It reads only what its caller asks for and skips the
 // rest; it checks enough structure never to loop or panic on bad input,

@@ -34,6 +34,7 @@ type Options struct {
 type Agent struct {
 	opts Options
 	conn *acp.AgentSideConnection
+	out  *lockedWriter
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -61,7 +62,8 @@ func New(opts Options) *Agent { return &Agent{opts: opts, sessions: map[string]*
 
 // Serve speaks ACP over in and out until the peer goes.
 func (a *Agent) Serve(in *os.File, out *os.File) {
-	a.conn = acp.NewAgentSideConnection(a, out, in)
+	a.out = &lockedWriter{w: out}
+	a.conn = acp.NewAgentSideConnection(a, a.out, in)
 	<-a.conn.Done()
 }
 
@@ -360,9 +362,8 @@ func (r *runner) do(cmd, rest, line string) acp.StopReason {
 		r.say(rest)
 	case "chunks":
 		n, _ := strconv.Atoi(first(f))
-		text := strings.TrimPrefix(rest, first(f)+" ")
-		for range n {
-			r.say(text)
+		if err := r.stream(n, strings.TrimPrefix(rest, first(f)+" ")); err != nil {
+			os.Exit(1) // stdout is gone: so is the client
 		}
 	case "think":
 		r.a.send(r.ctx, r.s.ID, acp.UpdateAgentThoughtText(rest))

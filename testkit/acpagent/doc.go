@@ -4,7 +4,9 @@
 // the agent does through the daemon's own front door.
 //
 //	say TEXT            an agent_message_chunk
-//	chunks N TEXT       N agent_message_chunks of TEXT
+//	chunks N TEXT       N agent_message_chunks of TEXT, encoded once and
+//	                    written in 64 KiB blocks (so a benchmark measures
+//	                    the daemon, not the agent)
 //	think TEXT          an agent_thought_chunk
 //	tool ID KIND TITLE  a tool_call (pending)
 //	done ID TEXT        the call completed with TEXT

@@ -116,7 +116,11 @@ func (a *agent) receive(ctx actor.Context) {
 		a.log.Debug("agent output", "stream", m.Stream.String(), "line", m.Text)
 	case *process.Exited:
 		if ctx.Sender().Equal(a.proc) {
-			a.onExited(ctx, m)
+			a.afterOutput(m)
+		}
+	case *drained:
+		if m.proc.Equal(a.proc) {
+			a.onExited(ctx, m.exited)
 		}
 	case *connected:
 		if m.gen == a.gen {
@@ -376,6 +380,32 @@ func (a *agent) onPromptDone(ctx actor.Context, m *promptDone) {
 	a.crashes = 0
 	t.end(ctx, stopReason(m.resp.StopReason, t.cancelled), "", m.resp.Usage)
 }
+
+// afterOutput handles the program's exit once its output is read: the
+// process is reaped apart from its stdout's reader, so the exit can
+// overtake the last updates it wrote (a chunk just before a crash),
+// which must be recorded in the turn the exit ends. The goroutine ends
+// with the output, the bound or the actor.
+func (a *agent) afterOutput(m *process.Exited) {
+	proc, conn, self, sys, actx := a.proc, a.conn, a.self, a.sys, a.ctx
+	go func() {
+		if conn != nil {
+			t := time.NewTimer(drainBound)
+			defer t.Stop()
+			select {
+			case <-conn.Done():
+			case <-t.C:
+			case <-actx.Done():
+				return
+			}
+		}
+		sys.Root.Send(self, &drained{proc: proc, exited: m})
+	}()
+}
+
+// drainBound bounds the wait for an exited program's output (a child
+// it left may hold its stdout open).
+const drainBound = 2 * time.Second
 
 func (a *agent) onExited(ctx actor.Context, m *process.Exited) {
 	ctx.Stop(a.proc)

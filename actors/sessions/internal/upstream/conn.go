@@ -39,7 +39,8 @@ type conn struct {
 	log *slog.Logger
 	cl  *client
 	// batch are updates read and not yet handed on (the reader's own).
-	batch []acp.SessionNotification
+	batch  []acp.SessionNotification
+	chunks chunkReader
 
 	next    atomic.Int64
 	mu      sync.Mutex
@@ -97,6 +98,10 @@ func (c *conn) read(r io.Reader) {
 }
 
 func (c *conn) dispatch(line []byte) {
+	if n, ok := c.chunks.read(line); ok {
+		c.add(n)
+		return
+	}
 	var m wireMessage
 	if err := json.Unmarshal(line, &m); err != nil {
 		c.log.Warn("the agent wrote what is not JSON-RPC", "error", err)
@@ -122,14 +127,18 @@ func (c *conn) dispatch(line []byte) {
 			c.log.Warn("a session/update troupe cannot read", "error", err)
 			return
 		}
-		c.batch = append(c.batch, n)
-		if len(c.batch) >= maxBatch {
-			c.flush()
-		}
-		return
+		c.add(n)
 	case m.ID != nil:
 		c.flush() // the updates before a request are the actor's first
 		go c.serve(m)
+	}
+}
+
+// add queues an update for the next flush.
+func (c *conn) add(n acp.SessionNotification) {
+	c.batch = append(c.batch, n)
+	if len(c.batch) >= maxBatch {
+		c.flush()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -87,7 +88,14 @@ type (
 		req   acp.RequestPermissionRequest
 		reply chan acp.RequestPermissionResponse
 	}
-	startNow    struct{ gen int }
+	startNow struct{ gen int }
+	// drained: the program that exited has had its output read to the
+	// end (or a while passed), so its last updates are in the mailbox
+	// before its exit is handled.
+	drained struct {
+		proc   *actor.PID
+		exited *process.Exited
+	}
 	commandDone struct {
 		token uint64
 		reply string
