@@ -5,6 +5,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/sessions/internal/run"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
+	"github.com/troupehq/troupe/actors/sessions/internal/upstream"
 	"github.com/troupehq/troupe/persistence/event"
 )
 
@@ -19,6 +20,9 @@ type (
 	RunModel = run.Model
 	// Retry is a run's provider-retry policy.
 	Retry = run.Retry
+	// AgentSession is one session an external agent says it remembers
+	// (its session/list), which REST's agent sync records.
+	AgentSession = upstream.Remembered
 )
 
 // DefaultIdleTimeout is how long an idle session stays in memory when

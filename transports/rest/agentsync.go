@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/transports/httpjson"
 )
@@ -73,7 +72,7 @@ func (a *API) syncAgent(w http.ResponseWriter, r *http.Request) {
 
 // recordRemembered records rs as a cold session on agent: created with the
 // daemon's settings, the agent and its upstream session id, then stopped.
-func (a *API) recordRemembered(ctx context.Context, agent string, rs engine.AgentSession) (syncedSession, error) {
+func (a *API) recordRemembered(ctx context.Context, agent string, rs sessions.AgentSession) (syncedSession, error) {
 	set := a.newSettings()
 	set.Agent, set.UpstreamSessionID = &agent, &rs.ID
 	created := event.CreatedPayload{Cwd: filepath.Clean(rs.Cwd), Title: rs.Title, OriginTransport: "rest", Settings: set}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/actors/sessions"
-	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/transports/httpjson"
@@ -77,7 +76,7 @@ type Config struct {
 	// AgentSessions, when set, starts a catalogue agent and answers the
 	// sessions it remembers (its session/list): POST /v1/agents/:id/sync,
 	// 404 without it.
-	AgentSessions func(ctx context.Context, id string) ([]engine.AgentSession, error)
+	AgentSessions func(ctx context.Context, id string) ([]sessions.AgentSession, error)
 	// Notify, when set, sends every ACP client a notification: an
 	// install's hydra-acp/agents/install_progress.
 	Notify func(method string, params any)
