@@ -27,6 +27,7 @@ func (c *Cmd) Kill() {
 	if c.Process != nil {
 		KillGroup(c.PGID())
 	}
+	c.dropWatch()
 }
 
 // Terminate sends SIGTERM to the command's process group, gives its members
@@ -36,6 +37,7 @@ func (c *Cmd) Terminate(grace time.Duration) {
 	if c.Process == nil {
 		return
 	}
+	defer c.dropWatch()
 	pgid := c.PGID()
 	if err := syscall.Kill(-pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
 		return

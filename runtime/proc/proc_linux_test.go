@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -176,6 +177,32 @@ func TestCommandHasNoControllingTerminal(t *testing.T) {
 	_ = cmd.Wait()
 	if strings.TrimSpace(b.String()) != "no-tty" {
 		t.Errorf("output %q, want no-tty", b.String())
+	}
+}
+
+// A caller waiting on the embedded exec.Cmd holds nothing else of the
+// Cmd: the collector must not close troupe's end of the watcher pipe, which
+// would have the watcher kill a healthy command (it once did, in CI).
+func TestCommandOutlivesItsCmdBeingCollected(t *testing.T) {
+	t.Parallel()
+	cmd := proc.Command("sh", "-c", "sleep 0.3; echo alive")
+	var b strings.Builder
+	cmd.Stdout = &b
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	inner, pgid := cmd.Cmd, cmd.PGID()
+	t.Cleanup(func() { proc.KillGroup(pgid) }) // the watcher, never released
+	cmd = nil
+	for range 5 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := inner.Wait(); err != nil {
+		t.Fatalf("wait: %v (killed by its watcher?)", err)
+	}
+	if got := strings.TrimSpace(b.String()); got != "alive" {
+		t.Errorf("output %q, want alive", got)
 	}
 }
 

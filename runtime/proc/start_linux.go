@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -26,8 +27,21 @@ const shell = "/bin/sh"
 // background job of a non-interactive shell.
 const watchPrelude = `{ read -r line <&3 || kill -9 0; } >/dev/null 2>&1 & exec "$0" "$@" 3<&-`
 
-// watch is troupe's end of the watcher pipe.
-type watch struct{ w *os.File }
+// watch is troupe's end of the watcher pipe, held as a bare descriptor on
+// purpose: an *os.File carries a finalizer, and once the Cmd is
+// unreachable (a caller in Wait holds only the embedded exec.Cmd) the
+// garbage collector would close it, and the watcher would kill a command
+// that was running fine. The end is closed only by Release, Kill or
+// Terminate, or by the kernel when troupe dies. It is stored plus one, so
+// that zero means none, and taken with a swap: Kill from one goroutine and
+// Release from another close it once, never a descriptor reused since.
+type watch struct{ fd atomic.Int32 }
+
+// take returns the descriptor and forgets it, or false when there is none.
+func (w *watch) take() (int, bool) {
+	v := w.fd.Swap(0)
+	return int(v) - 1, v != 0
+}
 
 // Start starts the command in a new session under the death watcher.
 // Pdeathsig kills the command if troupe dies; it fires when the forking OS
@@ -52,26 +66,27 @@ func (c *Cmd) Start() error {
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return c.Cmd.Start()
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
 		return fmt.Errorf("watcher pipe: %w", err)
 	}
+	r, w := os.NewFile(uintptr(fds[0]), "watcher"), fds[1]
 	path := c.Path
 	c.Args = append([]string{shell, "-c", watchPrelude, path}, c.Args[1:]...)
 	c.Path = shell
 	c.ExtraFiles = []*os.File{r} // fd 3 in the shell only; w stays close-on-exec
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	err = c.Cmd.Start()
+	err := c.Cmd.Start()
 	_ = r.Close() // the shell has its own copy, or failed to start
 	if err != nil {
-		_ = w.Close()
+		_ = syscall.Close(w)
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == shell {
 			pe.Path = path // name the command, not the shell in front of it
 		}
 		return err
 	}
-	c.watch.w = w
+	c.watch.fd.Store(int32(w) + 1)
 	return nil
 }
 
@@ -102,10 +117,18 @@ func checkExecutable(path, dir string) error {
 // write fails harmlessly when the watcher is gone (the group was killed).
 // Safe to call more than once, and before a failed or no Start.
 func (c *Cmd) Release() {
-	if c.watch.w == nil {
+	fd, ok := c.watch.take()
+	if !ok {
 		return
 	}
-	_, _ = c.watch.w.Write([]byte("\n"))
-	_ = c.watch.w.Close()
-	c.watch.w = nil
+	_, _ = syscall.Write(fd, []byte("\n"))
+	_ = syscall.Close(fd)
+}
+
+// dropWatch closes troupe's end of the watcher pipe: a watcher still
+// reading kills its group, which Kill and Terminate have just done anyway.
+func (c *Cmd) dropWatch() {
+	if fd, ok := c.watch.take(); ok {
+		_ = syscall.Close(fd)
+	}
 }
