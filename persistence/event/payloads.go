@@ -314,6 +314,17 @@ type MessageCompletedPayload struct {
 	Thinking  string     `json:"thinking,omitempty"`
 	Raw       string     `json:"raw,omitempty"` // the text as produced, think and tool blocks included
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Continuation is what the provider that wrote the message needs back
+	// to continue from it (thinking signatures, reasoning items); only that
+	// provider reads it, and no projection shows it.
+	Continuation *Continuation `json:"continuation,omitempty"`
+}
+
+// Continuation is a provider's opaque continuation state: the API that
+// wrote it and its data (see runtime/llm.Continuation).
+type Continuation struct {
+	API  string          `json:"api"`
+	Data json.RawMessage `json:"data"`
 }
 
 // ToolStartedPayload: a tool call begins executing (or waits for approval).

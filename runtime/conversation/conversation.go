@@ -184,6 +184,9 @@ func assistantMessage(p *event.MessageCompletedPayload) llm.Message {
 	for _, tc := range p.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
 	}
+	if c := p.Continuation; c != nil {
+		m.Continuation = &llm.Continuation{Provider: c.API, Data: c.Data}
+	}
 	return m
 }
 

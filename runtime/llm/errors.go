@@ -4,9 +4,11 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrStreamCut is wrapped by the *Error returned when a streamed reply ends
@@ -42,8 +44,37 @@ type Error struct {
 	// n_prompt_tokens, n_ctx) with a context overflow; 0 when unknown.
 	PromptTokens int
 	ContextSize  int
+	// RetryAfter is how long the server asked the client to wait before
+	// trying again (a retry-after header with a 429 or 529); 0 when it
+	// said nothing. A retry waits at least this long.
+	RetryAfter time.Duration
 	// Err is the underlying cause, if any (a network error, ErrStreamCut).
 	Err error
+}
+
+// ParseRetryAfter reads a retry-after header: seconds, or an HTTP date;
+// 0 when absent or unreadable.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
+		return time.Duration(secs * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// RetryAfterOf is the wait err's server asked for, or 0.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 func (e *Error) Error() string {

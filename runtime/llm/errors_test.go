@@ -8,6 +8,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestHTTPErrorClassification(t *testing.T) {
@@ -80,5 +81,27 @@ func TestErrorHelpersThroughWrapping(t *testing.T) {
 		if e.Error() != want {
 			t.Errorf("got %q, want %q", e.Error(), want)
 		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 28, 3, 0, 0, 0, time.UTC)
+	cases := map[string]time.Duration{
+		"":                              0,
+		"7":                             7 * time.Second,
+		"0.5":                           500 * time.Millisecond,
+		"-3":                            0,
+		"soon":                          0,
+		"Sat, 28 Nov 2026 03:00:30 GMT": 30 * time.Second,
+		"Sat, 28 Nov 2026 02:59:00 GMT": 0, // already past
+	}
+	for in, want := range cases {
+		if got := ParseRetryAfter(in, now); got != want {
+			t.Errorf("ParseRetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+	err := fmt.Errorf("step: %w", &Error{Status: 429, Retryable: true, RetryAfter: 3 * time.Second})
+	if got := RetryAfterOf(err); got != 3*time.Second {
+		t.Errorf("RetryAfterOf = %v", got)
 	}
 }

@@ -47,6 +47,13 @@ type Response struct {
 	Model string
 }
 
+// WithContinuation sets the message's continuation and returns r, for a
+// provider finishing the Assembler's response.
+func (r *Response) WithContinuation(c *Continuation) *Response {
+	r.Message.Continuation = c
+	return r
+}
+
 // Provider sends a request to a model. Stream calls sink for every chunk in
 // the order they arrive, on the calling goroutine, and returns the assembled
 // reply once the server has finished. sink may be nil. An error from sink

@@ -38,6 +38,30 @@ type Message struct {
 	Thinking   string
 	ToolCalls  []ToolCall // assistant messages only
 	ToolCallID string     // tool messages only: the call this result answers
+	// Continuation is what the provider that wrote this assistant message
+	// needs back to continue from it (see Continuation); nil for most.
+	Continuation *Continuation
+}
+
+// Continuation is provider-specific state an assistant message must carry
+// back to the provider that produced it: Anthropic's thinking blocks with
+// their signatures and redacted thinking, Gemini's thought signatures,
+// OpenAI Responses' reasoning items. Data is opaque outside the provider
+// named by Provider (the API name, e.g. "anthropic", "google",
+// "openai-responses"); a provider given another's continuation drops it and
+// sends the plain Thinking text as its own rules allow, which is what keeps
+// a conversation valid when a session switches provider.
+type Continuation struct {
+	Provider string
+	Data     json.RawMessage
+}
+
+// For returns the continuation's data when api wrote it, else nil.
+func (c *Continuation) For(api string) json.RawMessage {
+	if c == nil || c.Provider != api {
+		return nil
+	}
+	return c.Data
 }
 
 // ToolDef describes a tool the model may call. Parameters is a JSON Schema
@@ -89,6 +113,10 @@ type Usage struct {
 	// CachedTokens is the part of the prompt served from the server's cache;
 	// 0 when the server does not report it.
 	CachedTokens int
+	// CacheWriteTokens is the part of the prompt written to the provider's
+	// cache (Anthropic's cache_creation_input_tokens); PromptTokens counts
+	// every prompt token, cached, written and plain alike.
+	CacheWriteTokens int
 }
 
 // FinishReason says why the model stopped. Values other than the constants

@@ -161,6 +161,7 @@ func (t *run) streamFailed(ctx actor.Context, m *streamDone) {
 	retry := t.cfg.Retry
 	if retry.Enabled && llm.IsRetryable(m.err) && t.attempt < retry.MaxAttempts {
 		delay := backoff.Policy{Base: retry.BaseDelay}.Delay(t.attempt - 1) // uncapped: MaxAttempts bounds it
+		delay = max(delay, llm.RetryAfterOf(m.err))                         // the server's retry-after, when longer
 		t.emit(ctx, event.RetryStarted, event.RetryPayload{
 			RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: retry.MaxAttempts,
 			DelayMS: delay.Milliseconds(), Error: m.err.Error(),
@@ -203,12 +204,18 @@ func (t *run) completeMessage(ctx actor.Context, resp *llm.Response, parsed tool
 	for i, be := range parsed.Errors {
 		calls = append(calls, call{id: event.MalformedToolCallID(t.msgID, i), name: be.Name, args: "{}", origin: "text", parseErr: be.Error()})
 	}
+	if c := msg.Continuation; c != nil {
+		done.Continuation = &event.Continuation{API: c.Provider, Data: c.Data}
+	}
 	if done.Text != "" || done.Raw != "" || done.Thinking != "" || len(done.ToolCalls) > 0 || resp != nil {
 		t.emit(ctx, event.MessageCompleted, done)
 	}
 	var u event.Usage
 	if usage != nil {
-		u = event.Usage{Input: int64(usage.PromptTokens - usage.CachedTokens), Output: int64(usage.CompletionTokens), CacheRead: int64(usage.CachedTokens)}
+		u = event.Usage{
+			Input:  int64(usage.PromptTokens - usage.CachedTokens - usage.CacheWriteTokens),
+			Output: int64(usage.CompletionTokens), CacheRead: int64(usage.CachedTokens), CacheWrite: int64(usage.CacheWriteTokens),
+		}
 		if t.cfg.Cost != nil {
 			u.Cost = t.cfg.Cost(u)
 		}
