@@ -3,6 +3,7 @@ package google
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/genai"
 
@@ -32,6 +33,11 @@ func (d *decoder) add(resp *genai.GenerateContentResponse) error {
 	if resp.UsageMetadata != nil {
 		// Every chunk carries the running totals; the last is the answer's.
 		d.usage = resp.UsageMetadata
+	}
+	if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
+		// A refused prompt gets no candidate: the block reason is the
+		// answer's finish, kept verbatim (SAFETY, PROHIBITED_CONTENT…).
+		d.finish, d.finished = genai.FinishReason(pf.BlockReason), true
 	}
 	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
 		return nil
@@ -67,8 +73,7 @@ func (d *decoder) part(p *genai.Part) error {
 		index := d.calls
 		d.calls++
 		d.st.Calls = append(d.st.Calls, callState{ID: p.FunctionCall.ID, Signature: p.ThoughtSignature})
-		// An empty id makes the Assembler give the call its generated one.
-		return d.a.ToolCall(index, p.FunctionCall.ID, p.FunctionCall.Name, string(args))
+		return d.a.ToolCall(index, d.callID(p.FunctionCall.ID, index), p.FunctionCall.Name, string(args))
 	case p.Thought:
 		if len(p.ThoughtSignature) > 0 {
 			d.st.Thought = p.ThoughtSignature
@@ -80,6 +85,18 @@ func (d *decoder) part(p *genai.Part) error {
 		}
 		return d.a.Text(llm.ChunkText, p.Text)
 	}
+}
+
+// callID is the id of the call at index: Gemini's when it sent one, else
+// one made of the response's id and the index, the same each time the same
+// answer is read, and unlike the Assembler's call_<index> not repeated
+// turn after turn (clients key a session's tool calls by id). Without a
+// response id the Assembler's is left to apply.
+func (d *decoder) callID(geminiID string, index int) string {
+	if geminiID != "" || d.a.ID == "" {
+		return geminiID
+	}
+	return "call_" + d.a.ID + "_" + strconv.Itoa(index)
 }
 
 // flushUsage passes the answer's token accounting on, once, at its end.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 	"time"
@@ -132,12 +135,15 @@ func TestToolCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCall := llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: llm.ToolCallDelta{Index: 0, ID: "call_0", Name: "read_file", ArgumentsDelta: `{"path":"go.mod"}`}}
+	if resp.FinishReason != llm.FinishToolCalls || len(resp.Message.ToolCalls) != 1 || resp.ID == "" {
+		t.Fatalf("response %+v", resp)
+	}
+	// Gemini sent no id: the call's is made of the response's, so the
+	// next turn's first call does not get the same one.
+	callID := "call_" + resp.ID + "_0"
+	wantCall := llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: llm.ToolCallDelta{Index: 0, ID: callID, Name: "read_file", ArgumentsDelta: `{"path":"go.mod"}`}}
 	if len(chunks) != 2 || !reflect.DeepEqual(chunks[1], wantCall) {
 		t.Errorf("chunks %+v, want the thought then %+v", chunks, wantCall)
-	}
-	if resp.FinishReason != llm.FinishToolCalls || len(resp.Message.ToolCalls) != 1 {
-		t.Fatalf("response %+v", resp)
 	}
 	_, first := sent(t, srv, 0)
 	decl := first.Tools[0].FunctionDeclarations[0]
@@ -145,7 +151,7 @@ func TestToolCall(t *testing.T) {
 		t.Errorf("declaration %+v", decl)
 	}
 
-	req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleTool, ToolCallID: "call_0", Content: "module x"})
+	req.Messages = append(req.Messages, resp.Message, llm.Message{Role: llm.RoleTool, ToolCallID: callID, Content: "module x"})
 	_, resp, err = collect(t, c, req)
 	if err != nil || resp.Message.Content != "It is a Go module." {
 		t.Fatalf("second answer %+v, %v", resp, err)
@@ -363,4 +369,36 @@ func TestAnotherProvidersHistoryIsTranslated(t *testing.T) {
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+func TestFinishReasons(t *testing.T) {
+	_, c := fake(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Text("cut"), llmserver.Finish("length")),
+		llmserver.Steps(llmserver.Text("no"), llmserver.Finish("content_filter")),
+	}}, false)
+	for _, want := range []llm.FinishReason{llm.FinishLength, "SAFETY"} {
+		_, resp, err := collect(t, c, ask("hi"))
+		if err != nil || resp.FinishReason != want {
+			t.Errorf("finish %+v, %v; want %s", resp, err, want)
+		}
+	}
+}
+
+// A prompt Gemini refuses gets promptFeedback and no candidate; that is a
+// finished answer, not a cut stream to retry. The fake has no script step
+// for it, so a plain server sends the documented frame.
+func TestBlockedPromptFinishes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},"usageMetadata": {"promptTokenCount": 9,"totalTokenCount": 9},"modelVersion": "gemini-2.5-flash","responseId": "x"}`+"\r\n\r\n")
+	}))
+	defer srv.Close()
+	c, err := googleNew(srv.URL, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, resp, err := collect(t, c, ask("hi"))
+	if err != nil || resp.FinishReason != "PROHIBITED_CONTENT" || resp.Usage == nil || resp.Usage.PromptTokens != 9 {
+		t.Errorf("response %+v, %v", resp, err)
+	}
 }
