@@ -166,6 +166,9 @@ func (c *Client) stream(ctx context.Context, model string, contents []*genai.Con
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if broken := rec.broken(); broken != nil {
+		return cutError(broken)
+	}
 	if !d.finished {
 		return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: llm.ErrStreamCut}
 	}
@@ -174,6 +177,13 @@ func (c *Client) stream(ctx context.Context, model string, contents []*genai.Con
 
 func (c *Client) complete(ctx context.Context, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig, d *decoder, rec *exchange) error {
 	resp, err := c.genai.Models.GenerateContent(ctx, model, contents, cfg)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil && rec.broken() != nil {
+		// The document broke off, yet what came of it parsed.
+		err = rec.broken()
+	}
 	if err != nil {
 		return classify(ctx, err, rec)
 	}

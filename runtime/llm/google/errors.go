@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,17 +17,47 @@ import (
 
 // exchange is what the transport saw of one Stream call's HTTP answer: the
 // SDK's APIError keeps the body but drops the headers, and Retry-After is
-// in the headers.
+// in the headers; and the error that broke the body's reading, which the
+// SDK would only log (through the standard logger, on stderr) before
+// yielding it without context.
 type exchange struct {
-	mu     sync.Mutex
-	status int
-	header http.Header
+	mu      sync.Mutex
+	status  int
+	header  http.Header
+	readErr error
 }
 
 func (x *exchange) seen() (int, http.Header) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.status, x.header
+}
+
+func (x *exchange) broken() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.readErr
+}
+
+// body ends a successful answer's body at the first read error, kept in
+// the exchange: the SDK then sees a plain end and Stream reports the error
+// itself (a cut stream, or the cancellation).
+type body struct {
+	io.ReadCloser
+	x *exchange
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.x.mu.Lock()
+		if b.x.readErr == nil {
+			b.x.readErr = err
+		}
+		b.x.mu.Unlock()
+		return n, io.EOF
+	}
+	return n, err
 }
 
 type exchangeKey struct{}
@@ -44,10 +75,15 @@ type recordingTransport struct {
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
-	if x, ok := req.Context().Value(exchangeKey{}).(*exchange); ok && resp != nil {
-		x.mu.Lock()
-		x.status, x.header = resp.StatusCode, resp.Header
-		x.mu.Unlock()
+	x, ok := req.Context().Value(exchangeKey{}).(*exchange)
+	if !ok || resp == nil {
+		return resp, err
+	}
+	x.mu.Lock()
+	x.status, x.header = resp.StatusCode, resp.Header
+	x.mu.Unlock()
+	if resp.StatusCode == http.StatusOK {
+		resp.Body = &body{ReadCloser: resp.Body, x: x}
 	}
 	return resp, err
 }
@@ -67,6 +103,11 @@ func classify(ctx context.Context, err error, x *exchange) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if broken := x.broken(); broken != nil {
+		// Whatever the SDK made of the bytes before the break (a half
+		// frame it could not parse), the break is the cause.
+		return cutError(broken)
+	}
 	status, header := x.seen()
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
@@ -75,12 +116,14 @@ func classify(ctx context.Context, err error, x *exchange) error {
 	if status == 0 {
 		return llm.NetworkError(err)
 	}
-	// The answer had started: a broken read is a cut stream, anything else
-	// a document the SDK could not read.
-	if ne := llm.NetworkError(err); ne.Retryable {
-		return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: fmt.Errorf("%w: %w", llm.ErrStreamCut, err)}
-	}
+	// The answer had started and its body read cleanly: the SDK could not
+	// make sense of what it said.
 	return &llm.Error{Type: llm.TypeInvalidResponse, Err: err}
+}
+
+// cutError is the error of an answer whose body broke off.
+func cutError(err error) *llm.Error {
+	return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: fmt.Errorf("%w: %w", llm.ErrStreamCut, err)}
 }
 
 // apiError classifies Google's error body, {"error":{"code","message",
