@@ -215,6 +215,7 @@ func TestMidStreamErrorIsRetryable(t *testing.T) {
 	_, c := fake(t, llmserver.Script{Replies: []llmserver.Reply{
 		llmserver.Steps(llmserver.Text("par"), llmserver.StreamError(llmserver.APIError{Status: 500, Message: "boom"})),
 		llmserver.Steps(llmserver.Text("par"), llmserver.Disconnect()),
+		llmserver.Steps(llmserver.Disconnect()),
 	}}, false)
 	chunks, _, err := collect(t, c, ask("hi"))
 	e := asError(t, err)
@@ -222,8 +223,12 @@ func TestMidStreamErrorIsRetryable(t *testing.T) {
 		t.Errorf("error %+v after %d chunks", e, len(chunks))
 	}
 	_, _, err = collect(t, c, ask("hi"))
-	if e := asError(t, err); !errors.Is(err, llm.ErrStreamCut) || !e.Retryable {
+	if e := asError(t, err); !errors.Is(err, llm.ErrStreamCut) || !e.Retryable || e.Type != llm.TypeStreamCut {
 		t.Errorf("cut stream: %v", err)
+	}
+	_, _, err = collect(t, c, ask("hi"))
+	if e := asError(t, err); errors.Is(err, llm.ErrStreamCut) || !e.Retryable || e.Type != llm.TypeConnection {
+		t.Errorf("cut before the answer: %v", err)
 	}
 }
 
