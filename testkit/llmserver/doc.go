@@ -22,11 +22,17 @@
 //	                           default_generation_settings.n_ctx is
 //	                           Script.ContextSize
 //	GET  /health               (alias /v1/health) {"status":"ok"}
+//	POST /v1beta/models/{model}:streamGenerateContent?alt=sse
+//	POST /v1beta/models/{model}:generateContent  (and under /v1) the same
+//	                           replies in the Gemini API's wire format
+//	                           (gemini.go says how each step goes out)
 //
 // Anything else answers 404 with llama-server's not_found_error body.
 // Script.Loading makes the first N requests (any route) answer 503 "Loading
 // model", and Script.APIKey makes every route except /health require
-// "Authorization: Bearer KEY" or "X-Api-Key: KEY", as llama-server does.
+// "Authorization: Bearer KEY" or "X-Api-Key: KEY", as llama-server does
+// (on Gemini's routes "x-goog-api-key: KEY" or "?key=KEY", and the errors
+// are Google's).
 //
 // # Example
 //
@@ -175,7 +181,7 @@
 //	      - tool_call: {id: call_1, name: read_file, arguments: {path: go.mod}}
 //	      - tool_call: {name: run, chunks: ['{"cmd":', '"ls"}']}   # empty id
 //	      - text_tool_call: {format: qwen, inner: json, name: run, args: {cmd: ls}, split: 4}
-//	      - usage: {prompt_tokens: 10, completion_tokens: 5, cached_tokens: 2, on: auto}
+//	      - usage: {prompt_tokens: 10, completion_tokens: 5, cached_tokens: 2, reasoning_tokens: 1, on: auto}
 //	      - finish: tool_calls
 //	  - steps:
 //	      - delay: 50ms

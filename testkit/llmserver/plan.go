@@ -233,8 +233,11 @@ func (p *plan) setUsage(u Usage) error {
 	default:
 		return fmt.Errorf("usage placement %q is unknown (want auto, finish or separate)", string(u.On))
 	}
-	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CachedTokens < 0 || u.TotalTokens < 0 {
+	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CachedTokens < 0 || u.TotalTokens < 0 || u.ReasoningTokens < 0 {
 		return errors.New("usage has a negative count")
+	}
+	if u.ReasoningTokens > u.CompletionTokens {
+		return errors.New("usage has more reasoning tokens than completion tokens")
 	}
 	p.usage = &u
 	return nil

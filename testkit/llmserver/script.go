@@ -126,6 +126,10 @@ type Usage struct {
 	// CachedTokens is reported as prompt_tokens_details.cached_tokens and
 	// timings.cache_n; it is part of PromptTokens.
 	CachedTokens int `json:"cached_tokens,omitempty"`
+	// ReasoningTokens is the part of CompletionTokens spent thinking; only
+	// wire formats that report it apart use it (Gemini's
+	// thoughtsTokenCount).
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// TotalTokens zero means PromptTokens + CompletionTokens.
 	TotalTokens int            `json:"total_tokens,omitempty"`
 	On          UsagePlacement `json:"on,omitempty"`

@@ -160,11 +160,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var out answer
 	switch {
 	case err != nil:
-		out = s.fail(w, APIError{Status: http.StatusBadRequest, Message: fmt.Sprintf("read body: %v", err)})
+		out = s.failFor(r, w, APIError{Status: http.StatusBadRequest, Message: fmt.Sprintf("read body: %v", err)})
 	case loading:
-		out = s.fail(w, APIError{Status: http.StatusServiceUnavailable, Message: "Loading model"})
+		out = s.failFor(r, w, APIError{Status: http.StatusServiceUnavailable, Message: "Loading model"})
 	case !s.authorized(r):
-		out = s.fail(w, APIError{Status: http.StatusUnauthorized, Message: "Invalid API Key"})
+		out = s.failFor(r, w, s.unauthorized(r))
 	default:
 		out = s.route(w, r, seq)
 	}
@@ -207,7 +207,8 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	for _, key := range strings.Split(keys, ",") {
-		if r.Header.Get("Authorization") == "Bearer "+key || r.Header.Get("X-Api-Key") == key {
+		if r.Header.Get("Authorization") == "Bearer "+key || r.Header.Get("X-Api-Key") == key ||
+			r.Header.Get("X-Goog-Api-Key") == key || r.URL.Query().Get("key") == key {
 			return true
 		}
 	}
@@ -218,6 +219,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {
 	switch {
 	case r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/chat/completions"):
 		return s.chat(w, r, seq)
+	case r.Method == http.MethodPost && isGeminiPath(r.URL.Path):
+		return s.gemini(w, r, seq)
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		return s.writeOK(w, []byte(`{"status":"ok"}`))
 	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models"):

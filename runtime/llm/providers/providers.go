@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/llm/google"
 	"github.com/troupehq/troupe/runtime/llm/openai"
 )
 
@@ -45,6 +46,9 @@ type Endpoint struct {
 var builders = map[string]func(context.Context, Endpoint) (llm.Provider, error){
 	APIOpenAI: func(_ context.Context, ep Endpoint) (llm.Provider, error) {
 		return openai.New(openai.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
+	},
+	APIGoogle: func(ctx context.Context, ep Endpoint) (llm.Provider, error) {
+		return google.New(ctx, google.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
 	},
 }
 
