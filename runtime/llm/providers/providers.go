@@ -7,6 +7,7 @@ import (
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/llm/openairesponses"
 )
 
 // API names: the wire format a provider speaks. They are also the
@@ -45,6 +46,9 @@ type Endpoint struct {
 var builders = map[string]func(context.Context, Endpoint) (llm.Provider, error){
 	APIOpenAI: func(_ context.Context, ep Endpoint) (llm.Provider, error) {
 		return openai.New(openai.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
+	},
+	APIOpenAIResponses: func(_ context.Context, ep Endpoint) (llm.Provider, error) {
+		return openairesponses.New(openairesponses.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
 	},
 }
 

@@ -1,0 +1,358 @@
+package openairesponses
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/troupehq/troupe/runtime/llm"
+)
+
+// reader reads one response's event stream into its Assembler and
+// continuation. Events are decoded into the SDK's type for each event
+// name rather than into its all-events union (responses.
+// ResponseStreamEventUnion), which decodes every delta into a struct with
+// every field of every event and costs several times as much (see
+// BenchmarkStreamDeltas).
+type reader struct {
+	a llm.Assembler
+	// items are the output items seen, by output_index.
+	items map[int64]*item
+	calls int // function calls seen, which gives each its ToolCallDelta index
+	cont  continuation
+	// thought says reasoning text has been passed on: a new summary part
+	// starts a new paragraph.
+	thought  bool
+	finished bool
+}
+
+type item struct {
+	kind string
+	// call is the ToolCallDelta index of a function call.
+	call int
+	// streamed says deltas carried the item's text or arguments, so its
+	// done event adds nothing.
+	streamed bool
+	done     bool
+}
+
+// read returns at the stream's terminal event, or with the error that
+// ended it.
+func (r *reader) read(ctx context.Context, dec ssestream.Decoder) error {
+	if dec == nil {
+		return cut(errNoTerminal)
+	}
+	done := ctx.Done()
+	for dec.Next() {
+		// The transport notices cancellation only when it next reads;
+		// events already buffered would otherwise still reach the sink.
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		ev := dec.Event()
+		if err := r.event(ev.Type, ev.Data); err != nil {
+			return err
+		}
+		if r.finished {
+			return nil
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := dec.Err(); err != nil {
+		return cut(err)
+	}
+	return cut(errNoTerminal)
+}
+
+func cut(err error) *llm.Error {
+	return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: fmt.Errorf("%w: %w", llm.ErrStreamCut, err)}
+}
+
+// event handles one event. Events this provider has no use for (content
+// parts, the done events whose text the deltas already carried, hosted
+// tools' progress) are skipped.
+func (r *reader) event(name string, data []byte) error {
+	if name == "" {
+		// A server that leaves out the SSE event line still types its data.
+		var t struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(data, &t); err != nil {
+			return badEvent(data, err)
+		}
+		name = t.Type
+	}
+	switch name {
+	case "response.output_text.delta":
+		var e responses.ResponseTextDeltaEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		r.streamed(e.OutputIndex)
+		return r.a.Text(llm.ChunkText, e.Delta)
+	case "response.refusal.delta":
+		var e responses.ResponseRefusalDeltaEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		r.streamed(e.OutputIndex)
+		return r.a.Text(llm.ChunkText, e.Delta)
+	case "response.reasoning_summary_text.delta":
+		var e responses.ResponseReasoningSummaryTextDeltaEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.thinking(e.OutputIndex, e.Delta)
+	case "response.reasoning_text.delta":
+		var e responses.ResponseReasoningTextDeltaEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.thinking(e.OutputIndex, e.Delta)
+	case "response.reasoning_summary_part.added":
+		if r.thought {
+			r.thought = false
+			return r.a.Text(llm.ChunkThinking, "\n\n")
+		}
+		return nil
+	case "response.function_call_arguments.delta":
+		var e responses.ResponseFunctionCallArgumentsDeltaEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		it := r.items[e.OutputIndex]
+		if it == nil || it.kind != itemFunctionCall {
+			return nil
+		}
+		it.streamed = true
+		return r.a.ToolCall(it.call, "", "", e.Delta)
+	case "response.output_item.added":
+		var e responses.ResponseOutputItemAddedEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.itemAdded(e.OutputIndex, e.Item)
+	case "response.output_item.done":
+		var e responses.ResponseOutputItemDoneEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.itemDone(e.OutputIndex, e.Item)
+	case "response.created", "response.in_progress":
+		var e responses.ResponseCreatedEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		r.identify(e.Response)
+		return nil
+	case "response.completed":
+		var e responses.ResponseCompletedEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.finish(e.Response)
+	case "response.incomplete":
+		var e responses.ResponseIncompleteEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return r.finish(e.Response)
+	case "response.failed":
+		var e responses.ResponseFailedEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		return streamError(string(e.Response.Error.Code), e.Response.Error.Message)
+	case "error":
+		var e responses.ResponseErrorEvent
+		if err := decode(data, &e); err != nil {
+			return err
+		}
+		if e.Message == "" {
+			// Some servers nest it: {"type":"error","error":{...}}.
+			fe := llm.ParseErrorFrame(data)
+			applyCode(fe, fe.Type)
+			return fe
+		}
+		return streamError(e.Code, e.Message)
+	}
+	return nil
+}
+
+func (r *reader) thinking(index int64, delta string) error {
+	r.streamed(index)
+	if delta == "" {
+		return nil
+	}
+	r.thought = true
+	return r.a.Text(llm.ChunkThinking, delta)
+}
+
+func (r *reader) streamed(index int64) {
+	if it := r.items[index]; it != nil {
+		it.streamed = true
+	}
+}
+
+func (r *reader) identify(resp responses.Response) {
+	if r.a.ID == "" {
+		r.a.ID = resp.ID
+	}
+	if r.a.Model == "" {
+		r.a.Model = resp.Model
+	}
+}
+
+// itemAdded starts an output item; a function call's first chunk carries
+// its call_id and name.
+func (r *reader) itemAdded(index int64, u responses.ResponseOutputItemUnion) error {
+	if r.items == nil {
+		r.items = make(map[int64]*item)
+	}
+	it := &item{kind: u.Type}
+	r.items[index] = it
+	if u.Type != itemFunctionCall {
+		return nil
+	}
+	fc := u.AsFunctionCall()
+	it.call = r.calls
+	r.calls++
+	it.streamed = fc.Arguments != ""
+	return r.a.ToolCall(it.call, fc.CallID, fc.Name, fc.Arguments)
+}
+
+// itemDone completes an output item: it records it in the continuation,
+// in output order, and passes on what no delta carried (a server that
+// streams only whole items).
+func (r *reader) itemDone(index int64, u responses.ResponseOutputItemUnion) error {
+	it := r.items[index]
+	if it == nil {
+		if err := r.itemAdded(index, u); err != nil {
+			return err
+		}
+		it = r.items[index]
+	}
+	if it.done {
+		return nil
+	}
+	it.done = true
+	switch u.Type {
+	case itemReasoning:
+		rs := u.AsReasoning()
+		ci := contItem{Type: itemReasoning, EncryptedContent: rs.EncryptedContent}
+		for _, s := range rs.Summary {
+			ci.Summary = append(ci.Summary, s.Text)
+		}
+		r.cont.Output = append(r.cont.Output, ci)
+		if !it.streamed {
+			for _, s := range rs.Summary {
+				if err := r.thinking(index, s.Text); err != nil {
+					return err
+				}
+			}
+		}
+	case itemMessage:
+		r.cont.Output = append(r.cont.Output, contItem{Type: itemMessage})
+		if it.streamed {
+			return nil
+		}
+		for _, c := range u.AsMessage().Content {
+			if err := r.a.Text(llm.ChunkText, c.Text+c.Refusal); err != nil {
+				return err
+			}
+		}
+	case itemFunctionCall:
+		fc := u.AsFunctionCall()
+		args := ""
+		if !it.streamed {
+			args = fc.Arguments
+		}
+		if err := r.a.ToolCall(it.call, fc.CallID, fc.Name, args); err != nil {
+			return err
+		}
+		id := fc.CallID
+		if id == "" {
+			id = llm.GeneratedCallID(it.call)
+		}
+		r.cont.Output = append(r.cont.Output, contItem{Type: itemFunctionCall, CallID: id})
+	}
+	return nil
+}
+
+// finish ends the reply at response.completed or response.incomplete:
+// output items no event brought (a server that sends only the final
+// response), the usage and why it stopped.
+func (r *reader) finish(resp responses.Response) error {
+	r.identify(resp)
+	for i, u := range resp.Output {
+		if it := r.items[int64(i)]; it == nil || !it.done {
+			if err := r.itemDone(int64(i), u); err != nil {
+				return err
+			}
+		}
+	}
+	r.finished = true
+	switch {
+	case resp.Status == responses.ResponseStatusIncomplete:
+		switch reason := resp.IncompleteDetails.Reason; reason {
+		case "max_output_tokens":
+			r.a.Finish = llm.FinishLength
+		case "content_filter":
+			r.a.Finish = llm.FinishContentFilter
+		default:
+			r.a.Finish = llm.FinishReason(reason)
+		}
+	case r.calls > 0:
+		r.a.Finish = llm.FinishToolCalls
+	default:
+		r.a.Finish = llm.FinishStop
+	}
+	if !resp.JSON.Usage.Valid() {
+		return nil
+	}
+	u := resp.Usage
+	// input_tokens counts the cached and the newly cached ones, as
+	// llm.Usage.PromptTokens does; output_tokens counts the reasoning
+	// tokens (output_tokens_details.reasoning_tokens), which are billed
+	// as output.
+	return r.a.SetUsage(llm.Usage{
+		PromptTokens:     int(u.InputTokens),
+		CompletionTokens: int(u.OutputTokens),
+		TotalTokens:      int(u.TotalTokens),
+		CachedTokens:     int(u.InputTokensDetails.CachedTokens),
+		CacheWriteTokens: int(u.InputTokensDetails.CacheWriteTokens),
+	})
+}
+
+// response is the assembled reply, with the continuation when the model
+// reasoned in a form that can be sent back.
+func (r *reader) response() *llm.Response {
+	resp := r.a.Response()
+	if !r.cont.hasReasoning() {
+		return resp
+	}
+	data, err := json.Marshal(r.cont)
+	if err != nil {
+		return resp // strings only: cannot happen
+	}
+	return resp.WithContinuation(&llm.Continuation{Provider: API, Data: data})
+}
+
+func decode(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return badEvent(data, err)
+	}
+	return nil
+}
+
+func badEvent(data []byte, err error) *llm.Error {
+	const quote = 200
+	return &llm.Error{Type: llm.TypeInvalidResponse, Message: "bad event: " + string(data[:min(len(data), quote)]), Err: err}
+}
