@@ -218,6 +218,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {
 	switch {
 	case r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/chat/completions"):
 		return s.chat(w, r, seq)
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/responses"):
+		return s.responses(w, r, seq)
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		return s.writeOK(w, []byte(`{"status":"ok"}`))
 	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models"):
