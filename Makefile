@@ -14,7 +14,9 @@ test: lint
 
 # The figures README.md reports: store throughput (one session and
 # 10,000 interleaved), session and engine throughput with the largest WAL,
-# chunk latency, the LLM client's parser, and the RPC mode's start-up,
+# chunk latency, CPU and allocations per streamed delta of the LLM
+# clients (chat completions' own parser, the Responses API's beside it),
+# and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
 # TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
@@ -25,7 +27,7 @@ test: lint
 # one-transformer chain adds to session/prompt and session/update; with
 # HYDRA_CLI set, bench-reference below.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/openairesponses/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/
