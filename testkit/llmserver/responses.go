@@ -201,7 +201,7 @@ func (x *respExchange) begin() error {
 	h := x.w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Request-Id", "req_"+responsesID("", x.n, 1)[1:33])
+	h.Set("X-Request-Id", responsesID("req", x.n, 1))
 	x.w.WriteHeader(http.StatusOK)
 	created := x.obj
 	if err := x.event("response.created", &respEvent{Response: &created}); err != nil {

@@ -61,6 +61,7 @@ func (b *inputBuilder) assistant(m llm.Message) {
 		}
 		calls[i] = tc
 	}
+	start := len(b.items)
 	placed := make([]bool, len(calls))
 	textPlaced := false
 	var cont continuation
@@ -97,6 +98,11 @@ func (b *inputBuilder) assistant(m llm.Message) {
 		if !placed[i] {
 			b.items = append(b.items, functionCall(tc))
 		}
+	}
+	// A reasoning item must be followed by the item it led to: one that
+	// ended the turn (a reply cut at its length limit) is dropped.
+	for len(b.items) > start && b.items[len(b.items)-1].OfReasoning != nil {
+		b.items = b.items[:len(b.items)-1]
 	}
 }
 

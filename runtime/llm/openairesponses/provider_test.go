@@ -468,3 +468,41 @@ func TestErrorEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningThatEndedTheTurnIsNotSentBack: a reply cut at its length
+// limit while reasoning leaves a reasoning item that led to nothing, which
+// the API refuses as input.
+func TestReasoningThatEndedTheTurnIsNotSentBack(t *testing.T) {
+	srv := llmserver.New(t, llmserver.Script{Replies: []llmserver.Reply{
+		llmserver.Steps(llmserver.Thinking("Out of room"), llmserver.Finish("length")),
+		llmserver.Steps(llmserver.Text("ok")),
+	}})
+	c := newClient(t, srv, true)
+	first, err := c.Stream(ctxT(t), llm.Request{Model: "gpt-5", Stream: true, Messages: []llm.Message{user("go")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.FinishReason != llm.FinishLength || first.Message.Continuation == nil {
+		t.Fatalf("first %+v", first)
+	}
+	msgs := []llm.Message{user("go"), first.Message, user("go on")}
+	if _, err := c.Stream(ctxT(t), llm.Request{Model: "gpt-5", Stream: true, Messages: msgs}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{"role": "user", "content": "go"}, {"role": "user", "content": "go on"}}
+	if in := input(t, srv.ResponsesRequests()[1]); !reflect.DeepEqual(in, want) {
+		t.Errorf("input %v", in)
+	}
+}
+
+func TestLongSessionIDIsHashedIntoTheCacheKey(t *testing.T) {
+	srv := llmserver.New(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("ok"))}})
+	long := strings.Repeat("client-chosen-id/", 10)
+	if _, err := newClient(t, srv, false).Stream(ctxT(t), llm.Request{Model: "gpt-4.1", Stream: true, SessionID: long, Messages: []llm.Message{user("hi")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := srv.ResponsesRequests()[0].JSON["prompt_cache_key"].(string)
+	if !strings.HasPrefix(key, "troupe-") || len(key) > 64 {
+		t.Errorf("prompt_cache_key %q", key)
+	}
+}

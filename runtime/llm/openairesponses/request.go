@@ -1,6 +1,8 @@
 package openairesponses
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -28,8 +30,7 @@ func newParams(req llm.Request, thinking bool) (responses.ResponseNewParams, err
 		p.Temperature = param.NewOpt(*req.Temperature)
 	}
 	if req.SessionID != "" {
-		// Routes the session's requests to the same prompt cache.
-		p.PromptCacheKey = param.NewOpt(req.SessionID)
+		p.PromptCacheKey = param.NewOpt(cacheKey(req.SessionID))
 	}
 	if thinking {
 		effort, err := reasoningEffort(req.Thinking)
@@ -57,6 +58,19 @@ func newParams(req llm.Request, thinking bool) (responses.ResponseNewParams, err
 		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &tool})
 	}
 	return p, nil
+}
+
+// maxCacheKey bounds the prompt_cache_key sent: a session id is a
+// client's word, and a long one is hashed rather than sent as it is.
+const maxCacheKey = 64
+
+// cacheKey routes a session's requests to the same prompt cache.
+func cacheKey(sessionID string) string {
+	if len(sessionID) <= maxCacheKey {
+		return sessionID
+	}
+	sum := sha256.Sum256([]byte(sessionID))
+	return "troupe-" + hex.EncodeToString(sum[:16])
 }
 
 // reasoningEffort maps a thinking level to reasoning.effort; empty means
