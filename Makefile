@@ -95,7 +95,8 @@ FUZZTIME ?= 20s
 # large inputs no time to fuzz.
 FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS = \
-	runtime/llm/openai:FuzzParseFrame runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
+	runtime/llm/openai:FuzzParseFrame runtime/llm/openairesponses:FuzzReadEvents \
+	runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
 	runtime/jsontext:FuzzAppendUnescaped runtime/jsontext:FuzzAppendString \
 	runtime/modelconfig:FuzzParseYAML runtime/llamaconfig:FuzzParseYAML \
 	transports/rpc:FuzzDecode transports/rpc:FuzzArgsPrefix transports/jsonstream:FuzzDecode \

@@ -25,7 +25,10 @@ const benchDeltas = 100_000
 // like OpenAI's (logprobs and the obfuscation padding included) between
 // the events that open and close a message, as runtime/llm/openai's
 // benchmark streams the same tokens as chat-completion chunks.
-func benchStream() []byte {
+func benchStream() []byte { return deltaStream(benchDeltas) }
+
+// deltaStream is n such deltas between the events of one message.
+func deltaStream(n int) []byte {
 	var b bytes.Buffer
 	tokens := []string{"alph", " zes", "ificate", " successo", " status", " heutigen", "\\n", "gele"}
 	const msg = "msg_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654"
@@ -37,7 +40,7 @@ func benchStream() []byte {
 	ev("response.created", `{"type":"response.created","sequence_number":0,"response":{"id":"resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654","object":"response","created_at":1741290958,"status":"in_progress","error":null,"incomplete_details":null,"instructions":null,"max_output_tokens":null,"model":"gpt-4.1-2025-04-14","output":[],"parallel_tool_calls":true,"previous_response_id":null,"reasoning":{"effort":null,"summary":null},"store":false,"temperature":1.0,"text":{"format":{"type":"text"}},"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":null,"user":null,"metadata":{}}}`)
 	ev("response.output_item.added", fmt.Sprintf(`{"type":"response.output_item.added","sequence_number":%d,"output_index":0,"item":{"id":"%s","type":"message","status":"in_progress","content":[],"role":"assistant"}}`, seq, msg))
 	ev("response.content_part.added", fmt.Sprintf(`{"type":"response.content_part.added","sequence_number":%d,"item_id":"%s","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`, seq, msg))
-	for i := 0; i < benchDeltas; i++ {
+	for i := 0; i < n; i++ {
 		ev("response.output_text.delta", fmt.Sprintf(`{"type":"response.output_text.delta","sequence_number":%d,"item_id":"%s","output_index":0,"content_index":0,"delta":"%s","logprobs":[],"obfuscation":"4kcJvPYu1T"}`, seq, msg, tokens[i%len(tokens)]))
 	}
 	ev("response.output_item.done", fmt.Sprintf(`{"type":"response.output_item.done","sequence_number":%d,"output_index":0,"item":{"id":"%s","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"..."}],"role":"assistant"}}`, seq, msg))

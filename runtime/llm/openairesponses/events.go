@@ -193,10 +193,19 @@ func (r *reader) thinking(index int64, delta string) error {
 	return r.a.Text(llm.ChunkThinking, delta)
 }
 
+// streamed marks the item at index as carried by deltas. A server that
+// never announced it (no output_item.added) gets it made here, so that its
+// done event does not add the text again.
 func (r *reader) streamed(index int64) {
-	if it := r.items[index]; it != nil {
-		it.streamed = true
+	it := r.items[index]
+	if it == nil {
+		if r.items == nil {
+			r.items = make(map[int64]*item)
+		}
+		it = &item{}
+		r.items[index] = it
 	}
+	it.streamed = true
 }
 
 func (r *reader) identify(resp responses.Response) {

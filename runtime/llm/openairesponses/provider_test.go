@@ -506,3 +506,36 @@ func TestLongSessionIDIsHashedIntoTheCacheKey(t *testing.T) {
 		t.Errorf("prompt_cache_key %q", key)
 	}
 }
+
+// TestSparseServers reads streams of servers that leave events out: deltas
+// for items never announced, or nothing but the final response. Each text
+// and call must arrive once.
+func TestSparseServers(t *testing.T) {
+	const completed = `{"type":"response.completed","response":{"id":"resp_1","model":"m","status":"completed","output":[` +
+		`{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Hello"}]},` +
+		`{"type":"function_call","id":"fc_1","call_id":"call_9","name":"run","arguments":"{}"}]}}`
+	for name, body := range map[string]string{
+		"deltas without added": "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hel\"}\n\n" +
+			"data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"lo\"}\n\n" +
+			"data: " + completed + "\n\n",
+		"final response only": "event: response.completed\ndata: " + completed + "\n\n",
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte(body))
+		}))
+		client, err := openairesponses.New(openairesponses.Config{BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Stream(ctxT(t), llm.Request{Model: "m", Stream: true, Messages: []llm.Message{user("hi")}}, nil)
+		srv.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if resp.Message.Content != "Hello" || resp.FinishReason != llm.FinishToolCalls ||
+			!reflect.DeepEqual(resp.Message.ToolCalls, []llm.ToolCall{{ID: "call_9", Name: "run", Arguments: "{}"}}) {
+			t.Errorf("%s: %+v", name, resp.Message)
+		}
+	}
+}
