@@ -1,6 +1,7 @@
 package openairesponses
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -66,6 +67,11 @@ func (r *reader) read(ctx context.Context, dec ssestream.Decoder) error {
 		default:
 		}
 		ev := dec.Event()
+		if bytes.HasPrefix(ev.Data, doneMarker) {
+			// Chat completions' end marker, which some servers also send
+			// here: the terminal event should have come before it.
+			break
+		}
 		if err := r.event(ev.Type, ev.Data); err != nil {
 			return err
 		}
@@ -81,6 +87,8 @@ func (r *reader) read(ctx context.Context, dec ssestream.Decoder) error {
 	}
 	return cut(errNoTerminal)
 }
+
+var doneMarker = []byte("[DONE]")
 
 func cut(err error) *llm.Error {
 	return &llm.Error{Type: llm.TypeStreamCut, Retryable: true, Err: fmt.Errorf("%w: %w", llm.ErrStreamCut, err)}

@@ -518,7 +518,8 @@ func TestSparseServers(t *testing.T) {
 		"deltas without added": "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hel\"}\n\n" +
 			"data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"lo\"}\n\n" +
 			"data: " + completed + "\n\n",
-		"final response only": "event: response.completed\ndata: " + completed + "\n\n",
+		"final response only":  "event: response.completed\ndata: " + completed + "\n\n",
+		"done marker after it": "data: " + completed + "\n\ndata: [DONE]\n\n",
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -537,5 +538,21 @@ func TestSparseServers(t *testing.T) {
 			!reflect.DeepEqual(resp.Message.ToolCalls, []llm.ToolCall{{ID: "call_9", Name: "run", Arguments: "{}"}}) {
 			t.Errorf("%s: %+v", name, resp.Message)
 		}
+	}
+}
+
+func TestDoneMarkerWithoutTerminalEventIsACut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hel\"}\n\ndata: [DONE]\n\n"))
+	}))
+	defer srv.Close()
+	client, err := openairesponses.New(openairesponses.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.Stream(ctxT(t), llm.Request{Model: "m", Stream: true, Messages: []llm.Message{user("hi")}}, nil)
+	if !errors.Is(err, llm.ErrStreamCut) {
+		t.Errorf("error %v, want a cut stream", err)
 	}
 }
