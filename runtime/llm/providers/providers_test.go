@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/openai"
 	"github.com/troupehq/troupe/runtime/llm/openairesponses"
 	"github.com/troupehq/troupe/runtime/llm/providers"
+	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 func TestNewBuildsTheAPIsProvider(t *testing.T) {
@@ -27,16 +29,26 @@ func TestNewNamesTheAPIsItSpeaks(t *testing.T) {
 	}
 }
 
-func TestNewBuildsTheResponsesProvider(t *testing.T) {
-	p, err := providers.New(context.Background(), providers.Endpoint{API: providers.APIOpenAIResponses, BaseURL: "http://127.0.0.1:1/v1"})
+// TestResponsesProviderAnswersFromTheFake is the endpoint a scenario row
+// for openai-responses uses: the fake's URL (with or without /v1), a key
+// and Thinking for a model that reasons.
+func TestResponsesProviderAnswersFromTheFake(t *testing.T) {
+	srv := llmserver.New(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Thinking("Hmm."), llmserver.Text("Hi."))}})
+	p, err := providers.New(context.Background(), providers.Endpoint{API: providers.APIOpenAIResponses, BaseURL: srv.URL(), APIKey: "k", Thinking: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := p.(*openairesponses.Client)
-	if !ok {
+	if _, ok := p.(*openairesponses.Client); !ok {
 		t.Fatalf("openai-responses built %T", p)
 	}
-	if c.APIRoot() != "http://127.0.0.1:1/v1" {
-		t.Errorf("api root %q", c.APIRoot())
+	resp, err := p.Stream(context.Background(), llm.Request{Model: "gpt-5", Stream: true, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "Hi." || resp.Message.Thinking != "Hmm." || resp.Message.Continuation.For(providers.APIOpenAIResponses) == nil {
+		t.Errorf("message %+v", resp.Message)
+	}
+	if reqs := srv.ResponsesRequests(); len(reqs) != 1 || reqs[0].Path != "/v1/responses" {
+		t.Errorf("requests %+v", reqs)
 	}
 }
