@@ -14,7 +14,9 @@ test: lint
 
 # The figures README.md reports: store throughput (one session and
 # 10,000 interleaved), session and engine throughput with the largest WAL,
-# chunk latency, the LLM clients' parsers (OpenAI-compatible and Gemini),
+# chunk latency, CPU and allocations per streamed delta of the LLM
+# clients (chat completions' own parser, the Responses API's and Gemini's
+# beside it),
 # and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
@@ -26,7 +28,7 @@ test: lint
 # one-transformer chain adds to session/prompt and session/update; with
 # HYDRA_CLI set, bench-reference below.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/google/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/openairesponses/ ./runtime/llm/google/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/
@@ -94,7 +96,8 @@ FUZZTIME ?= 20s
 # large inputs no time to fuzz.
 FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS = \
-	runtime/llm/openai:FuzzParseFrame runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
+	runtime/llm/openai:FuzzParseFrame runtime/llm/openairesponses:FuzzReadEvents \
+	runtime/tooltext:FuzzParse runtime/gguf:FuzzRead \
 	runtime/jsontext:FuzzAppendUnescaped runtime/jsontext:FuzzAppendString \
 	runtime/modelconfig:FuzzParseYAML runtime/llamaconfig:FuzzParseYAML \
 	transports/rpc:FuzzDecode transports/rpc:FuzzArgsPrefix transports/jsonstream:FuzzDecode \

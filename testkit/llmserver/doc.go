@@ -16,6 +16,9 @@
 //
 //	POST /v1/chat/completions  (alias /chat/completions) the scripted replies;
 //	                           SSE when the body has "stream": true, else JSON
+//	POST /v1/responses         (alias /responses) the same replies in OpenAI's
+//	                           Responses API format (responses.go); SSE when
+//	                           "stream": true, else one response object
 //	GET  /v1/models            (alias /models) one model, Script.Model
 //	GET  /props                chat_template_caps.supports_tool_calls and
 //	                           supports_tools follow Script.SupportsToolCalls;
@@ -26,6 +29,11 @@
 //	POST /v1beta/models/{model}:generateContent  (and under /v1) the same
 //	                           replies in the Gemini API's wire format
 //	                           (gemini.go says how each step goes out)
+//
+// One Script serves every wire format: a reply is taken in arrival order
+// whichever route asked for it. ResponsesRequests and
+// WaitResponsesRequests are ChatRequests and WaitChatRequests for the
+// Responses route.
 //
 // Anything else answers 404 with llama-server's not_found_error body.
 // Script.Loading makes the first N requests (any route) answer 503 "Loading

@@ -221,6 +221,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {
 		return s.chat(w, r, seq)
 	case r.Method == http.MethodPost && isGeminiPath(r.URL.Path):
 		return s.gemini(w, r, seq)
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/responses"):
+		return s.responses(w, r, seq)
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		return s.writeOK(w, []byte(`{"status":"ok"}`))
 	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models"):

@@ -8,6 +8,7 @@ import (
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/google"
 	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/llm/openairesponses"
 )
 
 // API names: the wire format a provider speaks. They are also the
@@ -49,6 +50,9 @@ var builders = map[string]func(context.Context, Endpoint) (llm.Provider, error){
 	},
 	APIGoogle: func(ctx context.Context, ep Endpoint) (llm.Provider, error) {
 		return google.New(ctx, google.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
+	},
+	APIOpenAIResponses: func(_ context.Context, ep Endpoint) (llm.Provider, error) {
+		return openairesponses.New(openairesponses.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
 	},
 }
 

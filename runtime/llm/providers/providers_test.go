@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/google"
 	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/llm/openairesponses"
 	"github.com/troupehq/troupe/runtime/llm/providers"
+	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
 func TestNewBuildsTheAPIsProvider(t *testing.T) {
@@ -37,5 +40,29 @@ func TestNewNamesTheAPIsItSpeaks(t *testing.T) {
 	_, err := providers.New(context.Background(), providers.Endpoint{API: "carrier-pigeon"})
 	if err == nil || !strings.Contains(err.Error(), `api "carrier-pigeon"`) || !strings.Contains(err.Error(), providers.APIOpenAI) {
 		t.Errorf("unknown api: %v", err)
+	}
+}
+
+// TestResponsesProviderAnswersFromTheFake is the endpoint a scenario row
+// for openai-responses uses: the fake's URL (with or without /v1), a key
+// and Thinking for a model that reasons.
+func TestResponsesProviderAnswersFromTheFake(t *testing.T) {
+	srv := llmserver.New(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Thinking("Hmm."), llmserver.Text("Hi."))}})
+	p, err := providers.New(context.Background(), providers.Endpoint{API: providers.APIOpenAIResponses, BaseURL: srv.URL(), APIKey: "k", Thinking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.(*openairesponses.Client); !ok {
+		t.Fatalf("openai-responses built %T", p)
+	}
+	resp, err := p.Stream(context.Background(), llm.Request{Model: "gpt-5", Stream: true, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "Hi." || resp.Message.Thinking != "Hmm." || resp.Message.Continuation.For(providers.APIOpenAIResponses) == nil {
+		t.Errorf("message %+v", resp.Message)
+	}
+	if reqs := srv.ResponsesRequests(); len(reqs) != 1 || reqs[0].Path != "/v1/responses" {
+		t.Errorf("requests %+v", reqs)
 	}
 }
