@@ -163,7 +163,7 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
-		Args: args, Withheld: withheld,
+		Args: args, Withheld: withheld, SessionMiddleware: sessionFaults(),
 	}, nil
 }
 

@@ -120,3 +120,20 @@ func TestInitFindsProviderKeysAndLlamaConfigs(t *testing.T) {
 	testkit.NoError(t, err)
 	testkit.Equal(t, cfg.Default.Provider, "")
 }
+
+// A first troupe run in a home with no models.yml and no provider in the
+// environment ends with a hint naming troupe init; once a models.yml is
+// there, the hint is not repeated.
+func TestRunHintsAtInitOnFirstUse(t *testing.T) {
+	home := t.TempDir()
+	env := append(append([]string{}, noProviderEnv...), "TROUPE_HOME="+home)
+	r := cli(t, env, "", "run", "hello")
+	if r.code == 0 || !strings.Contains(r.stderr, "hint: "+home+" has no models.yml yet: `troupe init` writes one") {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte("providers: {}\n"), 0o600))
+	r = cli(t, env, "", "run", "hello")
+	if r.code == 0 || strings.Contains(r.stderr, "hint:") {
+		t.Fatalf("run with a models.yml: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -187,7 +187,9 @@ func TestMetricsClientsAuthAndListener(t *testing.T) {
 
 // The restarts group: a llama-server killed under a session is started
 // again; an external agent that crashed is started again by the next
-// prompt.
+// prompt; a session that panicked (a troupe_faults binary's injected
+// failure) is restarted by its supervisor, counted by its kind, and
+// serves again.
 func TestMetricsRestarts(t *testing.T) {
 	t.Run("llama-server", func(t *testing.T) {
 		home := llamaHome(t, []string{"a"}, "--fake-token-delay", "100ms")
@@ -222,5 +224,23 @@ func TestMetricsRestarts(t *testing.T) {
 		_, stop := promptTurn(t, a, sid, "say back again")
 		testkit.Equal(t, stop, "end_turn")
 		testkit.Equal(t, d.scrape(t).value("troupe_agent_restarts_total"), 1.0)
+	})
+	t.Run("actor", func(t *testing.T) {
+		home := t.TempDir()
+		bin := testkit.BuildTroupeTags(t, "troupe_faults")
+		p := testkit.Start(t, bin, []string{"TROUPE_FAULT_SESSION_PANIC=*session.CancelRun"},
+			"daemon", "--home", home, "--listen", "127.0.0.1:0")
+		d := daemonOf(t, binaryDaemon{p}, home)
+		a := d.dialACP(t, "editor")
+		sid, _ := a.NewSession(t.TempDir())
+		testkit.Equal(t, d.scrape(t).value("troupe_actor_restarts_total"), 0.0)
+		a.Send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+		s := d.untilMetric(t, "the session restarted", func(s scrape) bool {
+			return s.value("troupe_actor_restarts_total", "kind", "session") == 1
+		})
+		testkit.Equal(t, s.value("troupe_actor_restarts_total"), 1.0)
+		var e sessionEntry
+		d.call(t, http.MethodGet, "/v1/sessions/"+sid, nil, http.StatusOK, &e)
+		testkit.Equal(t, e.Status, "warm")
 	})
 }

@@ -61,6 +61,9 @@ type Config struct {
 	// a listener of its own (a bare ":port" is loopback's); /metrics is
 	// served behind the daemon's authentication either way.
 	MetricsListen string
+	// SessionMiddleware wraps every session's Receive (a troupe_faults
+	// binary's injected failures; nil in a real one).
+	SessionMiddleware []actor.ReceiverMiddleware
 	// Signals makes the first SIGINT or SIGTERM close Done (and a second
 	// exit the process): for a process that is the daemon, not for a test
 	// that hosts several.
@@ -179,7 +182,8 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
+		SessionMiddleware: cfg.SessionMiddleware})
 	if err != nil {
 		return err
 	}
