@@ -31,15 +31,20 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// troupe doctor on a home broken every way it checks names each problem
-// with what to fix, and exits 1; it changes nothing (the permissions it
-// reports are still there after it).
+// troupe doctor on a home broken every way it checks (permissions open to
+// others, a models.yml that does not load, a store that is no database, a
+// llama config whose llama-server is missing, an agent's and an
+// extension's program missing; a model that does not answer) names each
+// problem with what to fix, and exits 1; it changes nothing (the
+// permissions it reports are still there after it).
 func TestDoctorNamesEachProblemOfABrokenHome(t *testing.T) {
 	t.Run("home", func(t *testing.T) {
 		home := llamaHomeNoServer(t)
 		testkit.NoError(t, os.Chmod(home, 0o755))
 		testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte("providers:\n  lab: [\n"), 0o644))
 		testkit.NoError(t, os.WriteFile(filepath.Join(home, "troupe.db"), []byte(strings.Repeat("not a database ", 600)), 0o600))
+		testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"agents":{"ghost":{"command":"troupe-no-such-agent"}}}`), 0o600))
+		testkit.NoError(t, os.WriteFile(filepath.Join(home, "config.yml"), []byte("extensions:\n  - name: notes\n    command: [troupe-no-such-extension]\n"), 0o600))
 		env := append(append([]string{}, noProviderEnv...), "TROUPE_HOME="+home, "PATH="+t.TempDir())
 
 		r := cli(t, env, "", "doctor")
@@ -49,7 +54,9 @@ func TestDoctorNamesEachProblemOfABrokenHome(t *testing.T) {
 			"PROBLEM  models.yml does not load: ", "move it away and run `troupe init`",
 			"PROBLEM  the store "+filepath.Join(home, "troupe.db")+" cannot be read: ", "file is not a database", "restore it from a backup",
 			`PROBLEM  llama-server "llama-server" is not found, and llama config(s) a run it`, "install llama.cpp's llama-server on $PATH",
-			"4 problem(s)")
+			`PROBLEM  agent ghost: its command "troupe-no-such-agent" is not found`, "install it, or correct agents.ghost.command",
+			`PROBLEM  extension notes: its command "troupe-no-such-extension" is not found`, "correct its command in config.yml",
+			"6 problem(s)")
 		fi, err := os.Stat(home)
 		testkit.NoError(t, err)
 		testkit.Equal(t, fi.Mode().Perm(), os.FileMode(0o755))
