@@ -9,9 +9,12 @@ import (
 
 // observeUsage counts a step's tokens by kind.
 func observeUsage(u event.Usage) {
-	for kind, n := range map[string]int64{"input": u.Input, "output": u.Output, "cache_read": u.CacheRead, "cache_write": u.CacheWrite} {
-		if n > 0 {
-			metrics.ModelTokens.WithLabelValues(kind).Add(float64(n))
+	for _, k := range [...]struct {
+		kind string
+		n    int64
+	}{{"input", u.Input}, {"output", u.Output}, {"cache_read", u.CacheRead}, {"cache_write", u.CacheWrite}} {
+		if k.n > 0 {
+			metrics.ModelTokens.WithLabelValues(k.kind).Add(float64(k.n))
 		}
 	}
 }
