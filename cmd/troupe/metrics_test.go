@@ -155,10 +155,10 @@ func TestMetricsToolsAndPermissions(t *testing.T) {
 }
 
 // The clients group: a WebSocket client counts while connected; a wrong
-// token is an auth failure; --metrics-listen serves /metrics on a
-// loopback port of its own without a token.
+// token is an auth failure; --metrics-listen with a bare port serves
+// /metrics on loopback, without a token.
 func TestMetricsClientsAuthAndListener(t *testing.T) {
-	d := startDaemonBinary(t, t.TempDir(), nil, "--metrics-listen", "127.0.0.1:0")
+	d := startDaemonBinary(t, t.TempDir(), nil, "--metrics-listen", ":0") // a bare port: loopback
 	var metricsURL string
 	testkit.Eventually(t, 20*time.Second, "the metrics listener's line", func() bool {
 		_, rest, ok := strings.Cut(d.proc.Stderr(), "troupe daemon: metrics on ")
