@@ -10,6 +10,7 @@ import (
 
 	"github.com/troupehq/troupe/actors/plugins"
 	"github.com/troupehq/troupe/runtime/agentcatalog"
+	"github.com/troupehq/troupe/runtime/hydraconfig"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 )
 
@@ -58,8 +59,14 @@ func (d *doctor) checkLlama() {
 	}
 }
 
-// checkAgents looks for the program of each agent the home configures.
+// checkAgents reads config.json (Hydra's settings, which its clients and
+// the daemon share) and looks for the program of each agent the home
+// configures.
 func (d *doctor) checkAgents(ctx context.Context) {
+	if _, err := hydraconfig.Read(d.home); err != nil {
+		d.r.problem(fmt.Sprintf("config.json does not load: %v", err),
+			"correct it: the daemon ignores it, and Hydra's clients refuse a daemon whose config they cannot match")
+	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	c, err := agentcatalog.Open(ctx, d.home, agentcatalog.Options{})

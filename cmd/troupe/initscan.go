@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -62,7 +63,9 @@ func scanForInit(ctx context.Context, home string, getenv func(string) string) f
 		s.models, s.err = listModels(ctx, s.baseURL, key)
 		f.endpoint = s
 	}
-	if healthy(ctx, localLlama+"/health") {
+	// A $OPENAI_BASE_URL that is the local llama-server is one provider,
+	// not two.
+	if !sameServer(f.endpoint, localLlama) && healthy(ctx, localLlama+"/health") {
 		s := &server{baseURL: localLlama + "/v1"}
 		s.models, s.err = listModels(ctx, s.baseURL, "")
 		f.llama = s
@@ -170,4 +173,25 @@ func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
 		}
 	}
 	return ids, nil
+}
+
+// sameServer reports whether s is the server at base (scheme, host and
+// port; 127.0.0.1 and localhost alike).
+func sameServer(s *server, base string) bool {
+	if s == nil {
+		return false
+	}
+	a, errA := url.Parse(s.baseURL)
+	b, errB := url.Parse(base)
+	if errA != nil || errB != nil {
+		return false
+	}
+	host := func(u *url.URL) string {
+		h := u.Hostname()
+		if h == "localhost" {
+			h = "127.0.0.1"
+		}
+		return h + ":" + u.Port()
+	}
+	return a.Scheme == b.Scheme && host(a) == host(b)
 }
