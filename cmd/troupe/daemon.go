@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -216,6 +217,11 @@ func serveDaemonWith(ctx context.Context, cfg daemon.Config, stderr io.Writer, s
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
 	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", d.URL())
+	getenv := cfg.Engine.Env
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	daemonFirstUseHint(stderr, d.Home(), cfg.Engine.Selection, getenv)
 	if u := d.MetricsURL(); u != "" {
 		fmt.Fprintf(stderr, "troupe daemon: metrics on %s/metrics (no authentication)\n", u)
 	}

@@ -125,6 +125,25 @@ func firstUseHint(w io.Writer, home string, err error) {
 	if _, serr := os.Stat(filepath.Join(home, modelsFile)); !errors.Is(serr, fs.ErrNotExist) {
 		return
 	}
-	fmt.Fprintf(w, "hint: %s has no models.yml yet: `troupe init` writes one from what it finds here "+
-		"($OPENAI_BASE_URL, a llama-server on 127.0.0.1:8080, llama configs, provider keys); `troupe doctor` checks the setup\n", home)
+	fmt.Fprintln(w, initHint(home))
+}
+
+// initHint is the first-use hint: what troupe init does for a home with
+// no models.yml.
+func initHint(home string) string {
+	return "hint: " + home + " has no models.yml yet: `troupe init` writes one from what it finds here " +
+		"($OPENAI_BASE_URL, a llama-server on 127.0.0.1:8080, llama configs, provider keys); `troupe doctor` checks the setup"
+}
+
+// daemonFirstUseHint tells a daemon starting on a home with no models.yml,
+// no --provider and no OpenAI-compatible environment that its sessions
+// have no model to prompt until troupe init (or a flag) gives them one.
+func daemonFirstUseHint(w io.Writer, home string, sel modelconfig.Selection, getenv func(string) string) {
+	if sel.Provider != "" || sel.Model != "" || getenv(modelconfig.EnvOpenAIBaseURL) != "" || getenv(modelconfig.EnvOpenAIAPIKey) != "" {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(home, modelsFile)); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	fmt.Fprintf(w, "troupe daemon: no model is configured, so sessions cannot prompt one yet\n%s\n", initHint(home))
 }

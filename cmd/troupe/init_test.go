@@ -137,3 +137,19 @@ func TestRunHintsAtInitOnFirstUse(t *testing.T) {
 		t.Fatalf("run with a models.yml: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// A daemon started on a home with no models.yml and no model from flags
+// or the environment says so once on stderr, naming troupe init; given
+// an OpenAI-compatible server in the environment it says nothing.
+func TestDaemonHintsAtInitOnFirstUse(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home, []string{"OPENAI_BASE_URL=", "OPENAI_API_KEY="})
+	if !strings.Contains(d.proc.Stderr(), "troupe daemon: no model is configured, so sessions cannot prompt one yet\nhint: "+home+" has no models.yml yet") {
+		t.Fatalf("no first-use hint:\n%s", d.proc.Stderr())
+	}
+	env, model := llmEnv(t)
+	d = startDaemon(t, t.TempDir(), env, model...)
+	if strings.Contains(d.proc.Stderr(), "hint:") {
+		t.Fatalf("a hint with a model configured:\n%s", d.proc.Stderr())
+	}
+}
