@@ -98,6 +98,15 @@ func (s *Store) Session(ctx context.Context, id string) (SessionMeta, error) {
 	return m, nil
 }
 
+// CountSessions counts the sessions the store holds.
+func (s *Store) CountSessions(ctx context.Context) (int, error) {
+	var n int
+	if err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM sessions").Scan(&n); err != nil {
+		return 0, fmt.Errorf("count sessions: %w", err)
+	}
+	return n, nil
+}
+
 // Sessions lists snapshots, most recently updated first. An empty cwd lists
 // every session.
 func (s *Store) Sessions(ctx context.Context, cwd string) ([]SessionMeta, error) {

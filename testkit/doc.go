@@ -13,8 +13,9 @@
 // llmserver, subprocess) may import this package or package testing.
 //
 // The built binaries: the troupe binary, and BuildTroupeTags(t,
-// "troupe_faults"), a build whose transports panic on a marked input line,
-// for crash tests; testkit/cmd/troupe-mcptest (BuildMCPTestServer), the
+// "troupe_faults"), a build whose transports panic on a marked input line
+// and whose daemon's sessions panic once on a named message type, for
+// crash tests; testkit/cmd/troupe-mcptest (BuildMCPTestServer), the
 // plugin program testkit/cmd/troupe-plugin (BuildPlugin) and the fake
 // llama-server testkit/cmd/fake-llama-server (BuildFakeLlamaServer). Start
 // runs a program through testkit/subprocess and stops it when the test

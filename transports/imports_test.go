@@ -50,6 +50,8 @@ var allowed = map[string]string{
 	// external agents a home configures; the catalogue is what they are
 	// about (sessions reach an agent through the facade, never this).
 	"runtime/agentcatalog": "the agent catalogue's listing, installs and registry (transports/rest, transports/acp)",
+	// The metrics are counters a transport moves (its WebSocket clients).
+	"runtime/metrics": "the Prometheus collectors a transport reports to (transports/acp: WebSocket clients)",
 }
 
 // composition is the one package under transports/ that builds the tree

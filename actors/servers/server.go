@@ -15,6 +15,7 @@ import (
 	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
+	"github.com/troupehq/troupe/runtime/metrics"
 )
 
 // server is one config's llama-server: at most one program at a time.
@@ -229,6 +230,7 @@ func (s *server) exited(ctx actor.Context, m *process.Exited) {
 		delay := policy.Delay(s.attempt)
 		s.attempt++
 		s.restarts++
+		metrics.LlamaServerRestarts.Inc()
 		s.pid = 0
 		s.set(ctx, StatusRestarting, Event{Delay: delay, Exit: how})
 		root, self, run := ctx.ActorSystem().Root, ctx.Self(), s.run

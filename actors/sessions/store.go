@@ -18,6 +18,11 @@ func (c *Client) List(ctx context.Context, cwd string) ([]Meta, error) {
 	return c.store.Sessions(ctx, cwd)
 }
 
+// Count counts the sessions the store holds, live or cold.
+func (c *Client) Count(ctx context.Context) (int, error) {
+	return c.store.CountSessions(ctx)
+}
+
 // Chains returns the transformer chain of every session that has one.
 func (c *Client) Chains(ctx context.Context) (map[string][]string, error) {
 	return c.store.Chains(ctx)

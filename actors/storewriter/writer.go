@@ -185,7 +185,9 @@ func (w *writer) startCommitter(ctx actor.Context) {
 	self, root, store := ctx.Self(), ctx.ActorSystem().Root, w.store
 	go func() {
 		for j := range jobs {
+			began := time.Now()
 			outcome, err := store.Commit(context.Background(), j.batch)
+			observeCommit(j.batch, outcome, err, time.Since(began))
 			if err == nil && len(outcome.Lost) == 0 && len(outcome.Failed) == 0 {
 				// The common case needs none of the writer's state: the
 				// senders hear from here, a hop sooner than through the

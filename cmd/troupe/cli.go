@@ -63,7 +63,7 @@ func newRoot(a *app) *cobra.Command {
 	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(
 		newACPCmd(a), newAgentCmd(a), newAppendCmd(a), newAuthCmd(a), newCatCmd(a),
-		newDaemonCmd(a), newEventsCmd(a), newInitCmd(a), newJSONStreamCmd(a), newMCPCmd(a), newRPCCmd(a),
+		newDaemonCmd(a), newDoctorCmd(a), newEventsCmd(a), newInitCmd(a), newJSONStreamCmd(a), newMCPCmd(a), newRPCCmd(a),
 		newRunCmd(a), newSessionCmd(a), newSimCmd(a), newStdioCmd(a), newVersionCmd(a),
 	)
 	setupHelp(a, root)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type daemonFlags struct {
 	common          *commonFlags
 	models          modelFlags
 	listen          string
+	metricsListen   string
 	tlsCert, tlsKey string
 	origins         string
 	approval        string
@@ -36,6 +38,7 @@ func (f *daemonFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	f.models.register(fs)
 	fs.StringVar(&f.listen, "listen", "", "address to listen on; other than loopback needs TLS (default: config.json's daemon.host:port, else "+daemon.DefaultListen+")")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "also serve /metrics here, WITHOUT authentication (a bare :port is loopback's); /metrics on --listen needs a token")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate (PEM)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS private key (PEM)")
 	fs.StringVar(&f.origins, "allow-origin", "", "comma-separated browser origins let in besides the daemon's own")
@@ -157,11 +160,11 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 		origins = strings.Split(f.origins, ",")
 	}
 	return daemon.Config{
-		Home: f.common.home, Log: log, Listen: f.listen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
+		Home: f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),
-		Args: args, Withheld: withheld,
+		Args: args, Withheld: withheld, SessionMiddleware: sessionFaults(),
 	}, nil
 }
 
@@ -214,6 +217,14 @@ func serveDaemonWith(ctx context.Context, cfg daemon.Config, stderr io.Writer, s
 	// One line on stderr whatever the log level: people and scripts look
 	// for it; the address is also in $TROUPE_HOME/daemon.addr.
 	fmt.Fprintf(stderr, "troupe daemon: listening on %s\n", d.URL())
+	getenv := cfg.Engine.Env
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	daemonFirstUseHint(stderr, d.Home(), cfg.Engine.Selection, getenv)
+	if u := d.MetricsURL(); u != "" {
+		fmt.Fprintf(stderr, "troupe daemon: metrics on %s/metrics (no authentication)\n", u)
+	}
 	if started != nil {
 		started(d)
 	}

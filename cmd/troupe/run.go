@@ -83,6 +83,7 @@ func runRun(f runFlags, set map[string]bool, pos []string, stdin io.Reader, stdo
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe run: %v\n", err)
+		firstUseHint(stderr, rt.Home, err)
 		if code == exitOK {
 			code = exitError
 		}

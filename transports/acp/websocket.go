@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/gorilla/websocket"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/stdio"
 )
@@ -97,6 +98,10 @@ func wsFraming(ws *websocket.Conn, bc *batchConn, writeTimeout time.Duration) Fr
 			return bc.flush(writeTimeout)
 		},
 		Read: func(root *actor.RootContext, to *actor.PID) {
+			// The reader runs as long as the socket is open: the client
+			// counts from its start to its end.
+			metrics.WebSocketClients.Inc()
+			defer metrics.WebSocketClients.Dec()
 			for {
 				kind, b, err := ws.ReadMessage()
 				if err != nil {

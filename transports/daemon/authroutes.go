@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/transports/httpjson"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -60,6 +61,7 @@ func (a *Auth) wrap(next http.Handler) http.Handler {
 		mcp := strings.HasPrefix(r.URL.Path, "/mcp/")
 		c, ok := a.identify(r, mcp)
 		if !ok {
+			metrics.AuthFailures.WithLabelValues("token").Inc()
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			msg := "missing or invalid bearer token"
 			if mcp { // the same for every name, registered or not
@@ -226,6 +228,7 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 			httpjson.Error(w, http.StatusInternalServerError, "stored password hash: "+err.Error())
 			return
 		}
+		metrics.AuthFailures.WithLabelValues("password").Inc()
 		a.log.Warn("login: wrong password", "check", n, "from", r.RemoteAddr)
 		httpjson.Error(w, http.StatusUnauthorized, "invalid password")
 		return
@@ -238,6 +241,7 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 }
 
 func tooMany(w http.ResponseWriter, wait time.Duration) {
+	metrics.AuthFailures.WithLabelValues("limited").Inc()
 	w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 	httpjson.Error(w, http.StatusTooManyRequests, "too many failed logins; try again later")
 }

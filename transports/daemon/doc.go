@@ -24,7 +24,9 @@
 //
 // The server owns the /v1/auth/* routes and mounts the REST API
 // (transports/rest), the ACP WebSocket handler and the MCP handler (/mcp)
-// it is given; it holds no session state.
+// it is given, and /metrics (metrics.go: Prometheus's scrape of
+// runtime/metrics, with the sessions counted at scrape time, and the
+// unauthenticated --metrics-listen listener); it holds no session state.
 //
 // It also owns the limit on login attempts (rate), the wrapper every
 // authenticated route goes through (Auth.wrap), and the bound on the

@@ -19,6 +19,7 @@ import (
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/hydraconfig"
 	"github.com/troupehq/troupe/runtime/logging"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/runtime/pidfile"
 	"github.com/troupehq/troupe/transports/acp"
 	"github.com/troupehq/troupe/transports/acp/pipeline"
@@ -56,6 +57,13 @@ type Config struct {
 	// flags the daemon was started with, no secret among them, and the
 	// names of those left out.
 	Args, Withheld []string
+	// MetricsListen, when set, serves /metrics without authentication on
+	// a listener of its own (a bare ":port" is loopback's); /metrics is
+	// served behind the daemon's authentication either way.
+	MetricsListen string
+	// SessionMiddleware wraps every session's Receive (a troupe_faults
+	// binary's injected failures; nil in a real one).
+	SessionMiddleware []actor.ReceiverMiddleware
 	// Signals makes the first SIGINT or SIGTERM close Done (and a second
 	// exit the process): for a process that is the daemon, not for a test
 	// that hosts several.
@@ -94,7 +102,8 @@ type Daemon struct {
 	shutdown sync.Once
 	shutErr  error
 
-	reload reloader
+	reload  reloader
+	metrics *metricsServer // --metrics-listen's, when set
 }
 
 // Start builds the whole daemon from cfg and serves: it takes the home's
@@ -173,7 +182,8 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live})
+	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
+		SessionMiddleware: cfg.SessionMiddleware})
 	if err != nil {
 		return err
 	}
@@ -221,6 +231,9 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	handlers := agentMCP.handlers(rt.Sessions, cfg.Version, log)
 	handlers["/mcp/{name}"] = plug.pipeline.MCPHandler(rt.System)
 	handlers["POST /v1/reload"] = d.reloadHandler()
+	metricsHandler := metrics.Handler(metrics.NewRegistry(metrics.Sources{
+		Sessions: sessionCounts(rt.Sessions), StorePath: rt.Sessions.StorePath(), Log: log}), log)
+	handlers["GET /metrics"] = metricsHandler
 	// Signals are ours before daemon.addr exists: a client that reads the
 	// address may stop the daemon at once, and a SIGTERM that came before
 	// the handler would kill it without the ordered shutdown.
@@ -247,6 +260,14 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { mcpServer.Close(); return nil })
 	agentMCP.setBase(srv.URL())
 	rt.OnShutdown(actors.StageInput, srv.Shutdown)
+	if cfg.MetricsListen != "" {
+		ms, err := listenMetrics(cfg.MetricsListen, metricsHandler, log)
+		if err != nil {
+			return configError{err}
+		}
+		d.metrics = ms
+		rt.OnShutdown(actors.StageInput, ms.Shutdown)
+	}
 	rt.OnShutdown(actors.StageInput, agentMCP.close)
 	if err := plug.start(rt, srv, log); err != nil {
 		return err
@@ -291,6 +312,14 @@ func (d *Daemon) StopSignal() os.Signal {
 
 // URL is where the daemon answers, e.g. http://127.0.0.1:55514.
 func (d *Daemon) URL() string { return d.srv.URL() }
+
+// MetricsURL is where --metrics-listen serves /metrics, "" without it.
+func (d *Daemon) MetricsURL() string {
+	if d.metrics == nil {
+		return ""
+	}
+	return d.metrics.URL()
+}
 
 // Home is the daemon's data home, resolved.
 func (d *Daemon) Home() string { return d.home }

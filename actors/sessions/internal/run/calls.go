@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions/internal/toolcall"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/runtime/tools"
 )
 
@@ -47,6 +48,8 @@ func (t *run) prepareCalls(ctx actor.Context) {
 			continue
 		}
 		c.approval = approvalPending
+		c.asked = time.Now()
+		metrics.PermissionRequests.Inc()
 		t.emitStarted(ctx, c, true)
 		t.emit(ctx, event.ToolPermissionRequested, event.PermissionRequestedPayload{
 			RunID: t.cfg.RunID, ToolCallID: c.id, Name: c.name, Category: c.category,
@@ -153,6 +156,7 @@ func (t *run) record(ctx actor.Context, c *call, d *Decide) {
 			c.denial = "Permission denied: " + d.Reason
 		}
 	}
+	observePermission(c, outcome)
 	t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{
 		RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: outcome, OptionID: d.OptionID, Reason: d.Reason, ResolvedBy: d.By,
 	})
@@ -234,6 +238,7 @@ func (t *run) closeCall(ctx actor.Context, c *call, status, out string) {
 		if t.cancelReason != "" {
 			why = t.cancelReason
 		}
+		observePermission(c, event.PermissionCancelled)
 		t.emit(ctx, event.ToolPermissionResolved, event.PermissionResolvedPayload{RunID: t.cfg.RunID, ToolCallID: c.id, Outcome: event.PermissionCancelled, Reason: why})
 	}
 	t.emitStarted(ctx, c, false)

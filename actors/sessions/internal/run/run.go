@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
@@ -44,7 +45,8 @@ type call struct {
 	started                bool   // tool.started was written
 	answered               bool   // tool.completed was written
 	approval               approvalState
-	denial                 string // what the model is told of a denied call
+	denial                 string    // what the model is told of a denied call
+	asked                  time.Time // its permission request went out (for the wait's metric)
 }
 
 type approvalState int

@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/persistence/event"
 	"github.com/troupehq/troupe/runtime/backoff"
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/runtime/tooltext"
 )
 
@@ -57,6 +58,7 @@ func (t *run) startStream(ctx actor.Context) {
 	}
 	self, provider, attempt := ctx.Self(), t.cfg.Provider, t.attempt
 	go func() {
+		s.began = time.Now()
 		resp, err := provider.Stream(sctx, req, s.sink)
 		s.flush(s.filter.Close())
 		s.root.Send(self, &streamDone{attempt: attempt, resp: resp, err: err, parsed: s.parsed})
@@ -76,9 +78,14 @@ type streamer struct {
 	index     int
 	toolIDs   map[int]string
 	toolNames map[int]string
+	began     time.Time // the request; zeroed at its first chunk
 }
 
 func (s *streamer) sink(c llm.Chunk) error {
+	if !s.began.IsZero() {
+		metrics.ModelFirstTokenSeconds.Observe(time.Since(s.began).Seconds())
+		s.began = time.Time{}
+	}
 	switch c.Kind {
 	case llm.ChunkText:
 		d := s.filter.Push(c.Text)
@@ -162,6 +169,7 @@ func (t *run) streamFailed(ctx actor.Context, m *streamDone) {
 	if retry.Enabled && llm.IsRetryable(m.err) && t.attempt < retry.MaxAttempts {
 		delay := backoff.Policy{Base: retry.BaseDelay}.Delay(t.attempt - 1) // uncapped: MaxAttempts bounds it
 		delay = max(delay, llm.RetryAfterOf(m.err))                         // the server's retry-after, when longer
+		metrics.ModelRetries.Inc()
 		t.emit(ctx, event.RetryStarted, event.RetryPayload{
 			RunID: t.cfg.RunID, Attempt: t.attempt, MaxAttempts: retry.MaxAttempts,
 			DelayMS: delay.Milliseconds(), Error: m.err.Error(),
@@ -221,6 +229,7 @@ func (t *run) completeMessage(ctx actor.Context, resp *llm.Response, parsed tool
 		}
 	}
 	t.usage.Add(u)
+	observeUsage(u)
 	if usage != nil && usage.PromptTokens > 0 {
 		t.lastContext = usage.PromptTokens + usage.CompletionTokens
 		t.lastContextLen = t.conv.Len() // the prompt plus this reply

@@ -200,6 +200,8 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	switch m := msg.(type) {
 	case *run.Emit:
 		if m.Token == s.turnToken {
+			s.noteRunOutput(m.RunID, m.Events)
+			s.notePrompts(m.Events)
 			s.commit(ctx, m.Events, nil, nil)
 			for _, d := range m.Events {
 				if d.Kind == event.RunEnded {
@@ -244,7 +246,9 @@ func (s *session) onEngineMessage(ctx actor.Context, msg any) bool {
 	case *run.AllowCategory:
 		// Recorded by the permission_resolved event the turn emitted.
 	case *queue.Emit:
-		s.commit(ctx, s.promoted(m.Events), m.ReplyTo, m.Reply)
+		drafts := s.promoted(m.Events)
+		s.notePrompts(drafts)
+		s.commit(ctx, drafts, m.ReplyTo, m.Reply)
 	case *queue.StartRun:
 		if s.drain.on {
 			return true // stopping: the prompt stays queued for the next wake

@@ -87,6 +87,9 @@ type session struct {
 	log *slog.Logger
 	f   fold
 	gen uint64
+	// promptAt is when each prompt still waiting for its run's first
+	// output was queued (metrics.go).
+	promptAt map[string]time.Time
 
 	recovering bool
 	missing    bool // nothing on disk and no Create yet

@@ -9,6 +9,7 @@ import (
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/metrics"
 )
 
 // replayBatch is how many stored events go to a subscriber per message.
@@ -136,6 +137,7 @@ func (sub *subscription) startReplay(ctx actor.Context) {
 		batch := make([]event.Event, 0, replayBatch)
 		flush := func() {
 			if len(batch) > 0 {
+				metrics.EventsReplayed.Add(float64(len(batch)))
 				root.Send(target, &Events{SessionID: id, Events: batch})
 				batch = make([]event.Event, 0, replayBatch)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"github.com/troupehq/troupe/runtime/proc"
 	"github.com/troupehq/troupe/runtime/tools"
 )
@@ -115,6 +116,19 @@ func (t *toolCall) start(ctx actor.Context) {
 		}()
 		done.Cancelled = runCtx.Err() != nil
 		done.Duration = time.Since(began)
+		metrics.ToolCall(metrics.ToolLabel(tool.Name(), tool.Category() == tools.CategoryMCP), outcome(done), done.Duration)
 		root.Send(self, &finished{done: done})
 	}()
+}
+
+// outcome is a finished call's outcome label.
+func outcome(d *Done) string {
+	switch {
+	case d.Cancelled:
+		return metrics.OutcomeCancelled
+	case d.Err != nil || d.Result.IsError:
+		return metrics.OutcomeError
+	default:
+		return metrics.OutcomeOK
+	}
 }

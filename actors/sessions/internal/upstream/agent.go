@@ -15,6 +15,7 @@ import (
 	"github.com/troupehq/troupe/actors/process"
 	"github.com/troupehq/troupe/actors/sessions/internal/run"
 	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/runtime/metrics"
 )
 
 // Backoff bounds: a program that keeps crashing is started again after
@@ -229,6 +230,9 @@ func (a *agent) start(ctx actor.Context) {
 	}
 	a.gen++
 	a.phase = phaseStarting
+	if a.crashes > 0 {
+		metrics.AgentRestarts.Inc()
+	}
 	a.proc = ctx.SpawnPrefix(process.Props(spec, nil), "process")
 }
 
