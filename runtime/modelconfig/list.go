@@ -38,3 +38,32 @@ func (c Config) NextModel(provider, id string) (next ModelRef, ok bool) {
 	}
 	return refs[0], true
 }
+
+// Available is every model a client may choose from: the models of each
+// provider models.yml lists, in file order (a built-in provider's catalog
+// after the file's own models, unless openai's base_url is another
+// server), then the catalogs of the built-in
+// providers the file does not list whose credentials env holds
+// ([Configured]). A catalog without credentials is left out: none of its
+// models could answer.
+func (c Config) Available(env func(string) string) []ModelRef {
+	var refs []ModelRef
+	add := func(p Provider) {
+		// A compatible server in openai's place serves its own models.
+		if p.Name != OpenAI || p.BaseURL == "" || trimSlash(p.BaseURL) == DefaultOpenAIBaseURL {
+			p = p.merged()
+		}
+		for _, m := range p.Models {
+			refs = append(refs, ModelRef{Provider: p.Name, Model: m.withDefaults()})
+		}
+	}
+	for _, p := range c.Providers {
+		add(p)
+	}
+	for _, b := range builtins {
+		if _, listed := c.provider(b.name); !listed && Configured(b.name, env) {
+			add(Provider{Name: b.name})
+		}
+	}
+	return refs
+}
