@@ -96,15 +96,15 @@
 // They exist without any file and read these variables (the aionrs JSON
 // stream spec's, pi's, and the ones the providers' SDKs read):
 //
-//   openai     OPENAI_API_KEY, OPENAI_BASE_URL
-//   anthropic  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
-//   google     GEMINI_API_KEY or GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL
-//   bedrock    AWS_REGION or AWS_DEFAULT_REGION; AWS_ACCESS_KEY_ID,
-//              AWS_SECRET_ACCESS_KEY, AWS_PROFILE (the AWS credential chain);
-//              AWS_ENDPOINT_URL_BEDROCK_RUNTIME or AWS_ENDPOINT_URL
-//   vertex     VERTEX_PROJECT_ID or GOOGLE_CLOUD_PROJECT, VERTEX_REGION or
-//              CLOUD_ML_REGION; GOOGLE_APPLICATION_CREDENTIALS (application
-//              default credentials)
+//   - openai: OPENAI_API_KEY, OPENAI_BASE_URL
+//   - anthropic: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+//   - google: GEMINI_API_KEY or GOOGLE_API_KEY, GOOGLE_GEMINI_BASE_URL
+//   - bedrock: AWS_REGION or AWS_DEFAULT_REGION; AWS_ACCESS_KEY_ID,
+//     AWS_SECRET_ACCESS_KEY, AWS_PROFILE (the AWS credential chain);
+//     AWS_ENDPOINT_URL_BEDROCK_RUNTIME or AWS_ENDPOINT_URL
+//   - vertex: VERTEX_PROJECT_ID or GOOGLE_CLOUD_PROJECT, VERTEX_REGION or
+//     CLOUD_ML_REGION; GOOGLE_APPLICATION_CREDENTIALS (application default
+//     credentials)
 //
 // Each brings a catalog of current models ([Catalog]: context window,
 // output limit, thinking, prices), its default first. A file entry with a

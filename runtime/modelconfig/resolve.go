@@ -38,7 +38,7 @@ type Resolved struct {
 	// Region and Project place bedrock and vertex requests.
 	Region  string
 	Project string
-	Model       Model
+	Model   Model
 	// Listed is false when models.yml does not list the model and Model
 	// holds defaults; set_model may want to refuse such a model.
 	Listed bool
