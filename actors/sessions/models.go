@@ -13,7 +13,8 @@ type Models interface {
 	// Model describes provider/model.
 	Model(provider, model string) (Model, error)
 	// List is every model a client may choose, in order: models.yml's,
-	// after the default when models.yml does not list it.
+	// then the catalogs of the built-in providers whose credentials are
+	// set, after the default when neither lists it.
 	List() []Model
 	// ClampThinking is the level nearest to level that provider/model
 	// supports (off for a model that does not resolve, or an unknown level).

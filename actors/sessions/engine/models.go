@@ -101,11 +101,12 @@ func describe(provider string, m modelconfig.Model) sessions.Model {
 	}
 }
 
-// List is models.yml's models, after the flag-selected one when
-// models.yml does not list it.
+// List is models.yml's models and the catalogs of the built-in providers
+// whose credentials are set (modelconfig.Config.Available), after the
+// flag-selected one when neither lists it.
 func (c *catalog) List() []sessions.Model {
 	c.mu.Lock()
-	refs := c.current().Models()
+	refs := c.current().Available(c.env)
 	provider, model := c.provider, c.model
 	c.mu.Unlock()
 	out := make([]sessions.Model, 0, len(refs)+1)
