@@ -85,7 +85,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		opts: opts, catalog: cat,
-		prefix:  fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
+		prefix:    fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
 		providers: map[string]llm.Provider{}, styles: map[string]string{},
 	}
 	e.cfg.Store(&cfg)
