@@ -28,7 +28,9 @@ type Models interface {
 
 // Model is what a client is told of one model.
 type Model struct {
-	Provider        string
+	Provider string
+	// API is the wire format (runtime/llm/providers' API names).
+	API             string
 	ID              string
 	Name            string
 	BaseURL         string

@@ -3,7 +3,9 @@ package modelconfig
 // ModelRef is one listed model with the provider it belongs to.
 type ModelRef struct {
 	Provider string
-	Model    Model
+	// API is the one the model is spoken to with (Available fills it).
+	API   string
+	Model Model
 }
 
 // Models lists every model in models.yml in file order, providers first to
@@ -54,7 +56,7 @@ func (c Config) Available(env func(string) string) []ModelRef {
 			p = p.merged()
 		}
 		for _, m := range p.Models {
-			refs = append(refs, ModelRef{Provider: p.Name, Model: m.withDefaults()})
+			refs = append(refs, ModelRef{Provider: p.Name, API: p.api(m), Model: m.withDefaults()})
 		}
 	}
 	for _, p := range c.Providers {
