@@ -153,9 +153,17 @@ func (e *Engine) DefaultSettings() (event.Settings, error) {
 }
 
 // selection is the command's selection with the session's provider,
-// model and base URL over it: a session resumes where it ran.
+// model and base URL over it: a session resumes where it ran. The
+// command's --base-url and --api-key belong to the command's provider: a
+// session switched to another (set_model) reaches that one where its own
+// configuration says, as the model lists describe it.
 func (e *Engine) selection(set event.Settings) modelconfig.Selection {
 	sel := e.opts.Selection
+	if p := lo.FromPtr(set.Provider); p != "" && p != sel.Provider {
+		if def, _ := e.Models().Default(); p != def {
+			sel.BaseURL, sel.APIKey = "", ""
+		}
+	}
 	sel.Provider = cmp.Or(lo.FromPtr(set.Provider), sel.Provider)
 	sel.Model = cmp.Or(lo.FromPtr(set.Model), sel.Model)
 	sel.BaseURL = cmp.Or(lo.FromPtr(set.BaseURL), sel.BaseURL)
