@@ -42,7 +42,9 @@ type providerRow struct {
 // wire format in testkit/llmserver land.
 var providerRows = []providerRow{
 	{api: providers.APIOpenAI, provider: "openai", model: "tiny", textTools: true,
-		env: func(root string) []string { return []string{"OPENAI_BASE_URL=" + root + "/v1", "OPENAI_API_KEY=sk-test"} }},
+		env: func(root string) []string {
+			return []string{"OPENAI_BASE_URL=" + root + "/v1", "OPENAI_API_KEY=sk-test"}
+		}},
 }
 
 // providerVariables are cleared for every row, so the test machine's own
