@@ -27,12 +27,12 @@ type providerRow struct {
 	api      string // runtime/llm/providers' API name
 	provider string // --provider
 	model    string // --model; also the Script's model
-	// env points the provider at the fake, given its root URL
-	// (llmserver.Server.URL(), no path).
-	env func(root string) []string
-	// args are extra flags, e.g. --base-url for a platform without a
-	// base URL variable.
-	args func(root string) []string
+	// env points the provider at the fake: variables whose "{root}" is
+	// the fake's root URL (llmserver.Server.URL(), no path).
+	env []string
+	// args are extra flags, "{root}" filled in the same way, e.g.
+	// --base-url for a platform without a base URL variable.
+	args []string
 	// textTools: the API's models may write tool calls as tagged text,
 	// which only OpenAI-compatible servers (llama-server) do.
 	textTools bool
@@ -41,10 +41,16 @@ type providerRow struct {
 // providerRows: one line per API. An API joins when its package and its
 // wire format in testkit/llmserver land.
 var providerRows = []providerRow{
-	{api: providers.APIOpenAI, provider: "openai", model: "tiny", textTools: true,
-		env: func(root string) []string {
-			return []string{"OPENAI_BASE_URL=" + root + "/v1", "OPENAI_API_KEY=sk-test"}
-		}},
+	{api: providers.APIOpenAI, provider: "openai", model: "tiny", textTools: true, env: []string{"OPENAI_BASE_URL={root}/v1", "OPENAI_API_KEY=sk-test"}},
+}
+
+// atRoot is each of list with "{root}" replaced by root.
+func atRoot(list []string, root string) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = strings.ReplaceAll(v, "{root}", root)
+	}
+	return out
 }
 
 // providerVariables are cleared for every row, so the test machine's own
@@ -83,7 +89,7 @@ func (s *scenario) env() []string {
 	for _, v := range providerVariables {
 		env = append(env, v+"=")
 	}
-	return append(env, s.row.env(s.srv.URL())...)
+	return append(env, atRoot(s.row.env, s.srv.URL())...)
 }
 
 // start runs `troupe run --json` on the row's provider; args come before
@@ -92,9 +98,7 @@ func (s *scenario) start(t *testing.T, args ...string) *testkit.Proc {
 	t.Helper()
 	all := []string{"run", "--home", s.home, "--cwd", s.cwd, "--provider", s.row.provider, "--model", s.row.model,
 		"--yolo", "--json", "--retry-delay", "10ms"}
-	if s.row.args != nil {
-		all = append(all, s.row.args(s.srv.URL())...)
-	}
+	all = append(all, atRoot(s.row.args, s.srv.URL())...)
 	return testkit.Start(t, s.bin, s.env(), append(all, args...)...)
 }
 
