@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
 )
 
@@ -88,5 +90,57 @@ func requireAll(t *testing.T, body string, parts ...string) {
 		if !strings.Contains(body, part) {
 			t.Fatalf("request lacks %q:\n%s", part, body)
 		}
+	}
+}
+
+// The daemon lists the catalogs of the providers with a key among its
+// built-in agent's models (GET /v1/agents), and ACP session/set_model
+// moves a session onto each API's provider mid-session: the next turn
+// runs there with the whole conversation.
+func TestDaemonACPSetModelOntoEachProvider(t *testing.T) {
+	for _, row := range providerRows {
+		t.Run(row.api, func(t *testing.T) {
+			local := llmserver.New(t, llmserver.Script{Model: "small", Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("first answer, from local"))}})
+			native := llmserver.New(t, llmserver.Script{Model: row.model, Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("second answer, from " + row.provider))}})
+			home := t.TempDir()
+			yml := fmt.Sprintf("default: {provider: local, model: small}\nproviders:\n  local:\n    base_url: %s/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q}]\n",
+				local.URL(), row.provider, row.model)
+			testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
+			env := cleanProviderEnv(append(atRoot(row.env, native.URL()), "GEMINI_API_KEY=g-test", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9")...)
+			d := startDaemonBinary(t, home, env, atRoot(row.args, native.URL())...)
+
+			var agents struct {
+				Agents []struct {
+					ID     string
+					Models []struct{ ID string }
+				}
+			}
+			d.call(t, "GET", "/v1/agents", nil, http.StatusOK, &agents)
+			var listed []string
+			for _, m := range agents.Agents[0].Models {
+				listed = append(listed, m.ID)
+			}
+			for _, want := range []string{"local/small", row.provider + "/" + row.model, "google/gemini-2.5-pro", "google/gemini-2.5-flash-lite"} {
+				if !slices.Contains(listed, want) {
+					t.Fatalf("/v1/agents lists %v, without %s", listed, want)
+				}
+			}
+
+			c := d.dialACP(t, "editor")
+			sid, _ := c.NewSession(t.TempDir())
+			end := func(id int) string {
+				t.Helper()
+				fs := c.Until(func(f acpclient.Frame) bool { return f.Answers(id) })
+				return string(fs[len(fs)-1].Result)
+			}
+			testkit.Equal(t, end(c.Prompt(sid, "question one")), `{"stopReason":"end_turn"}`)
+			if set := c.WaitAnswer(c.Call("session/set_model", map[string]any{"sessionId": sid, "modelId": row.provider + "/" + row.model})); set.Error != nil {
+				t.Fatalf("set_model: %s", set.Raw)
+			}
+			testkit.Equal(t, end(c.Prompt(sid, "question two")), `{"stopReason":"end_turn"}`)
+			toNative := modelRequests(native)
+			testkit.Equal(t, len(toNative), 1)
+			requireAll(t, string(toNative[0].Body), "question one", "first answer, from local", "question two")
+		})
 	}
 }
