@@ -166,16 +166,17 @@ func (b builtin) catalogModel(id string) (Model, bool) {
 	return Model{}, false
 }
 
-// merged is p with the built-in provider of its name under it: the file's
-// settings win, and a model the file lists replaces the catalog's entry of
-// the same id whole (a partial entry would leave no way to say "no
-// thinking" or "free"); the catalog's other models follow the file's.
+// merged is p with its catalog (catalogOf) under it: a built-in
+// provider's settings where the file leaves them out, and the catalog's
+// models after the file's. A model the file lists with a catalog id
+// replaces that catalog entry whole (a partial entry would leave no way
+// to say "no thinking" or "free").
 func (p Provider) merged() Provider {
-	b, ok := builtinProvider(p.Name)
+	b, ok := catalogOf(p)
 	if !ok {
 		return p
 	}
-	if p.API == "" {
+	if p.API == "" && b.name == p.Name {
 		p.API = b.api
 	}
 	models := append([]Model(nil), p.Models...)

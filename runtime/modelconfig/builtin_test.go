@@ -171,6 +171,15 @@ providers:
 	if r.API != providers.APIOpenAI || r.APIKeyFrom != "api_key under providers.lab in p" {
 		t.Errorf("default api: %+v", r)
 	}
+	gateway := mustParse(t, "providers:\n  gw:\n    api: anthropic\n    base_url: https://gw.example\n    api_key: k\n")
+	r, err = Resolve(gateway, Selection{Provider: "gw"}, nil)
+	requireNoError(t, err)
+	if r.Model.ID != "claude-sonnet-4-5" || r.Model.Pricing.Output != 15 || r.BaseURL != "https://gw.example" {
+		t.Errorf("a native API's catalog under another name: %+v", r)
+	}
+	listed := gateway.Available(nil)
+	requireEqual(t, len(listed), 3)
+	requireEqual(t, listed[0].Provider+"/"+listed[0].Model.ID+" "+listed[0].API, "gw/claude-sonnet-4-5 anthropic")
 	_, err = Parse([]byte("providers:\n  x:\n    api: carrier-pigeon\n"), "bad.yml")
 	requireError(t, err, `bad.yml: providers.x.api: "carrier-pigeon" is not an API: want openai, openai-responses, anthropic, google, bedrock, vertex`)
 }

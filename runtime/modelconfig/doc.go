@@ -73,9 +73,10 @@
 //     default.provider; openai when OPENAI_BASE_URL or OPENAI_API_KEY is
 //     set; otherwise an error.
 //   - model: Selection.Model; default.model when the provider is the default
-//     one; the provider's first model in the file; a built-in provider's
-//     catalog default (not for openai pointed at another server, whose
-//     models the catalog does not know); otherwise an error. A model
+//     one; the provider's first model in the file; its catalog's default
+//     (a built-in provider's, or that of the native API it speaks; not for
+//     openai pointed at another server, whose models the catalog does not
+//     know); otherwise an error. A model
 //     neither the file nor the catalog lists gets [DefaultContextWindow]
 //     and tool style auto.
 //   - API: the model's api; the provider's api; the built-in provider's
@@ -113,5 +114,6 @@
 // catalog's other models stay): a partial entry could not say "no
 // thinking" or "free". Anthropic's dated ids (claude-sonnet-4-5-20250929)
 // and Bedrock's cross-region profiles (us.anthropic...) find their
-// catalog entry.
+// catalog entry. A provider of another name on a native API (api:
+// anthropic) has that API's catalog the same way.
 package modelconfig

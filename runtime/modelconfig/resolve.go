@@ -193,14 +193,14 @@ func (c Config) chooseModel(p Provider, sel Selection, base string) (Model, bool
 }
 
 // firstModel is the model a provider picks when none is named: the first
-// models.yml lists under it, else its catalog's default, except for a
-// compatible server in openai's place (its own base URL), whose models
-// the catalog does not know.
+// models.yml lists under it, else its catalog's default (catalogOf),
+// except for a compatible server in openai's place (its own base URL),
+// whose models the catalog does not know.
 func (c Config) firstModel(p Provider, base string) string {
 	if f, ok := c.provider(p.Name); ok && len(f.Models) > 0 {
 		return f.Models[0].ID
 	}
-	b, ok := builtinProvider(p.Name)
+	b, ok := catalogOf(p)
 	if !ok || len(b.models) == 0 {
 		return ""
 	}

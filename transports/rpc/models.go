@@ -8,7 +8,6 @@ import (
 	"github.com/samber/lo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/persistence/event"
-	"github.com/troupehq/troupe/runtime/llm/providers"
 )
 
 // thinkingOff is the level of a session and flags that set none.
@@ -76,15 +75,17 @@ func (m *models) object(provider, id string) (*modelJSON, error) {
 	return o, nil
 }
 
-// piAPI is pi's name for the wire format a model is spoken to with:
-// Bedrock and Vertex carry Anthropic's Messages API.
+// piAPI is pi's name for the wire format a model is spoken to with
+// (sessions.Model.API holds runtime/llm/providers' names, which a
+// transport does not import): Bedrock and Vertex carry Anthropic's
+// Messages API.
 func piAPI(name string) string {
 	switch name {
-	case providers.APIOpenAIResponses:
+	case "openai-responses":
 		return "openai-responses"
-	case providers.APIAnthropic, providers.APIBedrock, providers.APIVertex:
+	case "anthropic", "bedrock", "vertex":
 		return "anthropic-messages"
-	case providers.APIGoogle:
+	case "google":
 		return "google-generative-ai"
 	}
 	return api

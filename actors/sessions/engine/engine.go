@@ -226,13 +226,24 @@ func (e *Engine) provider(ctx context.Context, res modelconfig.Resolved) (llm.Pr
 	}
 	key := providerKey(res.Provider, ep)
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if p, ok := e.providers[key]; ok {
+	p, ok := e.providers[key]
+	e.mu.Unlock()
+	if ok {
 		return p, nil
 	}
-	p, err := providers.New(ctx, ep)
+	// Built outside the lock: a cloud credential chain may read files or
+	// ask a metadata server. Two first requests may both build; the first
+	// stored is kept. The provider outlives the run that asked for it, and
+	// a credential chain may keep the context to refresh tokens with, so
+	// it gets the run's values without its cancellation.
+	p, err := providers.New(context.WithoutCancel(ctx), ep)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", res.Provider, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if first, ok := e.providers[key]; ok {
+		return first, nil
 	}
 	e.providers[key] = p
 	return p, nil
