@@ -1,5 +1,7 @@
 package modelconfig
 
+import "slices"
+
 // Environment variables the built-in providers read: the aionrs JSON
 // stream spec's (ANTHROPIC_*, OPENAI_*, AWS_*, GOOGLE_APPLICATION_CREDENTIALS,
 // VERTEX_*), pi's Gemini key (GEMINI_API_KEY), and the ones the providers'
@@ -71,4 +73,12 @@ func Configured(name string, env func(string) string) bool {
 		return set(vertexProjectEnv...) && set(vertexRegionEnv...)
 	}
 	return false
+}
+
+// KeyVariables are the variables the built-in provider name reads its
+// API key from, first wins; none for another name or a platform that
+// signs with its credential chain.
+func KeyVariables(name string) []string {
+	b, _ := builtinProvider(name)
+	return slices.Clone(b.keyEnv)
 }

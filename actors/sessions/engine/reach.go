@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -35,7 +34,7 @@ func (r reach) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk)
 
 // explain adds to an answered request's error what the user can change:
 // the key's source on a 401, the catalog on a model the provider does not
-// know. The error stays an *llm.Error, classified as it was.
+// know. The *llm.Error stays in the chain, classified as it was.
 func (r reach) explain(err error) error {
 	var le *llm.Error
 	if !errors.As(err, &le) {
@@ -50,9 +49,7 @@ func (r reach) explain(err error) error {
 	default:
 		return err
 	}
-	explained := *le
-	explained.Message = strings.TrimSuffix(cmp.Or(le.Message, http.StatusText(le.Status)), ".") + " (" + add + ")"
-	return &explained
+	return fmt.Errorf("%w (%s)", err, add)
 }
 
 var modelWord = regexp.MustCompile(`(?i)\bmodel`)
@@ -61,7 +58,12 @@ func mentionsModel(msg string) bool { return modelWord.MatchString(msg) }
 
 func (r reach) keyHint() string {
 	if r.res.APIKeyFrom == "" {
-		return fmt.Sprintf("provider %q sent no API key: set one with api_key_env under providers.%s in %s, or --api-key", r.res.Provider, r.res.Provider, cmp.Or(r.models, modelconfig.FileName))
+		var vars string
+		for _, v := range modelconfig.KeyVariables(r.res.Provider) {
+			vars += "$" + v + ", "
+		}
+		return fmt.Sprintf("provider %q sent no API key: set one with %sapi_key_env under providers.%s in %s, or --api-key",
+			r.res.Provider, vars, r.res.Provider, cmp.Or(r.models, modelconfig.FileName))
 	}
 	return fmt.Sprintf("provider %q refused the API key from %s", r.res.Provider, r.res.APIKeyFrom)
 }
