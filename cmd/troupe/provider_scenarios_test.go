@@ -79,7 +79,7 @@ func newScenario(t *testing.T, row providerRow, script llmserver.Script) *scenar
 	t.Helper()
 	script.Model = row.model
 	s := &scenario{row: row, bin: testkit.BuildTroupe(t), srv: llmserver.New(t, script), home: t.TempDir(), cwd: t.TempDir()}
-	yml := fmt.Sprintf("providers:\n  %s:\n    models:\n      - {id: %q, thinking: true, cost: %s}\n", row.provider, row.model, scenarioPrices)
+	yml := fmt.Sprintf("providers:\n  %s:\n    models:\n      - {id: %q, api: %s, thinking: true, cost: %s}\n", row.provider, row.model, row.api, scenarioPrices)
 	testkit.NoError(t, os.WriteFile(filepath.Join(s.home, "models.yml"), []byte(yml), 0o600))
 	return s
 }

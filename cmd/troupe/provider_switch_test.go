@@ -33,8 +33,8 @@ func TestRPCSetModelSwitchesProviderMidSession(t *testing.T) {
 			home := t.TempDir()
 			// local's server is where --base-url says: the flag is the
 			// command's provider's, never the one a session switches to.
-			yml := fmt.Sprintf("providers:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q, thinking: true}]\n",
-				row.provider, row.model)
+			yml := fmt.Sprintf("providers:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q, api: %s, thinking: true}]\n",
+				row.provider, row.model, row.api)
 			testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
 			args := append([]string{"--mode", "rpc", "--home", home, "--cwd", t.TempDir(), "--thinking", "high",
 				"--provider", "local", "--model", "small", "--base-url", local.URL() + "/v1"}, atRoot(row.args, native.URL())...)
@@ -103,10 +103,15 @@ func TestDaemonACPSetModelOntoEachProvider(t *testing.T) {
 			local := llmserver.New(t, llmserver.Script{Model: "small", Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("first answer, from local"))}})
 			native := llmserver.New(t, llmserver.Script{Model: row.model, Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("second answer, from " + row.provider))}})
 			home := t.TempDir()
-			yml := fmt.Sprintf("default: {provider: local, model: small}\nproviders:\n  local:\n    base_url: %s/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q}]\n",
-				local.URL(), row.provider, row.model)
+			yml := fmt.Sprintf("default: {provider: local, model: small}\nproviders:\n  local:\n    base_url: %s/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q, api: %s}]\n",
+				local.URL(), row.provider, row.model, row.api)
 			testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
-			env := cleanProviderEnv(append(atRoot(row.env, native.URL()), "GEMINI_API_KEY=g-test", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9")...)
+			// Another provider with a key: its catalog is listed too.
+			other, otherEnv, otherModels := "google", []string{"GEMINI_API_KEY=g-test"}, []string{"google/gemini-2.5-pro", "google/gemini-2.5-flash-lite"}
+			if row.provider == other {
+				other, otherEnv, otherModels = "anthropic", []string{"ANTHROPIC_API_KEY=sk-ant-test"}, []string{"anthropic/claude-sonnet-4-5", "anthropic/claude-haiku-4-5"}
+			}
+			env := cleanProviderEnv(append(otherEnv, atRoot(row.env, native.URL())...)...)
 			d := startDaemonBinary(t, home, env, atRoot(row.args, native.URL())...)
 
 			var agents struct {
@@ -120,9 +125,9 @@ func TestDaemonACPSetModelOntoEachProvider(t *testing.T) {
 			for _, m := range agents.Agents[0].Models {
 				listed = append(listed, m.ID)
 			}
-			for _, want := range []string{"local/small", row.provider + "/" + row.model, "google/gemini-2.5-pro", "google/gemini-2.5-flash-lite"} {
+			for _, want := range append([]string{"local/small", row.provider + "/" + row.model}, otherModels...) {
 				if !slices.Contains(listed, want) {
-					t.Fatalf("/v1/agents lists %v, without %s", listed, want)
+					t.Fatalf("/v1/agents lists %v, without %s (%s has a key)", listed, want, other)
 				}
 			}
 
