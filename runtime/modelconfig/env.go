@@ -82,3 +82,10 @@ func KeyVariables(name string) []string {
 	b, _ := builtinProvider(name)
 	return slices.Clone(b.keyEnv)
 }
+
+// BaseURLVariables are the variables the built-in provider name reads its
+// base URL from, first wins; none for another name.
+func BaseURLVariables(name string) []string {
+	b, _ := builtinProvider(name)
+	return slices.Clone(b.baseEnv)
+}

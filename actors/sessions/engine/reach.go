@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -79,8 +80,12 @@ func (r reach) hint() string {
 	if envName.MatchString(from) {
 		from = "$" + from
 	}
-	return fmt.Sprintf("is the server running? Provider %q's URL comes from %s; start the server there, or point the provider elsewhere: base_url under providers.%s in %s, $%s (provider %s), or --base-url",
-		r.res.Provider, from, r.res.Provider, models, modelconfig.EnvOpenAIBaseURL, modelconfig.OpenAI)
+	vars := fmt.Sprintf("$%s (provider %s)", modelconfig.EnvOpenAIBaseURL, modelconfig.OpenAI)
+	if own := modelconfig.BaseURLVariables(r.res.Provider); len(own) > 0 {
+		vars = "$" + strings.Join(own, ", $")
+	}
+	return fmt.Sprintf("is the server running? Provider %q's URL comes from %s; start the server there, or point the provider elsewhere: base_url under providers.%s in %s, %s, or --base-url",
+		r.res.Provider, from, r.res.Provider, models, vars)
 }
 
 var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
