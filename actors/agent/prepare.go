@@ -17,7 +17,7 @@ import (
 	"github.com/troupehq/troupe/actors/servers"
 	"github.com/troupehq/troupe/runtime/agentpkg"
 	"github.com/troupehq/troupe/runtime/llamaconfig"
-	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/llm/providers"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/runtime/skills"
 )
@@ -61,7 +61,7 @@ func (h Host) Prepare(ctx context.Context, path string, args []string, cwd strin
 		if err != nil {
 			return Options{}, err
 		}
-		opts.Provider, err = openai.New(openai.Config{BaseURL: b.url, APIKey: b.key})
+		opts.Provider, err = providers.New(ctx, b.endpoint)
 		if err != nil {
 			return Options{}, fmt.Errorf("agent %s backend: %w", m.Name, err)
 		}
@@ -95,23 +95,33 @@ func needsLLM(dir string, m agentpkg.Manifest) bool {
 	return err == nil && strings.Contains(string(src), "ask_llm")
 }
 
-// backendOf is where a run's model calls go: the endpoint, its key and
-// the model id when the manifest names none.
-type backendOf struct{ url, key, model string }
+// backendOf is where a run's model calls go: the endpoint and the model
+// id when the manifest names none.
+type backendOf struct {
+	endpoint providers.Endpoint
+	model    string
+}
+
+// compatible is an OpenAI-compatible server's endpoint (a manifest's url,
+// a llama-server).
+func compatible(url, key string) backendOf {
+	return backendOf{endpoint: providers.Endpoint{API: providers.APIOpenAI, BaseURL: url, APIKey: key}}
+}
 
 // backend is the manifest's backend.url, else its llama-server
-// backend.config, else the model `troupe run` would use: models.yml's
-// (its default provider, or the one listing backend.model) and the
-// OpenAI-compatible environment ($OPENAI_BASE_URL, $OPENAI_API_KEY), as
-// runtime/modelconfig resolves them. The manifest's api_key wins.
+// backend.config (both OpenAI-compatible), else the model `troupe run`
+// would use: models.yml's (its default provider, or the one listing
+// backend.model) and the OpenAI-compatible environment ($OPENAI_BASE_URL,
+// $OPENAI_API_KEY), as runtime/modelconfig resolves them, on the API it
+// resolves to. The manifest's api_key wins.
 func (h Host) backend(ctx context.Context, m agentpkg.Manifest) (backendOf, error) {
 	key := os.ExpandEnv(m.Backend.APIKey)
 	if u := os.ExpandEnv(m.Backend.URL); u != "" {
-		return backendOf{url: u, key: key}, nil
+		return compatible(u, key), nil
 	}
 	if name := m.Backend.Config; name != "" {
 		u, err := h.startConfig(ctx, name)
-		return backendOf{url: u, key: key}, err
+		return compatible(u, key), err
 	}
 	path := filepath.Join(h.Home, modelconfig.FileName)
 	cfg, err := modelconfig.Load(path)
@@ -131,7 +141,10 @@ func (h Host) backend(ctx context.Context, m agentpkg.Manifest) (backendOf, erro
 	if err != nil {
 		return backendOf{}, fmt.Errorf("agent %s: the model from %s and the environment: %w", m.Name, path, err)
 	}
-	return backendOf{url: res.BaseURL, key: cmp.Or(key, res.APIKey), model: res.Model.ID}, nil
+	return backendOf{model: res.Model.ID, endpoint: providers.Endpoint{
+		API: res.API, BaseURL: res.BaseURL, APIKey: cmp.Or(key, res.APIKey), Headers: res.Headers,
+		Thinking: res.Model.Thinking, Region: res.Region, Project: res.Project, Env: os.Getenv,
+	}}, nil
 }
 
 // configured says whether anything outside the manifest names a model to

@@ -13,7 +13,8 @@ type Models interface {
 	// Model describes provider/model.
 	Model(provider, model string) (Model, error)
 	// List is every model a client may choose, in order: models.yml's,
-	// after the default when models.yml does not list it.
+	// then the catalogs of the built-in providers whose credentials are
+	// set, after the default when neither lists it.
 	List() []Model
 	// ClampThinking is the level nearest to level that provider/model
 	// supports (off for a model that does not resolve, or an unknown level).
@@ -27,7 +28,9 @@ type Models interface {
 
 // Model is what a client is told of one model.
 type Model struct {
-	Provider        string
+	Provider string
+	// API is the wire format (runtime/llm/providers' API names).
+	API             string
 	ID              string
 	Name            string
 	BaseURL         string

@@ -70,7 +70,7 @@ func newJSONStreamCmd(a *app) *cobra.Command {
 	fs := c.Flags()
 	f.common.register(fs)
 	// aionrs's short forms, and its --project-dir for --workspace.
-	fs.StringVarP(&f.provider, "provider", "p", "", "provider name from models.yml, or openai")
+	fs.StringVarP(&f.provider, "provider", "p", "", "provider: openai, anthropic, google, bedrock, vertex, or a name from models.yml")
 	fs.StringVarP(&f.model, "model", "m", "", "model id")
 	fs.StringVarP(&f.baseURL, "base-url", "b", "", "override the provider's base URL")
 	fs.StringVarP(&f.apiKey, "api-key", "k", "", "override the provider's API key")

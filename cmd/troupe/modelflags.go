@@ -20,7 +20,7 @@ type modelFlags struct {
 }
 
 func (m *modelFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&m.provider, "provider", "", "provider name from models.yml, or openai")
+	fs.StringVar(&m.provider, "provider", "", "provider: openai, anthropic, google, bedrock, vertex, or a name from models.yml")
 	fs.StringVar(&m.model, "model", "", "model id (or provider/model)")
 	fs.StringVar(&m.baseURL, "base-url", "", "override the provider's base URL")
 	fs.StringVar(&m.apiKey, "api-key", "", "override the provider's API key")

@@ -36,3 +36,5 @@ func isLocal(baseURL string) bool {
 	}
 	return ip.IsLoopback() || ip.IsUnspecified() || ip.IsPrivate()
 }
+
+func trimSlash(u string) string { return strings.TrimRight(u, "/") }

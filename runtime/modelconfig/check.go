@@ -3,6 +3,7 @@ package modelconfig
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,9 @@ func (p Provider) check() error {
 	at := "providers." + p.Name
 	if p.Name == "" || strings.Contains(p.Name, "/") {
 		return fmt.Errorf("provider name %q: must be non-empty and without '/', which separates provider/model", p.Name)
+	}
+	if err := checkAPI(p.API); err != nil {
+		return fmt.Errorf("%s.api: %w", at, err)
 	}
 	if p.APIKey != "" && p.APIKeyEnv != "" {
 		return fmt.Errorf("%s: set api_key or api_key_env, not both", at)
@@ -72,6 +76,8 @@ func (m Model) check() error {
 		return errors.New("max_output_tokens must not be negative")
 	case m.ContextWindow > 0 && m.MaxOutputTokens > m.ContextWindow:
 		return fmt.Errorf("max_output_tokens %d exceeds context_window %d", m.MaxOutputTokens, m.ContextWindow)
+	case checkAPI(m.API) != nil:
+		return fmt.Errorf("api: %w", checkAPI(m.API))
 	case m.MaxThinking != "" && !m.Thinking:
 		return errors.New("max_thinking needs thinking: true")
 	case m.Thinking && m.MaxThinking == ThinkingOff:
@@ -90,4 +96,13 @@ func (p Pricing) check() error {
 		}
 	}
 	return nil
+}
+
+// checkAPI accepts an empty api (the provider's own) or one of the names
+// runtime/llm/providers speaks.
+func checkAPI(api string) error {
+	if api == "" || slices.Contains(apiNames, api) {
+		return nil
+	}
+	return fmt.Errorf("%q is not an API: want %s", api, strings.Join(apiNames, ", "))
 }

@@ -13,8 +13,16 @@ const DefaultContextWindow = 128000
 // nor OPENAI_BASE_URL names one.
 const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 
-// OpenAI is the name of the provider that needs no models.yml entry.
-const OpenAI = "openai"
+// The built-in providers: each exists without a models.yml entry, speaks
+// the API of the same name, reads its own environment variables and brings
+// a catalog of current models (builtin.go).
+const (
+	OpenAI    = "openai"
+	Anthropic = "anthropic"
+	Google    = "google"
+	Bedrock   = "bedrock"
+	Vertex    = "vertex"
+)
 
 // Config is a parsed models.yml. The zero value is an empty file.
 type Config struct {
@@ -30,20 +38,31 @@ type Default struct {
 	Model    string `yaml:"model"`
 }
 
-// Provider is one OpenAI-compatible endpoint.
+// Provider is one endpoint and the models it serves.
 type Provider struct {
-	Name      string            `yaml:"-"` // the key under providers:
+	Name string `yaml:"-"` // the key under providers:
+	// API is the wire format (runtime/llm/providers' API names); empty is
+	// the built-in provider's of the same name, else openai.
+	API       string            `yaml:"api"`
 	BaseURL   string            `yaml:"base_url"`
 	APIKey    string            `yaml:"api_key"`
 	APIKeyEnv string            `yaml:"api_key_env"` // name of the variable holding the key
 	Headers   map[string]string `yaml:"headers"`
-	Models    []Model           `yaml:"models"`
+	// Region and Project place bedrock (AWS region) and vertex (Google
+	// Cloud region and project) requests; the environment fills them
+	// when left out.
+	Region  string  `yaml:"region"`
+	Project string  `yaml:"project"`
+	Models  []Model `yaml:"models"`
 }
 
 // Model is what troupe knows about one model of a provider.
 type Model struct {
-	ID              string        `yaml:"id"`
-	Name            string        `yaml:"name"` // defaults to ID
+	ID   string `yaml:"id"`
+	Name string `yaml:"name"` // defaults to ID
+	// API overrides the provider's for this model: an OpenAI model that
+	// needs the Responses API says openai-responses.
+	API             string        `yaml:"api"`
 	ContextWindow   int           `yaml:"context_window"`
 	MaxOutputTokens int           `yaml:"max_output_tokens"` // 0: let the server decide
 	ToolStyle       ToolStyle     `yaml:"tool_style"`
@@ -98,23 +117,26 @@ func (c Config) provider(name string) (Provider, bool) {
 	return Provider{}, false
 }
 
-// known reports whether name can be selected: listed, or the built-in openai.
+// known reports whether name can be selected: listed, or built in.
 func (c Config) known(name string) bool {
-	if name == OpenAI {
+	if _, ok := builtinProvider(name); ok {
 		return true
 	}
 	_, ok := c.provider(name)
 	return ok
 }
 
-// providerNames lists the selectable providers for "known providers:" hints.
+// providerNames lists the selectable providers for "known providers:"
+// hints: the file's, then the built-in ones it does not list.
 func (c Config) providerNames() []string {
-	names := make([]string, 0, len(c.Providers)+1)
+	names := make([]string, 0, len(c.Providers)+len(builtins))
 	for _, p := range c.Providers {
 		names = append(names, p.Name)
 	}
-	if _, ok := c.provider(OpenAI); !ok {
-		names = append(names, OpenAI)
+	for _, b := range builtins {
+		if _, ok := c.provider(b.name); !ok {
+			names = append(names, b.name)
+		}
 	}
 	return names
 }

@@ -3,7 +3,9 @@ package modelconfig
 // ModelRef is one listed model with the provider it belongs to.
 type ModelRef struct {
 	Provider string
-	Model    Model
+	// API is the one the model is spoken to with (Available fills it).
+	API   string
+	Model Model
 }
 
 // Models lists every model in models.yml in file order, providers first to
@@ -37,4 +39,33 @@ func (c Config) NextModel(provider, id string) (next ModelRef, ok bool) {
 		return refs[(i+1)%len(refs)], true
 	}
 	return refs[0], true
+}
+
+// Available is every model a client may choose from: the models of each
+// provider models.yml lists, in file order (a built-in provider's catalog
+// after the file's own models, unless openai's base_url is another
+// server), then the catalogs of the built-in
+// providers the file does not list whose credentials env holds
+// ([Configured]). A catalog without credentials is left out: none of its
+// models could answer.
+func (c Config) Available(env func(string) string) []ModelRef {
+	var refs []ModelRef
+	add := func(p Provider) {
+		// A compatible server in openai's place serves its own models.
+		if p.Name != OpenAI || p.BaseURL == "" || trimSlash(p.BaseURL) == DefaultOpenAIBaseURL {
+			p = p.merged()
+		}
+		for _, m := range p.Models {
+			refs = append(refs, ModelRef{Provider: p.Name, API: p.api(m), Model: m.withDefaults()})
+		}
+	}
+	for _, p := range c.Providers {
+		add(p)
+	}
+	for _, b := range builtins {
+		if _, listed := c.provider(b.name); !listed && Configured(b.name, env) {
+			add(Provider{Name: b.name})
+		}
+	}
+	return refs
 }

@@ -17,7 +17,9 @@ func TestLoadExample(t *testing.T) {
 	for _, p := range cfg.Providers {
 		names = append(names, p.Name)
 	}
-	requireEqual(t, names, []string{"local", "openrouter", "openai"})
+	requireEqual(t, names, []string{"local", "openrouter", "openai", "claude-work", "bedrock"})
+	requireEqual(t, cfg.Providers[3].API, "anthropic")
+	requireEqual(t, cfg.Providers[4].Region, "eu-west-1")
 
 	router := cfg.Providers[1]
 	requireEqual(t, router.APIKeyEnv, "OPENROUTER_API_KEY")
@@ -30,7 +32,7 @@ func TestLoadExample(t *testing.T) {
 	})
 	requireEqual(t, cfg.Providers[0].Models[0].ToolStyle, ToolStyleText)
 	requireEqual(t, cfg.Providers[2].Models[0], Model{
-		ID: "gpt-5-codex", Name: "gpt-5-codex", ContextWindow: DefaultContextWindow,
+		ID: "gpt-5-codex", Name: "gpt-5-codex", API: "openai-responses", ContextWindow: DefaultContextWindow,
 		ToolStyle: ToolStyleAuto, Thinking: true, MaxThinking: ThinkingXHigh,
 	})
 }
@@ -120,7 +122,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative cost", "providers:\n  a:\n    models:\n      - {id: m, cost: {cache_write: -1}}\n",
 			path + ": providers.a.models[0]: cost.cache_write must not be negative"},
 		{"unknown default provider", "default: {provider: b}\nproviders:\n  a: {}\n",
-			path + `: default.provider "b" is not a provider: known providers: a, openai`},
+			path + `: default.provider "b" is not a provider: known providers: a, openai, anthropic, google, bedrock, vertex`},
 		{"default model without provider", "default: {model: m}\n",
 			path + `: default.model "m" has no provider: set default.provider or write it as provider/model`},
 		{"default model with unknown prefix", "default: {model: x/m}\n",

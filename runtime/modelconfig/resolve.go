@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-)
 
-// Environment variables read for provider openai.
-const (
-	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
-	EnvOpenAIAPIKey  = "OPENAI_API_KEY"
+	"github.com/troupehq/troupe/runtime/llm/providers"
 )
 
 // Selection is what the caller asked for, usually from flags or a set_model
@@ -26,14 +22,23 @@ type Selection struct {
 // Resolved is everything needed to talk to one model.
 type Resolved struct {
 	Provider string
-	BaseURL  string // without trailing slash
+	// API is the wire format the model is spoken to with
+	// (runtime/llm/providers' API names).
+	API     string
+	BaseURL string // without trailing slash; empty for bedrock and vertex without one: their region implies it
 	// BaseURLFrom says where BaseURL was set (--base-url, a provider's
 	// base_url in models.yml, $OPENAI_BASE_URL, the default): what a hint
 	// names when the server there cannot be reached.
 	BaseURLFrom string
-	APIKey      string // empty for a local server that needs none
-	Headers     map[string]string
-	Model       Model
+	APIKey      string // empty for a local server that needs none, and the cloud platforms
+	// APIKeyFrom says where APIKey was found (--api-key, $VAR, an entry
+	// of models.yml): what a 401 names.
+	APIKeyFrom string
+	Headers    map[string]string
+	// Region and Project place bedrock and vertex requests.
+	Region  string
+	Project string
+	Model   Model
 	// Listed is false when models.yml does not list the model and Model
 	// holds defaults; set_model may want to refuse such a model.
 	Listed bool
@@ -62,24 +67,33 @@ func Resolve(cfg Config, sel Selection, env func(string) string) (Resolved, erro
 	if err != nil {
 		return Resolved{}, err
 	}
-	model, listed, err := cfg.chooseModel(p, sel)
-	if err != nil {
-		return Resolved{}, err
-	}
 	base, from, err := cfg.baseURL(p, sel, getenv)
 	if err != nil {
 		return Resolved{}, err
 	}
-	key, err := cfg.apiKey(p, sel, getenv, base)
+	model, listed, err := cfg.chooseModel(p, sel, base)
+	if err != nil {
+		return Resolved{}, err
+	}
+	api := p.api(model)
+	key, keyFrom, err := cfg.apiKey(p, api, sel, getenv, base)
+	if err != nil {
+		return Resolved{}, err
+	}
+	region, project, err := cfg.placement(p, api, getenv)
 	if err != nil {
 		return Resolved{}, err
 	}
 	return Resolved{
 		Provider:    p.Name,
+		API:         api,
 		BaseURL:     base,
 		BaseURLFrom: from,
 		APIKey:      key,
+		APIKeyFrom:  keyFrom,
 		Headers:     maps.Clone(p.Headers),
+		Region:      region,
+		Project:     project,
 		Model:       model,
 		Listed:      listed,
 	}, nil
@@ -141,23 +155,23 @@ func (c Config) chooseProvider(sel Selection, env func(string) string) (string, 
 
 func (c Config) lookupProvider(name string) (Provider, error) {
 	if p, ok := c.provider(name); ok {
-		return p, nil
+		return p.merged(), nil
 	}
-	if name == OpenAI {
-		return Provider{Name: OpenAI}, nil
+	if _, ok := builtinProvider(name); ok {
+		return Provider{Name: name}.merged(), nil
 	}
 	return Provider{}, &resolveError{ErrUnknownProvider, fmt.Sprintf(
 		"provider %q not found in %s: known providers: %s",
 		name, c.where(), strings.Join(c.providerNames(), ", "))}
 }
 
-func (c Config) chooseModel(p Provider, sel Selection) (Model, bool, error) {
+func (c Config) chooseModel(p Provider, sel Selection, base string) (Model, bool, error) {
 	id := sel.Model
 	if d := c.expandDefault(); id == "" && p.Name == d.Provider {
 		id = d.Model
 	}
-	if id == "" && len(p.Models) > 0 {
-		id = p.Models[0].ID
+	if id == "" {
+		id = c.firstModel(p, base)
 	}
 	if id == "" {
 		return Model{}, false, incomplete(
@@ -165,6 +179,9 @@ func (c Config) chooseModel(p Provider, sel Selection) (Model, bool, error) {
 			p.Name, c.where(), p.Name)
 	}
 	m, listed := p.model(id)
+	if b, ok := catalogOf(p); ok && !listed {
+		m, listed = b.catalogModel(id)
+	}
 	if !listed {
 		m = Model{ID: id}
 	}
@@ -175,16 +192,43 @@ func (c Config) chooseModel(p Provider, sel Selection) (Model, bool, error) {
 	return m, listed, nil
 }
 
+// firstModel is the model a provider picks when none is named: the first
+// models.yml lists under it, else its catalog's default (catalogOf),
+// except for a compatible server in openai's place (its own base URL),
+// whose models the catalog does not know.
+func (c Config) firstModel(p Provider, base string) string {
+	if f, ok := c.provider(p.Name); ok && len(f.Models) > 0 {
+		return f.Models[0].ID
+	}
+	b, ok := catalogOf(p)
+	if !ok || len(b.models) == 0 {
+		return ""
+	}
+	if !isNative(p.api(Model{})) && base != b.defaultBase {
+		return ""
+	}
+	return b.models[0].ID
+}
+
 func (c Config) baseURL(p Provider, sel Selection, env func(string) string) (url, from string, err error) {
 	u, from := strings.TrimSpace(sel.BaseURL), "--base-url"
 	if u == "" {
 		u, from = p.BaseURL, fmt.Sprintf("providers.%s.base_url in %s", p.Name, c.where())
 	}
-	if u == "" && p.Name == OpenAI {
-		u, from = env(EnvOpenAIBaseURL), EnvOpenAIBaseURL
+	b, isBuiltin := builtinProvider(p.Name)
+	if u == "" && isBuiltin {
+		u, from = first(env, b.baseEnv...)
 	}
-	if u == "" && p.Name == OpenAI {
-		u, from = DefaultOpenAIBaseURL, fmt.Sprintf("the %s provider's default (neither $%s nor base_url in %s is set)", OpenAI, EnvOpenAIBaseURL, c.where())
+	if u == "" {
+		api := p.api(Model{})
+		switch def := defaultBaseURL(p, api); {
+		case def != "" && len(b.baseEnv) > 0:
+			u, from = def, fmt.Sprintf("the %s provider's default (neither %s nor base_url in %s is set)", p.Name, envList(b.baseEnv, "$"), c.where())
+		case def != "":
+			u, from = def, fmt.Sprintf("the %s API's default (base_url under providers.%s in %s is not set)", api, p.Name, c.where())
+		case api == providers.APIBedrock || api == providers.APIVertex:
+			return "", fmt.Sprintf("the %s region", api), nil
+		}
 	}
 	if u == "" {
 		return "", "", incomplete("provider %q has no base URL: set base_url under providers.%s in %s, or pass --base-url",
@@ -197,45 +241,104 @@ func (c Config) baseURL(p Provider, sel Selection, env func(string) string) (url
 	return checked, from, nil
 }
 
-func (c Config) apiKey(p Provider, sel Selection, env func(string) string, baseURL string) (string, error) {
+// defaultBaseURL is the public endpoint of a built-in provider, or of a
+// native API under another name; none for an OpenAI-compatible server.
+func defaultBaseURL(p Provider, api string) string {
+	if b, ok := builtinProvider(p.Name); ok && b.defaultBase != "" {
+		return b.defaultBase
+	}
+	switch api {
+	case providers.APIOpenAIResponses:
+		return DefaultOpenAIBaseURL
+	case providers.APIAnthropic:
+		return DefaultAnthropicBaseURL
+	case providers.APIGoogle:
+		return DefaultGeminiBaseURL
+	}
+	return ""
+}
+
+func (c Config) apiKey(p Provider, api string, sel Selection, env func(string) string, baseURL string) (key, from string, err error) {
+	at := fmt.Sprintf("providers.%s in %s", p.Name, c.where())
 	if k := strings.TrimSpace(sel.APIKey); k != "" {
-		return k, nil
+		return k, "--api-key", nil
 	}
 	if p.APIKey != "" {
-		return p.APIKey, nil
+		return p.APIKey, "api_key under " + at, nil
 	}
 	if p.APIKeyEnv != "" {
 		if k := env(p.APIKeyEnv); k != "" {
-			return k, nil
+			return k, fmt.Sprintf("$%s (api_key_env under %s)", p.APIKeyEnv, at), nil
 		}
 	}
-	if p.Name == OpenAI {
-		if k := env(EnvOpenAIAPIKey); k != "" {
-			return k, nil
+	b, isBuiltin := builtinProvider(p.Name)
+	if isBuiltin {
+		if k, name := first(env, b.keyEnv...); k != "" {
+			return k, "$" + name, nil
 		}
 	}
-	if isLocal(baseURL) {
-		return "", nil
+	// The cloud platforms sign requests with their credential chains.
+	if api == providers.APIBedrock || api == providers.APIVertex || isLocal(baseURL) {
+		return "", "", nil
 	}
-	return "", c.missingKey(p)
+	return "", "", c.missingKey(p, b.keyEnv)
 }
 
-// missingKey names the variable or setting the user should fill in.
-func (c Config) missingKey(p Provider) error {
+// missingKey names the variable or setting the user should fill in; a
+// built-in provider's variable comes first, in the words of the aionrs
+// spec ("ANTHROPIC_API_KEY not set").
+func (c Config) missingKey(p Provider, keyEnv []string) error {
 	where := fmt.Sprintf("providers.%s in %s", p.Name, c.where())
 	switch {
-	case p.APIKeyEnv != "" && p.Name == OpenAI:
+	case p.APIKeyEnv != "" && len(keyEnv) > 0:
 		return incomplete("provider %q needs an API key: set %s (named by api_key_env under %s) or %s",
-			p.Name, p.APIKeyEnv, where, EnvOpenAIAPIKey)
+			p.Name, p.APIKeyEnv, where, envList(keyEnv, ""))
 	case p.APIKeyEnv != "":
 		return incomplete("provider %q needs an API key: set %s (named by api_key_env under %s), or pass --api-key",
 			p.Name, p.APIKeyEnv, where)
-	case p.Name == OpenAI:
-		return incomplete("provider %q needs an API key: set %s, or api_key_env under %s",
-			p.Name, EnvOpenAIAPIKey, where)
+	case len(keyEnv) > 0:
+		return incomplete("%s not set: provider %q needs an API key from %s, api_key_env under %s, or --api-key",
+			keyEnv[0], p.Name, envList(keyEnv, "$"), where)
 	}
 	return incomplete("provider %q needs an API key: set api_key_env (or api_key) under %s, or pass --api-key",
 		p.Name, where)
+}
+
+// placement is the region (and project) a bedrock or vertex request goes
+// to: models.yml's, else the platform's variables.
+func (c Config) placement(p Provider, api string, env func(string) string) (region, project string, err error) {
+	where := fmt.Sprintf("providers.%s in %s", p.Name, c.where())
+	pick := func(set string, names []string, what string) (string, error) {
+		if set != "" {
+			return set, nil
+		}
+		if v, _ := first(env, names...); v != "" {
+			return v, nil
+		}
+		return "", incomplete("%s not set: provider %q needs %s: set %s, or %s under %s",
+			names[0], p.Name, what, envList(names, ""), strings.Fields(what)[len(strings.Fields(what))-1], where)
+	}
+	switch api {
+	case providers.APIBedrock:
+		region, err = pick(p.Region, bedrockRegionEnv, "an AWS region")
+		return region, "", err
+	case providers.APIVertex:
+		if project, err = pick(p.Project, vertexProjectEnv, "a Google Cloud project"); err != nil {
+			return "", "", err
+		}
+		region, err = pick(p.Region, vertexRegionEnv, "a Google Cloud region")
+		return region, project, err
+	}
+	return "", "", nil
+}
+
+// envList is "A or B" (each with prefix), for messages.
+func envList(names []string, prefix string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return strings.Join(out, " or ")
 }
 
 func incomplete(format string, args ...any) error {

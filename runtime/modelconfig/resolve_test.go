@@ -93,7 +93,10 @@ func TestResolve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Resolve(tt.cfg, tt.sel, tt.env)
 			requireNoError(t, err)
-			got.BaseURLFrom = "" // TestBaseURLFrom
+			if got.API != "openai" {
+				t.Errorf("api %q: every provider here speaks openai", got.API)
+			}
+			got.BaseURLFrom, got.APIKeyFrom, got.API = "", "", "" // TestBaseURLFrom, TestAPIKeyFrom
 			requireEqual(t, got, tt.want)
 		})
 	}
@@ -117,15 +120,15 @@ func TestResolveErrors(t *testing.T) {
 		{"nothing selected, config built in code", Config{}, Selection{}, nil, ErrIncomplete,
 			"no provider selected: pass --provider NAME (and --model ID), set default.provider in models.yml (`troupe init` writes a commented one), or set OPENAI_BASE_URL (an OpenAI-compatible server, e.g. llama-server's http://127.0.0.1:8080/v1) or OPENAI_API_KEY"},
 		{"unknown provider", file, Selection{Provider: "foo"}, nil, ErrUnknownProvider,
-			`provider "foo" not found in ` + at + `: known providers: local, router, keyed, keyless, nourl, openai`},
+			`provider "foo" not found in ` + at + `: known providers: local, router, keyed, keyless, nourl, openai, anthropic, google, bedrock, vertex`},
 		{"unknown provider, empty file", empty, Selection{Provider: "foo"}, nil, ErrUnknownProvider,
-			`provider "foo" not found in /home/x/.troupe/models.yml: known providers: openai`},
-		{"openai without a model", empty, Selection{}, envOf(EnvOpenAIAPIKey, "sk-1"), ErrIncomplete,
+			`provider "foo" not found in /home/x/.troupe/models.yml: known providers: openai, anthropic, google, bedrock, vertex`},
+		{"openai-compatible server without a model", empty, Selection{}, envOf(EnvOpenAIBaseURL, "http://127.0.0.1:8080/v1"), ErrIncomplete,
 			`no model selected for provider "openai": pass --model ID, set default.model in /home/x/.troupe/models.yml, or list models under providers.openai`},
 		{"openai without a key", empty, Selection{Provider: "openai", Model: "gpt-4o"}, nil, ErrIncomplete,
-			`provider "openai" needs an API key: set OPENAI_API_KEY, or api_key_env under providers.openai in /home/x/.troupe/models.yml`},
+			`OPENAI_API_KEY not set: provider "openai" needs an API key from $OPENAI_API_KEY, api_key_env under providers.openai in /home/x/.troupe/models.yml, or --api-key`},
 		{"openai remote base URL without a key", empty, Selection{Model: "m"}, envOf(EnvOpenAIBaseURL, "https://example.com/v1"), ErrIncomplete,
-			`provider "openai" needs an API key: set OPENAI_API_KEY, or api_key_env under providers.openai in /home/x/.troupe/models.yml`},
+			`OPENAI_API_KEY not set: provider "openai" needs an API key from $OPENAI_API_KEY, api_key_env under providers.openai in /home/x/.troupe/models.yml, or --api-key`},
 		{"openai api_key_env unset", file, Selection{Provider: "openai"}, nil, ErrIncomplete,
 			`provider "openai" needs an API key: set MY_OPENAI_KEY (named by api_key_env under providers.openai in ` + at + `) or OPENAI_API_KEY`},
 		{"api_key_env unset", file, Selection{Provider: "router"}, envOf("ROUTER_KEY", "  "), ErrIncomplete,

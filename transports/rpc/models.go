@@ -66,13 +66,29 @@ func (m *models) object(provider, id string) (*modelJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &modelJSON{ID: r.ID, Name: r.Name, API: api, Provider: r.Provider, BaseURL: r.BaseURL,
+	o := &modelJSON{ID: r.ID, Name: r.Name, API: piAPI(r.API), Provider: r.Provider, BaseURL: r.BaseURL,
 		Reasoning: r.Thinking, Input: []string{"text", "image"}, ContextWindow: r.ContextWindow, MaxTokens: r.MaxOutputTokens}
 	if o.Name == "" {
 		o.Name = o.ID
 	}
 	o.Cost.Input, o.Cost.Output, o.Cost.CacheRead, o.Cost.CacheWrite = r.Pricing.Input, r.Pricing.Output, r.Pricing.CacheRead, r.Pricing.CacheWrite
 	return o, nil
+}
+
+// piAPI is pi's name for the wire format a model is spoken to with
+// (sessions.Model.API holds runtime/llm/providers' names, which a
+// transport does not import): Bedrock and Vertex carry Anthropic's
+// Messages API.
+func piAPI(name string) string {
+	switch name {
+	case "openai-responses":
+		return "openai-responses"
+	case "anthropic", "bedrock", "vertex":
+		return "anthropic-messages"
+	case "google":
+		return "google-generative-ai"
+	}
+	return api
 }
 
 // find returns the available model provider/id.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/troupehq/troupe/runtime/agentcatalog"
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/openai"
+	"github.com/troupehq/troupe/runtime/llm/providers"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 	"github.com/troupehq/troupe/runtime/skills"
 	"github.com/troupehq/troupe/runtime/tools"
@@ -61,9 +64,9 @@ type Engine struct {
 
 	local local
 
-	mu      sync.Mutex
-	clients map[string]*openai.Client
-	styles  map[string]string // base URL -> native | text, from /props
+	mu        sync.Mutex
+	providers map[string]llm.Provider // by endpoint (providerKey)
+	styles    map[string]string       // base URL -> native | text, from /props
 }
 
 // New loads models.yml and the skills catalog from the home. A broken
@@ -82,8 +85,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		opts: opts, catalog: cat,
-		prefix:  fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
-		clients: map[string]*openai.Client{}, styles: map[string]string{},
+		prefix:    fmt.Sprintf("%x", time.Now().UnixNano()&0xffffffff),
+		providers: map[string]llm.Provider{}, styles: map[string]string{},
 	}
 	e.cfg.Store(&cfg)
 	return e, nil
@@ -150,9 +153,17 @@ func (e *Engine) DefaultSettings() (event.Settings, error) {
 }
 
 // selection is the command's selection with the session's provider,
-// model and base URL over it: a session resumes where it ran.
+// model and base URL over it: a session resumes where it ran. The
+// command's --base-url and --api-key belong to the command's provider: a
+// session switched to another (set_model) reaches that one where its own
+// configuration says, as the model lists describe it.
 func (e *Engine) selection(set event.Settings) modelconfig.Selection {
 	sel := e.opts.Selection
+	if p := lo.FromPtr(set.Provider); p != "" && p != sel.Provider {
+		if def, _ := e.Models().Default(); p != def {
+			sel.BaseURL, sel.APIKey = "", ""
+		}
+	}
 	sel.Provider = cmp.Or(lo.FromPtr(set.Provider), sel.Provider)
 	sel.Model = cmp.Or(lo.FromPtr(set.Model), sel.Model)
 	sel.BaseURL = cmp.Or(lo.FromPtr(set.BaseURL), sel.BaseURL)
@@ -183,12 +194,12 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 		}
 		provider = lp
 	}
-	client, err := e.client(res)
+	built, err := e.provider(ctx, res)
 	if err != nil {
 		return run.Model{}, err
 	}
 	if provider == nil {
-		provider = reach{Provider: client, res: res, models: cmp.Or(e.config().Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
+		provider = reach{Provider: built, res: res, models: cmp.Or(e.config().Path, filepath.Join(e.opts.Home, modelconfig.FileName))}
 	}
 	thinking, err := e.thinking(st.Settings)
 	if err != nil {
@@ -198,7 +209,7 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 	return run.Model{
 		Provider: provider, ID: model.ID, MaxTokens: model.MaxOutputTokens,
 		Thinking:      llm.ThinkingLevel(model.ClampThinking(thinking)),
-		ToolStyle:     e.toolStyle(ctx, client, res),
+		ToolStyle:     e.toolStyle(ctx, built, res),
 		ContextWindow: model.ContextWindow,
 		Cost: func(u event.Usage) float64 {
 			return model.Cost(modelconfig.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)}).Total
@@ -206,30 +217,61 @@ func (e *Engine) resolve(ctx context.Context, st session.State) (run.Model, erro
 	}, nil
 }
 
-func (e *Engine) client(res modelconfig.Resolved) (*openai.Client, error) {
-	key := res.BaseURL + "\x00" + res.APIKey
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if c, ok := e.clients[key]; ok {
-		return c, nil
+// provider is the llm.Provider for res's endpoint, built once through
+// runtime/llm/providers and shared by every session on the same endpoint.
+func (e *Engine) provider(ctx context.Context, res modelconfig.Resolved) (llm.Provider, error) {
+	ep := providers.Endpoint{
+		API: cmp.Or(res.API, providers.APIOpenAI), BaseURL: res.BaseURL, APIKey: res.APIKey, Headers: res.Headers,
+		Thinking: res.Model.Thinking, Region: res.Region, Project: res.Project, Env: e.opts.Env,
 	}
-	c, err := openai.New(openai.Config{BaseURL: res.BaseURL, APIKey: res.APIKey, Headers: res.Headers, SupportsThinking: res.Model.Thinking})
+	key := providerKey(res.Provider, ep)
+	e.mu.Lock()
+	p, ok := e.providers[key]
+	e.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	// Built outside the lock: a cloud credential chain may read files or
+	// ask a metadata server. Two first requests may both build; the first
+	// stored is kept. The provider outlives the run that asked for it, and
+	// a credential chain may keep the context to refresh tokens with, so
+	// it gets the run's values without its cancellation.
+	p, err := providers.New(context.WithoutCancel(ctx), ep)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", res.Provider, err)
 	}
-	e.clients[key] = c
-	return c, nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if first, ok := e.providers[key]; ok {
+		return first, nil
+	}
+	e.providers[key] = p
+	return p, nil
 }
 
-// toolStyle settles auto: native unless the server says its chat template
+// providerKey tells endpoints apart: everything a provider is built from
+// but the environment, which is the engine's own; the provider name stands
+// for its headers.
+func providerKey(name string, ep providers.Endpoint) string {
+	return strings.Join([]string{name, ep.API, ep.BaseURL, ep.APIKey, ep.Region, ep.Project, strconv.FormatBool(ep.Thinking)}, "\x00")
+}
+
+// toolStyle settles auto: the native APIs call tools natively; an
+// OpenAI-compatible server is native unless it says its chat template
 // cannot call tools (llama-server /props), then text. Servers without
 // /props (remote APIs) are native.
-func (e *Engine) toolStyle(ctx context.Context, c *openai.Client, res modelconfig.Resolved) string {
+func (e *Engine) toolStyle(ctx context.Context, p llm.Provider, res modelconfig.Resolved) string {
 	switch res.Model.ToolStyle {
 	case modelconfig.ToolStyleNative:
 		return event.ToolStyleNative
 	case modelconfig.ToolStyleText:
 		return event.ToolStyleText
+	}
+	props, ok := p.(interface {
+		Props(context.Context) (*openai.Props, error)
+	})
+	if cmp.Or(res.API, providers.APIOpenAI) != providers.APIOpenAI || !ok {
+		return event.ToolStyleNative
 	}
 	e.mu.Lock()
 	style, ok := e.styles[res.BaseURL]
@@ -240,7 +282,7 @@ func (e *Engine) toolStyle(ctx context.Context, c *openai.Client, res modelconfi
 	style = event.ToolStyleNative
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if props, err := c.Props(pctx); err == nil && props.SupportsToolCalls != nil && !*props.SupportsToolCalls {
+	if got, err := props.Props(pctx); err == nil && got.SupportsToolCalls != nil && !*got.SupportsToolCalls {
 		style = event.ToolStyleText
 	}
 	e.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/troupehq/troupe/runtime/llamaconfig"
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/llm/providers"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
@@ -68,7 +69,7 @@ func (e *Engine) resolveSelection(sel modelconfig.Selection) (modelconfig.Resolv
 	if cfg.Ctx > 0 {
 		m.ContextWindow = cfg.Ctx / max(cfg.Slots, 1) // what one session's slot holds
 	}
-	return modelconfig.Resolved{Provider: LocalProvider, Model: m, Listed: true}, nil
+	return modelconfig.Resolved{Provider: LocalProvider, API: providers.APIOpenAI, Model: m, Listed: true}, nil
 }
 
 // localProvider streams from its config's server, asking for its URL at
@@ -85,7 +86,7 @@ func (p *localProvider) Stream(ctx context.Context, req llm.Request, sink func(l
 	if err != nil {
 		return nil, err
 	}
-	c, err := p.e.client(res)
+	c, err := p.e.provider(ctx, res)
 	if err != nil {
 		return nil, err
 	}

@@ -87,36 +87,37 @@ func (c *catalog) Model(provider, id string) (sessions.Model, error) {
 	if err != nil {
 		return sessions.Model{}, err
 	}
-	m := describe(r.Provider, r.Model)
+	m := describe(r.Provider, r.API, r.Model)
 	m.BaseURL = r.BaseURL
 	return m, nil
 }
 
-func describe(provider string, m modelconfig.Model) sessions.Model {
+func describe(provider, api string, m modelconfig.Model) sessions.Model {
 	p := m.Pricing
 	return sessions.Model{
-		Provider: provider, ID: m.ID, Name: m.Name, Thinking: m.Thinking,
+		Provider: provider, API: api, ID: m.ID, Name: m.Name, Thinking: m.Thinking,
 		ContextWindow: m.ContextWindow, MaxOutputTokens: m.MaxOutputTokens,
 		Pricing: sessions.Pricing{Input: p.Input, Output: p.Output, CacheRead: p.CacheRead, CacheWrite: p.CacheWrite},
 	}
 }
 
-// List is models.yml's models, after the flag-selected one when
-// models.yml does not list it.
+// List is models.yml's models and the catalogs of the built-in providers
+// whose credentials are set (modelconfig.Config.Available), after the
+// flag-selected one when neither lists it.
 func (c *catalog) List() []sessions.Model {
 	c.mu.Lock()
-	refs := c.current().Models()
+	refs := c.current().Available(c.env)
 	provider, model := c.provider, c.model
 	c.mu.Unlock()
 	out := make([]sessions.Model, 0, len(refs)+1)
 	listed := false
 	for _, r := range refs {
-		out = append(out, describe(r.Provider, r.Model))
+		out = append(out, describe(r.Provider, r.API, r.Model))
 		listed = listed || (r.Provider == provider && r.Model.ID == model)
 	}
 	if !listed && provider != "" && provider != LocalProvider {
 		if res, err := c.resolve(provider, model); err == nil {
-			out = append([]sessions.Model{describe(provider, res.Model)}, out...)
+			out = append([]sessions.Model{describe(provider, res.API, res.Model)}, out...)
 		}
 	}
 	return append(out, c.localModels(provider, model)...)
@@ -138,7 +139,7 @@ func (c *catalog) localModels(provider, model string) []sessions.Model {
 		if err != nil {
 			continue
 		}
-		m := describe(LocalProvider, res.Model)
+		m := describe(LocalProvider, res.API, res.Model)
 		if provider == LocalProvider && en.Name == model {
 			out = append([]sessions.Model{m}, out...)
 			continue

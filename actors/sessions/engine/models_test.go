@@ -47,7 +47,7 @@ func TestModelsCatalog(t *testing.T) {
 
 	small, err := m.Model("local", "small")
 	testkit.NoError(t, err)
-	testkit.Equal(t, small, sessions.Model{Provider: "local", ID: "small", Name: "Small", BaseURL: "http://127.0.0.1:9/v1",
+	testkit.Equal(t, small, sessions.Model{Provider: "local", API: "openai", ID: "small", Name: "Small", BaseURL: "http://127.0.0.1:9/v1",
 		ContextWindow: 4096, MaxOutputTokens: 512, Pricing: sessions.Pricing{Input: 1, Output: 2, CacheRead: 0.5}})
 	big, err := m.Model("local", "big")
 	testkit.NoError(t, err)

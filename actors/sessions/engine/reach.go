@@ -3,16 +3,21 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/modelconfig"
 )
 
-// reach is a provider whose failures to reach its server at all are said
-// plainly (llm.Unreachable): the URL and the network's word for why, and,
-// once the retries are spent, a hint naming where that URL was configured
-// and the other ways to point the provider elsewhere.
+// reach is a provider whose failures a person can act on are said so:
+// a server not reached at all (llm.Unreachable) gets the URL, the
+// network's word for why and, once the retries are spent, a hint naming
+// where that URL was configured; a refused key names where the key came
+// from; a model the provider does not know names the catalog.
 type reach struct {
 	llm.Provider
 	res    modelconfig.Resolved
@@ -22,17 +27,65 @@ type reach struct {
 func (r reach) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
 	resp, err := r.Provider.Stream(ctx, req, sink)
 	if err != nil {
-		err = llm.Unreachable(err, r.res.BaseURL, r.hint())
+		err = r.explain(err)
+		err = llm.Unreachable(err, cmp.Or(r.res.BaseURL, r.res.BaseURLFrom), r.hint())
 	}
 	return resp, err
+}
+
+// explain adds to an answered request's error what the user can change:
+// the key's source on a 401, the catalog on a model the provider does not
+// know. The *llm.Error stays in the chain, classified as it was.
+func (r reach) explain(err error) error {
+	var le *llm.Error
+	if !errors.As(err, &le) {
+		return err
+	}
+	var add string
+	switch {
+	case le.Status == http.StatusUnauthorized:
+		add = r.keyHint()
+	case !r.res.Listed && (le.Status == http.StatusNotFound || le.Status == http.StatusBadRequest) && mentionsModel(le.Message):
+		add = r.catalogHint()
+	default:
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, add)
+}
+
+var modelWord = regexp.MustCompile(`(?i)\bmodel`)
+
+func mentionsModel(msg string) bool { return modelWord.MatchString(msg) }
+
+func (r reach) keyHint() string {
+	if r.res.APIKeyFrom == "" {
+		var vars string
+		for _, v := range modelconfig.KeyVariables(r.res.Provider) {
+			vars += "$" + v + ", "
+		}
+		return fmt.Sprintf("provider %q sent no API key: set one with %sapi_key_env under providers.%s in %s, or --api-key",
+			r.res.Provider, vars, r.res.Provider, cmp.Or(r.models, modelconfig.FileName))
+	}
+	return fmt.Sprintf("provider %q refused the API key from %s", r.res.Provider, r.res.APIKeyFrom)
+}
+
+func (r reach) catalogHint() string {
+	return fmt.Sprintf("model %q is not in troupe's catalog of provider %q: get_available_models and GET /v1/agents list the catalog's models; a model the catalog lacks is listed under providers.%s.models in %s",
+		r.res.Model.ID, r.res.Provider, r.res.Provider, cmp.Or(r.models, modelconfig.FileName))
 }
 
 func (r reach) hint() string {
 	models := cmp.Or(r.models, modelconfig.FileName)
 	from := r.res.BaseURLFrom
-	if from == modelconfig.EnvOpenAIBaseURL {
+	if envName.MatchString(from) {
 		from = "$" + from
 	}
-	return fmt.Sprintf("is the server running? Provider %q's URL comes from %s; start the server there, or point the provider elsewhere: base_url under providers.%s in %s, $%s (provider %s), or --base-url",
-		r.res.Provider, from, r.res.Provider, models, modelconfig.EnvOpenAIBaseURL, modelconfig.OpenAI)
+	vars := fmt.Sprintf("$%s (provider %s)", modelconfig.EnvOpenAIBaseURL, modelconfig.OpenAI)
+	if own := modelconfig.BaseURLVariables(r.res.Provider); len(own) > 0 {
+		vars = "$" + strings.Join(own, ", $")
+	}
+	return fmt.Sprintf("is the server running? Provider %q's URL comes from %s; start the server there, or point the provider elsewhere: base_url under providers.%s in %s, %s, or --base-url",
+		r.res.Provider, from, r.res.Provider, models, vars)
 }
+
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)

@@ -25,7 +25,7 @@ func (e *Engine) Title(ctx context.Context, set event.Settings, conversation str
 	if err != nil {
 		return "", err
 	}
-	client, err := e.client(res)
+	client, err := e.provider(ctx, res)
 	if err != nil {
 		return "", err
 	}
