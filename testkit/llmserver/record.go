@@ -59,9 +59,11 @@ type Request struct {
 	Outcome Outcome
 }
 
-// IsChat reports whether the request was a chat-completion request.
+// IsChat reports whether the request asked for a reply: a chat completion,
+// or a message in one of the native wire formats.
 func (r Request) IsChat() bool {
-	return r.Method == http.MethodPost && (r.Path == "/v1/chat/completions" || r.Path == "/chat/completions")
+	return r.Method == http.MethodPost && (r.Path == "/v1/chat/completions" || r.Path == "/chat/completions" ||
+		isAnthropicPath(r.Path))
 }
 
 // Decode unmarshals the request body into v, for typed assertions.
