@@ -226,7 +226,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {
 	case r.Method == http.MethodPost && isVertexPath(r.URL.Path):
 		return s.vertexPredict(w, r, seq)
 	case r.Method == http.MethodPost && r.URL.Path == VertexTokenPath:
-		return s.googleToken(w, r)
+		return s.googleToken(w, seq)
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		return s.writeOK(w, []byte(`{"status":"ok"}`))
 	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models"):

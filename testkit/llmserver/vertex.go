@@ -3,6 +3,7 @@ package llmserver
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -61,8 +62,10 @@ func (s *Server) vertexPredict(w http.ResponseWriter, r *http.Request, seq int) 
 
 // googleToken answers the OAuth 2.0 token request a service account makes
 // (grant_type jwt-bearer with a signed assertion) with a fresh token.
-func (s *Server) googleToken(w http.ResponseWriter, r *http.Request) answer {
-	if err := r.ParseForm(); err != nil || r.PostForm.Get("assertion") == "" && r.PostForm.Get("refresh_token") == "" {
+func (s *Server) googleToken(w http.ResponseWriter, seq int) answer {
+	// serveHTTP has read the body already, for the record.
+	form, err := url.ParseQuery(string(s.rec.get(seq).Body))
+	if err != nil || form.Get("assertion") == "" && form.Get("refresh_token") == "" {
 		writeJSON(w, http.StatusBadRequest, []byte(`{"error":"invalid_request","error_description":"llmserver: want an assertion or a refresh_token"}`), false)
 		return answer{outcome: OutcomeHTTPError, reply: NoReply}
 	}
