@@ -14,7 +14,8 @@ test: lint
 
 # The figures README.md reports: store throughput (one session and
 # 10,000 interleaved), session and engine throughput with the largest WAL,
-# chunk latency, the LLM client's parser, and the RPC mode's start-up,
+# chunk latency, the LLM clients' parsers (OpenAI-compatible and Anthropic's
+# SDK path, CPU per streamed delta), and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
 # TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
@@ -25,7 +26,7 @@ test: lint
 # one-transformer chain adds to session/prompt and session/update; with
 # HYDRA_CLI set, bench-reference below.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/anthropic/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/
