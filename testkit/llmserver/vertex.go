@@ -1,9 +1,16 @@
 package llmserver
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -93,4 +100,37 @@ func (s *Server) tokenIssued(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return n >= 1 && n <= s.tokens
+}
+
+// WriteVertexCredentials writes a service account credentials file into
+// dir whose token_uri is this server's token endpoint, with a fresh RSA key
+// to sign the token request and project as its project_id, and returns its
+// path: what GOOGLE_APPLICATION_CREDENTIALS names for a Vertex client
+// pointed at the fake.
+func (s *Server) WriteVertexCredentials(dir, project string) (string, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", fmt.Errorf("generate key: %w", err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return "", fmt.Errorf("encode key: %w", err)
+	}
+	creds, err := json.MarshalIndent(map[string]string{
+		"type":           "service_account",
+		"project_id":     project,
+		"private_key_id": "llmserver",
+		"private_key":    string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
+		"client_email":   "llmserver@" + project + ".iam.gserviceaccount.com",
+		"client_id":      "1",
+		"token_uri":      s.URL() + VertexTokenPath,
+	}, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encode credentials: %w", err)
+	}
+	path := filepath.Join(dir, "vertex-credentials.json")
+	if err := os.WriteFile(path, creds, 0o600); err != nil {
+		return "", fmt.Errorf("write credentials: %w", err)
+	}
+	return path, nil
 }

@@ -19,9 +19,10 @@ import (
 type Cloud struct {
 	// Region is the AWS region (Bedrock) or the Google Cloud region
 	// (Vertex); empty takes AWS_REGION or AWS_DEFAULT_REGION (Bedrock)
-	// or CLOUD_ML_REGION (Vertex) from Env.
+	// or VERTEX_REGION or CLOUD_ML_REGION (Vertex) from Env.
 	Region string
-	// Project is the Google Cloud project (Vertex); empty takes the
+	// Project is the Google Cloud project (Vertex); empty takes
+	// VERTEX_PROJECT_ID or ANTHROPIC_VERTEX_PROJECT_ID from Env, else the
 	// credentials file's.
 	Project string
 	// Env is the environment the credential chains read; nil means an
@@ -77,7 +78,7 @@ const cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 // names (a service account, an authorized user, or any type Google's
 // client libraries take), else Google's application default credentials.
 func NewVertex(ctx context.Context, cfg Config, cloud Cloud) (*Client, error) {
-	region := firstOf(cloud.Region, cloud.env("CLOUD_ML_REGION"))
+	region := firstOf(cloud.Region, cloud.env("VERTEX_REGION"), cloud.env("CLOUD_ML_REGION"))
 	if region == "" {
 		return nil, errors.New("vertex needs a region: set VERTEX_REGION")
 	}
@@ -85,7 +86,7 @@ func NewVertex(ctx context.Context, cfg Config, cloud Cloud) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	project := firstOf(cloud.Project, creds.ProjectID)
+	project := firstOf(cloud.Project, cloud.env("VERTEX_PROJECT_ID"), cloud.env("ANTHROPIC_VERTEX_PROJECT_ID"), creds.ProjectID)
 	if project == "" {
 		return nil, errors.New("vertex needs a project: set VERTEX_PROJECT_ID")
 	}

@@ -2,13 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/json"
-	"encoding/pem"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -99,42 +92,15 @@ func TestBedrockNeedsARegion(t *testing.T) {
 	}
 }
 
-// vertexCredentials writes a service account credentials file whose
-// token_uri is the fake's token endpoint.
-func vertexCredentials(t *testing.T, s *llmserver.Server) string {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds, err := json.Marshal(map[string]string{
-		"type":           "service_account",
-		"project_id":     "file-project",
-		"private_key_id": "k1",
-		"private_key":    string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email":   "troupe-test@file-project.iam.gserviceaccount.com",
-		"client_id":      "1",
-		"token_uri":      s.URL() + llmserver.VertexTokenPath,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "credentials.json")
-	if err := os.WriteFile(path, creds, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func vertexClient(t *testing.T, s *llmserver.Server, project string) *anthropic.Client {
 	t.Helper()
+	creds, err := s.WriteVertexCredentials(t.TempDir(), "file-project")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := anthropic.NewVertex(context.Background(), anthropic.Config{BaseURL: s.URL()}, anthropic.Cloud{
 		Region: "us-east5", Project: project,
-		Env: envOf(map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": vertexCredentials(t, s)}),
+		Env: envOf(map[string]string{"GOOGLE_APPLICATION_CREDENTIALS": creds}),
 	})
 	if err != nil {
 		t.Fatal(err)
