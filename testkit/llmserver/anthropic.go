@@ -386,7 +386,12 @@ func anthropicErrorType(e APIError) string {
 
 // anthropicErrorBody is {"type":"error","error":{"type":...,"message":...}}.
 func anthropicErrorBody(e APIError) []byte {
-	b, err := marshal(errorEvent{Type: "error", Error: errorDetail{Type: anthropicErrorType(e), Message: e.message()}})
+	msg := e.message()
+	if msg == "" {
+		// 529 has no status text; the API says this.
+		msg = "Overloaded"
+	}
+	b, err := marshal(errorEvent{Type: "error", Error: errorDetail{Type: anthropicErrorType(e), Message: msg}})
 	if err != nil {
 		// Two strings cannot fail to encode; keep the shape regardless.
 		return []byte(`{"type":"error","error":{"type":"api_error","message":"llmserver"}}`)
