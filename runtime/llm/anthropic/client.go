@@ -112,7 +112,9 @@ func checkBaseURL(raw string) (string, error) {
 func (c *Client) Stream(ctx context.Context, req llm.Request, sink func(llm.Chunk) error) (*llm.Response, error) {
 	params, err := c.params(req)
 	if err != nil {
-		return nil, err
+		// Nothing was sent: the request itself cannot be written, and
+		// no retry changes that.
+		return nil, &llm.Error{Type: "invalid_request_error", Message: "build the messages request", Err: err}
 	}
 	var opts []option.RequestOption
 	for k, v := range req.Headers {

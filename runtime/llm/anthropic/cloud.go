@@ -94,10 +94,10 @@ func NewVertex(ctx context.Context, cfg Config, cloud Cloud) (*Client, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
+	// newClient sets the HTTP client before vertex.WithCredentials, which
+	// wraps its transport with the OAuth token source.
 	cfg.HTTPClient = hc
-	// The HTTP client goes before vertex.WithCredentials, which wraps its
-	// transport with the OAuth token source.
-	opts := []option.RequestOption{option.WithHTTPClient(hc), vertex.WithCredentials(ctx, region, project, creds)}
+	opts := []option.RequestOption{vertex.WithCredentials(ctx, region, project, creds)}
 	if cfg.BaseURL != "" {
 		base, err := checkBaseURL(cfg.BaseURL)
 		if err != nil {

@@ -386,3 +386,15 @@ func TestForeignHistoryIsTranslated(t *testing.T) {
 		t.Errorf("bedrock continuation at the first-party API: %s", b2.Raw)
 	}
 }
+
+func TestUnwritableRequestIsNotRetryable(t *testing.T) {
+	s := llmserver.New(t, llmserver.Script{})
+	_, _, err := run(t, firstParty(t, s, false), llm.Request{Messages: []llm.Message{user("Hi")},
+		Tools: []llm.ToolDef{{Name: "broken", Parameters: []byte(`{"type":`)}}})
+	if e := llmError(t, err); e.Retryable || !strings.Contains(e.Error(), "tool broken") {
+		t.Errorf("error %+v", e)
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
