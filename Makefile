@@ -15,8 +15,8 @@ test: lint
 # The figures README.md reports: store throughput (one session and
 # 10,000 interleaved), session and engine throughput with the largest WAL,
 # chunk latency, CPU and allocations per streamed delta of the LLM
-# clients (chat completions' own parser, the Responses API's and Gemini's
-# beside it),
+# clients (chat completions' own parser; the Responses API's, Gemini's and
+# Anthropic's beside it),
 # and the RPC mode's start-up,
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
@@ -28,7 +28,7 @@ test: lint
 # one-transformer chain adds to session/prompt and session/update; with
 # HYDRA_CLI set, bench-reference below.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/openairesponses/ ./runtime/llm/google/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/openairesponses/ ./runtime/llm/google/ ./runtime/llm/anthropic/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench RecoveryFold -benchtime 2s ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/

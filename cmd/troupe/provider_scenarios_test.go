@@ -28,7 +28,9 @@ type providerRow struct {
 	provider string // --provider
 	model    string // --model; also the Script's model
 	// env points the provider at the fake: variables whose "{root}" is
-	// the fake's root URL (llmserver.Server.URL(), no path).
+	// the fake's root URL (llmserver.Server.URL(), no path) and whose
+	// "{credentials}" is a Google service-account file whose token_uri is
+	// the fake's (Vertex).
 	env []string
 	// args are extra flags, "{root}" filled in the same way, e.g.
 	// --base-url for a platform without a base URL variable.
@@ -44,6 +46,9 @@ var providerRows = []providerRow{
 	{api: providers.APIOpenAI, provider: "openai", model: "tiny", textTools: true, env: []string{"OPENAI_BASE_URL={root}/v1", "OPENAI_API_KEY=sk-test"}},
 	{api: providers.APIOpenAIResponses, provider: "openai", model: "gpt-5-codex", env: []string{"OPENAI_BASE_URL={root}/v1", "OPENAI_API_KEY=sk-test"}},
 	{api: providers.APIGoogle, provider: "google", model: "gemini-2.5-pro", env: []string{"GOOGLE_GEMINI_BASE_URL={root}", "GEMINI_API_KEY=test-key"}},
+	{api: providers.APIAnthropic, provider: "anthropic", model: "claude-sonnet-4-5", env: []string{"ANTHROPIC_BASE_URL={root}", "ANTHROPIC_API_KEY=sk-test"}},
+	{api: providers.APIBedrock, provider: "bedrock", model: "anthropic.claude-sonnet-4-5-20250929-v1:0", env: []string{"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root}"}},
+	{api: providers.APIVertex, provider: "vertex", model: "claude-sonnet-4-5@20250929", env: []string{"VERTEX_PROJECT_ID=proj", "VERTEX_REGION=us-east5", "GOOGLE_APPLICATION_CREDENTIALS={credentials}"}, args: []string{"--base-url", "{root}"}},
 }
 
 // atRoot is each of list with "{root}" replaced by root.
@@ -61,7 +66,7 @@ var providerVariables = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
 	"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL",
 	"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-	"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+	"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_BEARER_TOKEN_BEDROCK",
 	"GOOGLE_APPLICATION_CREDENTIALS", "VERTEX_PROJECT_ID", "VERTEX_REGION", "GOOGLE_CLOUD_PROJECT", "CLOUD_ML_REGION",
 }
 
@@ -91,7 +96,17 @@ func (s *scenario) env() []string {
 	for _, v := range providerVariables {
 		env = append(env, v+"=")
 	}
-	return append(env, atRoot(s.row.env, s.srv.URL())...)
+	for _, v := range atRoot(s.row.env, s.srv.URL()) {
+		if strings.Contains(v, "{credentials}") {
+			creds, err := s.srv.WriteVertexCredentials(s.home, "proj")
+			if err != nil {
+				panic(fmt.Sprintf("write the Vertex credentials: %v", err)) // a test bug: the home is ours
+			}
+			v = strings.ReplaceAll(v, "{credentials}", creds)
+		}
+		env = append(env, v)
+	}
+	return env
 }
 
 // start runs `troupe run --json` on the row's provider; args come before
@@ -314,7 +329,7 @@ func assertToolResultSent(t *testing.T, srv *llmserver.Server, output string) {
 	t.Helper()
 	var chats []llmserver.Request
 	for _, r := range srv.Requests() {
-		if r.Method == http.MethodPost { // a model request, on any API's route
+		if r.Method == http.MethodPost && r.Path != llmserver.VertexTokenPath { // a model request, on any API's route
 			chats = append(chats, r)
 		}
 	}

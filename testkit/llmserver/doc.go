@@ -35,6 +35,31 @@
 // WaitResponsesRequests are ChatRequests and WaitChatRequests for the
 // Responses route.
 //
+// The same Script is also served in the native wire formats, one file
+// each, so one scenario can run against every provider:
+//
+//	POST /v1/messages          Anthropic's Messages API (anthropic.go): the
+//	                           event stream its API reference documents
+//	                           (message_start, content_block_start/delta/
+//	                           stop, ping, message_delta, message_stop); a
+//	                           thinking block ends with a signature_delta
+//	                           (ThinkingSignature of its text); errors as
+//	                           {"type":"error","error":{...}}, as HTTP
+//	                           bodies (529 overloaded_error, Retry-After
+//	                           from APIError.Header) or "event: error"
+//	POST /model/{id}/invoke-with-response-stream
+//	                           the same events for Bedrock (bedrock.go), as
+//	                           AWS event-stream "chunk" frames; a SigV4
+//	                           Authorization header is required; errors
+//	                           with x-amzn-ErrorType, exception frames
+//	POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict
+//	                           the same SSE for Vertex (vertex.go), with a
+//	                           bearer token from POST /token, the token_uri
+//	                           of the file WriteVertexCredentials writes
+//
+// Steps a wire format has no form for are left out of it (RedactedThinking
+// on the OpenAI wire; Usage.CacheWriteTokens stays inside prompt_tokens).
+//
 // Anything else answers 404 with llama-server's not_found_error body.
 // Script.Loading makes the first N requests (any route) answer 503 "Loading
 // model", and Script.APIKey makes every route except /health require

@@ -25,6 +25,7 @@ const (
 	actContent
 	actTokens
 	actReasoning
+	actRedacted
 	actToolStart
 	actToolArgs
 	actFinish
@@ -127,6 +128,8 @@ func compileReply(r Reply) (plan, error) {
 			p.actions = append(p.actions, action{kind: actTokens, text: st.Tokens.Text, count: st.Tokens.Count})
 		case "thinking":
 			p.actions = append(p.actions, action{kind: actReasoning, text: *st.Thinking})
+		case "redacted_thinking":
+			p.actions = append(p.actions, action{kind: actRedacted, text: *st.RedactedThinking})
 		case "tool_call":
 			err = p.addNativeCall(*st.ToolCall, tools)
 			tools++
@@ -233,11 +236,14 @@ func (p *plan) setUsage(u Usage) error {
 	default:
 		return fmt.Errorf("usage placement %q is unknown (want auto, finish or separate)", string(u.On))
 	}
-	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CachedTokens < 0 || u.TotalTokens < 0 || u.ReasoningTokens < 0 {
+	if u.PromptTokens < 0 || u.CompletionTokens < 0 || u.CachedTokens < 0 || u.TotalTokens < 0 || u.ReasoningTokens < 0 || u.CacheWriteTokens < 0 {
 		return errors.New("usage has a negative count")
 	}
 	if u.ReasoningTokens > u.CompletionTokens {
 		return errors.New("usage has more reasoning tokens than completion tokens")
+	}
+	if u.CachedTokens+u.CacheWriteTokens > u.PromptTokens {
+		return errors.New("usage: cached and cache-write tokens are part of prompt_tokens and cannot exceed it")
 	}
 	p.usage = &u
 	return nil
@@ -254,6 +260,7 @@ func (s Step) kinds() []string {
 	add(s.Text != nil, "text")
 	add(s.Tokens != nil, "tokens")
 	add(s.Thinking != nil, "thinking")
+	add(s.RedactedThinking != nil, "redacted_thinking")
 	add(s.ToolCall != nil, "tool_call")
 	add(s.TextToolCall != nil, "text_tool_call")
 	add(s.Usage != nil, "usage")

@@ -60,10 +60,12 @@ type Request struct {
 }
 
 // IsChat reports whether the request asked for a scripted reply: a chat
-// completion, or a reply in a native wire format (Gemini's
-// generateContent).
+// completion, or a message in one of the native wire formats (Gemini's
+// generateContent, Anthropic's messages directly, on Bedrock or on Vertex).
+// The Responses API's requests are told apart by IsResponses.
 func (r Request) IsChat() bool {
-	return r.Method == http.MethodPost && (r.Path == "/v1/chat/completions" || r.Path == "/chat/completions" || isGeminiPath(r.Path))
+	return r.Method == http.MethodPost && (r.Path == "/v1/chat/completions" || r.Path == "/chat/completions" ||
+		isGeminiPath(r.Path) || isAnthropicPath(r.Path))
 }
 
 // Decode unmarshals the request body into v, for typed assertions.

@@ -44,18 +44,22 @@ func Steps(steps ...Step) Reply { return Reply{Steps: steps} }
 // constructors below (Text, ToolCall, Delay, ...) are the easy way to make
 // one. The JSON names are the script file keys.
 type Step struct {
-	Text         *string     `json:"text,omitempty"`
-	Tokens       *TokenRun   `json:"tokens,omitempty"`
-	Thinking     *string     `json:"thinking,omitempty"`
-	ToolCall     *NativeCall `json:"tool_call,omitempty"`
-	TextToolCall *TaggedCall `json:"text_tool_call,omitempty"`
-	Usage        *Usage      `json:"usage,omitempty"`
-	Finish       *string     `json:"finish,omitempty"`
-	HTTPError    *APIError   `json:"http_error,omitempty"`
-	StreamError  *APIError   `json:"stream_error,omitempty"`
-	Disconnect   bool        `json:"disconnect,omitempty"`
-	Delay        *Duration   `json:"delay,omitempty"`
-	KeepAlive    bool        `json:"keepalive,omitempty"`
+	Text     *string   `json:"text,omitempty"`
+	Tokens   *TokenRun `json:"tokens,omitempty"`
+	Thinking *string   `json:"thinking,omitempty"`
+	// RedactedThinking is reasoning the provider encrypted (Anthropic's
+	// redacted_thinking block, whose data is this string). Wire formats
+	// with no such thing send nothing for it.
+	RedactedThinking *string     `json:"redacted_thinking,omitempty"`
+	ToolCall         *NativeCall `json:"tool_call,omitempty"`
+	TextToolCall     *TaggedCall `json:"text_tool_call,omitempty"`
+	Usage            *Usage      `json:"usage,omitempty"`
+	Finish           *string     `json:"finish,omitempty"`
+	HTTPError        *APIError   `json:"http_error,omitempty"`
+	StreamError      *APIError   `json:"stream_error,omitempty"`
+	Disconnect       bool        `json:"disconnect,omitempty"`
+	Delay            *Duration   `json:"delay,omitempty"`
+	KeepAlive        bool        `json:"keepalive,omitempty"`
 
 	// err keeps a constructor's failure until Start reports it, so the
 	// constructors can stay single-valued.
@@ -130,6 +134,10 @@ type Usage struct {
 	// wire formats that report it apart use it (Gemini's
 	// thoughtsTokenCount).
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheWriteTokens is the part of PromptTokens written to the prompt
+	// cache (Anthropic's cache_creation_input_tokens); wire formats with no
+	// such count leave it inside PromptTokens unnamed.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// TotalTokens zero means PromptTokens + CompletionTokens.
 	TotalTokens int            `json:"total_tokens,omitempty"`
 	On          UsagePlacement `json:"on,omitempty"`
@@ -201,6 +209,10 @@ func Tokens(n int, text string) Step { return Step{Tokens: &TokenRun{Count: n, T
 
 // Thinking streams s as one reasoning_content delta.
 func Thinking(s string) Step { return Step{Thinking: &s} }
+
+// RedactedThinking sends an encrypted reasoning block whose data is data
+// (see Step.RedactedThinking).
+func RedactedThinking(data string) Step { return Step{RedactedThinking: &data} }
 
 // ToolCall streams a native tool call whose arguments arrive in one delta.
 // An empty id is sent the way llama-server sends it.

@@ -34,6 +34,7 @@ type Server struct {
 	held     bool // loading until SetReady (WithHold)
 	next     int  // next entry of script.replies
 	chats    int  // chat requests that asked for a reply, for ids
+	tokens   int  // OAuth tokens issued (vertex.go)
 
 	serveDone chan struct{}
 	closeOnce sync.Once
@@ -223,6 +224,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, seq int) answer {
 		return s.gemini(w, r, seq)
 	case r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/responses"):
 		return s.responses(w, r, seq)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		return s.anthropicMessages(w, r, seq)
+	case r.Method == http.MethodPost && isBedrockPath(r.URL.Path):
+		return s.bedrockInvoke(w, r, seq)
+	case r.Method == http.MethodPost && isVertexPath(r.URL.Path):
+		return s.vertexPredict(w, r, seq)
+	case r.Method == http.MethodPost && r.URL.Path == VertexTokenPath:
+		return s.googleToken(w, seq)
 	case r.Method == http.MethodGet && (r.URL.Path == "/health" || r.URL.Path == "/v1/health"):
 		return s.writeOK(w, []byte(`{"status":"ok"}`))
 	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models"):

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/llm/anthropic"
 	"github.com/troupehq/troupe/runtime/llm/google"
 	"github.com/troupehq/troupe/runtime/llm/openai"
 	"github.com/troupehq/troupe/runtime/llm/openairesponses"
@@ -54,6 +55,13 @@ var builders = map[string]func(context.Context, Endpoint) (llm.Provider, error){
 	APIOpenAIResponses: func(_ context.Context, ep Endpoint) (llm.Provider, error) {
 		return openairesponses.New(openairesponses.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking})
 	},
+	APIAnthropic: func(_ context.Context, ep Endpoint) (llm.Provider, error) { return anthropic.New(anthropicConfig(ep)) },
+	APIBedrock: func(ctx context.Context, ep Endpoint) (llm.Provider, error) {
+		return anthropic.NewBedrock(ctx, anthropicConfig(ep), anthropic.Cloud{Region: ep.Region, Env: ep.Env})
+	},
+	APIVertex: func(ctx context.Context, ep Endpoint) (llm.Provider, error) {
+		return anthropic.NewVertex(ctx, anthropicConfig(ep), anthropic.Cloud{Region: ep.Region, Project: ep.Project, Env: ep.Env})
+	},
 }
 
 // New builds the provider for ep.API.
@@ -77,4 +85,8 @@ func APIs() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+func anthropicConfig(ep Endpoint) anthropic.Config {
+	return anthropic.Config{BaseURL: ep.BaseURL, APIKey: ep.APIKey, Headers: ep.Headers, SupportsThinking: ep.Thinking}
 }

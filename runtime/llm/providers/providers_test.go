@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/runtime/llm/anthropic"
 	"github.com/troupehq/troupe/runtime/llm/google"
 	"github.com/troupehq/troupe/runtime/llm/openai"
 	"github.com/troupehq/troupe/runtime/llm/openairesponses"
@@ -64,5 +65,26 @@ func TestResponsesProviderAnswersFromTheFake(t *testing.T) {
 	}
 	if reqs := srv.ResponsesRequests(); len(reqs) != 1 || reqs[0].Path != "/v1/responses" {
 		t.Errorf("requests %+v", reqs)
+	}
+}
+
+func TestNewBuildsTheAnthropicPlatforms(t *testing.T) {
+	env := map[string]string{"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret", "GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent/creds.json"}
+	getenv := func(k string) string { return env[k] }
+	for _, ep := range []providers.Endpoint{
+		{API: providers.APIAnthropic, BaseURL: "http://127.0.0.1:1", APIKey: "k"},
+		{API: providers.APIBedrock, BaseURL: "http://127.0.0.1:1", Region: "us-east-1", Env: getenv},
+	} {
+		p, err := providers.New(context.Background(), ep)
+		if err != nil {
+			t.Fatalf("%s: %v", ep.API, err)
+		}
+		if _, ok := p.(*anthropic.Client); !ok {
+			t.Errorf("%s built %T", ep.API, p)
+		}
+	}
+	_, err := providers.New(context.Background(), providers.Endpoint{API: providers.APIVertex, BaseURL: "http://127.0.0.1:1", Region: "us-east5", Env: getenv})
+	if err == nil || !strings.Contains(err.Error(), "GOOGLE_APPLICATION_CREDENTIALS") {
+		t.Errorf("vertex without a readable credentials file: %v", err)
 	}
 }
