@@ -90,14 +90,15 @@ func TestJSONStreamBuiltinProvidersStartFromTheirVariables(t *testing.T) {
 // catalog's default model and lists the catalog; with ANTHROPIC_API_KEY
 // set too, Anthropic's catalog follows (the providers with a key).
 func TestRPCProviderGoogleFromPiVariables(t *testing.T) {
-	p := testkit.Start(t, testkit.BuildTroupe(t), cleanProviderEnv("GEMINI_API_KEY=g-test", "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9", "ANTHROPIC_API_KEY=sk-ant-test"),
+	srv := llmserver.New(t, llmserver.Script{APIKey: "g-test", Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("hello from gemini"))}})
+	p := testkit.Start(t, testkit.BuildTroupe(t), cleanProviderEnv("GEMINI_API_KEY=g-test", "GOOGLE_GEMINI_BASE_URL="+srv.URL(), "ANTHROPIC_API_KEY=sk-ant-test"),
 		"--mode", "rpc", "--home", t.TempDir(), "--cwd", t.TempDir(), "--provider", "google")
 	ask := rpcAsker(t, p)
 	model := ask(`{"id":"1","type":"get_state"}`)["model"].(map[string]any)
 	testkit.Equal(t, model["id"], any("gemini-2.5-pro"))
 	testkit.Equal(t, model["provider"], any("google"))
 	testkit.Equal(t, model["api"], any("google-generative-ai"))
-	testkit.Equal(t, model["baseUrl"], any("http://127.0.0.1:9"))
+	testkit.Equal(t, model["baseUrl"], any(srv.URL()))
 	testkit.Equal(t, model["contextWindow"], any(float64(1048576)))
 
 	var listed []string
@@ -109,6 +110,12 @@ func TestRPCProviderGoogleFromPiVariables(t *testing.T) {
 		"anthropic/claude-sonnet-4-5 anthropic-messages", "anthropic/claude-opus-4-1 anthropic-messages", "anthropic/claude-haiku-4-5 anthropic-messages",
 		"google/gemini-2.5-pro google-generative-ai", "google/gemini-2.5-flash google-generative-ai", "google/gemini-2.5-flash-lite google-generative-ai",
 	})
+	ask(`{"id":"3","type":"prompt","message":"say hello"}`)
+	expectLine(t, p, `"type":"agent_end"`)
+	msgs := ask(`{"id":"4","type":"get_messages"}`)["messages"].([]any)
+	last, _ := json.Marshal(msgs[len(msgs)-1])
+	requireAll(t, string(last), `"role":"assistant"`, "hello from gemini", `"provider":"google"`)
+	testkit.Equal(t, len(srv.ChatRequests()), 1)
 	testkit.NoError(t, p.Stdin.Close())
 	testkit.Equal(t, p.Wait(t, 20*time.Second), 0)
 }
@@ -144,5 +151,54 @@ func rpcAsk(t *testing.T, p *testkit.Proc, cmd string) (map[string]any, bool, st
 			data, _ := m["data"].(map[string]any)
 			return data, m["success"] == true, line
 		}
+	}
+}
+
+// An aionrs host's `--json-stream --provider anthropic|bedrock`, given
+// only the variables its spec lists, answers a message from the
+// provider's fake: the whole path from the variables to the wire.
+func TestJSONStreamAnswersFromNativeProviders(t *testing.T) {
+	bin := testkit.BuildTroupe(t)
+	for _, c := range []struct {
+		provider string
+		env      func(root string) []string
+	}{
+		{"anthropic", func(root string) []string {
+			return []string{"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + root}
+		}},
+		{"bedrock", func(root string) []string {
+			return []string{"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIATEST", "AWS_SECRET_ACCESS_KEY=secret", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME=" + root}
+		}},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			srv := llmserver.New(t, llmserver.Script{Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("hello from " + c.provider))}})
+			p := testkit.Start(t, bin, cleanProviderEnv(c.env(srv.URL())...),
+				"--json-stream", "--home", t.TempDir(), "--workspace", t.TempDir(), "--provider", c.provider)
+			expectLine(t, p, `"type":"ready"`)
+			_, err := io.WriteString(p.Stdin, `{"type":"message","msg_id":"m1","input":"say hello"}`+"\n")
+			testkit.NoError(t, err)
+			var text strings.Builder
+			for {
+				line, ok := p.ReadLine(30 * time.Second)
+				if !ok {
+					t.Fatalf("no stream_end; text so far %q; stderr:\n%s", text.String(), p.Stderr())
+				}
+				var ev struct{ Type, Text string }
+				testkit.NoError(t, json.Unmarshal([]byte(line), &ev))
+				if ev.Type == "error" {
+					t.Fatalf("error: %s", line)
+				}
+				if ev.Type == "text_delta" {
+					text.WriteString(ev.Text)
+				}
+				if ev.Type == "stream_end" {
+					break
+				}
+			}
+			testkit.Equal(t, text.String(), "hello from "+c.provider)
+			testkit.Equal(t, len(srv.ChatRequests()), 1)
+			testkit.NoError(t, p.Stdin.Close())
+			testkit.Equal(t, p.Wait(t, 30*time.Second), 0)
+		})
 	}
 }

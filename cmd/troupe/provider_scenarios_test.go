@@ -32,9 +32,11 @@ type providerRow struct {
 	// "{credentials}" is a Google service-account file whose token_uri is
 	// the fake's (Vertex).
 	env []string
-	// args are extra flags, "{root}" filled in the same way, e.g.
-	// --base-url for a platform without a base URL variable.
+	// args are extra flags, "{root}" filled in the same way.
 	args []string
+	// baseURL, "{root}" filled in, goes to the provider's base_url in
+	// models.yml: for a platform without a base URL variable (Vertex).
+	baseURL string
 	// textTools: the API's models may write tool calls as tagged text,
 	// which only OpenAI-compatible servers (llama-server) do.
 	textTools bool
@@ -48,7 +50,7 @@ var providerRows = []providerRow{
 	{api: providers.APIGoogle, provider: "google", model: "gemini-2.5-pro", env: []string{"GOOGLE_GEMINI_BASE_URL={root}", "GEMINI_API_KEY=test-key"}},
 	{api: providers.APIAnthropic, provider: "anthropic", model: "claude-sonnet-4-5", env: []string{"ANTHROPIC_BASE_URL={root}", "ANTHROPIC_API_KEY=sk-test"}},
 	{api: providers.APIBedrock, provider: "bedrock", model: "anthropic.claude-sonnet-4-5-20250929-v1:0", env: []string{"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME={root}"}},
-	{api: providers.APIVertex, provider: "vertex", model: "claude-sonnet-4-5@20250929", env: []string{"VERTEX_PROJECT_ID=proj", "VERTEX_REGION=us-east5", "GOOGLE_APPLICATION_CREDENTIALS={credentials}"}, args: []string{"--base-url", "{root}"}},
+	{api: providers.APIVertex, provider: "vertex", model: "claude-sonnet-4-5@20250929", env: []string{"VERTEX_PROJECT_ID=proj", "VERTEX_REGION=us-east5", "GOOGLE_APPLICATION_CREDENTIALS={credentials}"}, baseURL: "{root}"},
 }
 
 // atRoot is each of list with "{root}" replaced by root.
@@ -86,7 +88,7 @@ func newScenario(t *testing.T, row providerRow, script llmserver.Script) *scenar
 	t.Helper()
 	script.Model = row.model
 	s := &scenario{row: row, bin: testkit.BuildTroupe(t), srv: llmserver.New(t, script), home: t.TempDir(), cwd: t.TempDir()}
-	yml := fmt.Sprintf("providers:\n  %s:\n    models:\n      - {id: %q, api: %s, thinking: true, cost: %s}\n", row.provider, row.model, row.api, scenarioPrices)
+	yml := fmt.Sprintf("providers:\n  %s:\n%s    models:\n      - {id: %q, api: %s, thinking: true, cost: %s}\n", row.provider, row.baseURLLine(s.srv), row.model, row.api, scenarioPrices)
 	testkit.NoError(t, os.WriteFile(filepath.Join(s.home, "models.yml"), []byte(yml), 0o600))
 	return s
 }
@@ -96,15 +98,31 @@ func (s *scenario) env() []string {
 	for _, v := range providerVariables {
 		env = append(env, v+"=")
 	}
-	for _, v := range atRoot(s.row.env, s.srv.URL()) {
-		if strings.Contains(v, "{credentials}") {
-			creds, err := s.srv.WriteVertexCredentials(s.home, "proj")
-			if err != nil {
-				panic(fmt.Sprintf("write the Vertex credentials: %v", err)) // a test bug: the home is ours
-			}
-			v = strings.ReplaceAll(v, "{credentials}", creds)
+	return append(env, s.row.environment(s.srv, s.home)...)
+}
+
+// baseURLLine is the row's base_url for models.yml, indented under its
+// provider, or nothing.
+func (row providerRow) baseURLLine(srv *llmserver.Server) string {
+	if row.baseURL == "" {
+		return ""
+	}
+	return "    base_url: " + strings.ReplaceAll(row.baseURL, "{root}", srv.URL()) + "\n"
+}
+
+// environment is the row's variables pointed at srv: "{root}" is its
+// URL, and "{credentials}" a service-account file written into dir.
+func (row providerRow) environment(srv *llmserver.Server, dir string) []string {
+	env := atRoot(row.env, srv.URL())
+	for i, v := range env {
+		if !strings.Contains(v, "{credentials}") {
+			continue
 		}
-		env = append(env, v)
+		creds, err := srv.WriteVertexCredentials(dir, "proj")
+		if err != nil {
+			panic(fmt.Sprintf("write the Vertex credentials: %v", err)) // a test bug: the directory is the test's
+		}
+		env[i] = strings.ReplaceAll(v, "{credentials}", creds)
 	}
 	return env
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/llm/providers"
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -29,16 +30,17 @@ func TestRPCSetModelSwitchesProviderMidSession(t *testing.T) {
 			}})
 			native := llmserver.New(t, llmserver.Script{Model: row.model, Replies: []llmserver.Reply{
 				llmserver.Steps(llmserver.Thinking("Thinking it over."), llmserver.Text("second answer, from "+row.provider)),
+				llmserver.Steps(llmserver.Text("fourth answer, from " + row.provider)),
 			}})
 			home := t.TempDir()
 			// local's server is where --base-url says: the flag is the
 			// command's provider's, never the one a session switches to.
-			yml := fmt.Sprintf("providers:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q, api: %s, thinking: true}]\n",
-				row.provider, row.model, row.api)
+			yml := fmt.Sprintf("providers:\n  local:\n    base_url: http://127.0.0.1:9/v1\n    models: [{id: small}]\n  %s:\n%s    models: [{id: %q, api: %s, thinking: true}]\n",
+				row.provider, row.baseURLLine(native), row.model, row.api)
 			testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
 			args := append([]string{"--mode", "rpc", "--home", home, "--cwd", t.TempDir(), "--thinking", "high",
 				"--provider", "local", "--model", "small", "--base-url", local.URL() + "/v1"}, atRoot(row.args, native.URL())...)
-			p := testkit.Start(t, bin, cleanProviderEnv(atRoot(row.env, native.URL())...), args...)
+			p := testkit.Start(t, bin, cleanProviderEnv(row.environment(native, home)...), args...)
 			ask := rpcAsker(t, p)
 			turn := func(id, text string) {
 				t.Helper()
@@ -58,13 +60,25 @@ func TestRPCSetModelSwitchesProviderMidSession(t *testing.T) {
 			ask(`{"id":"4","type":"set_model","provider":"local","modelId":"small"}`)
 			turn("5", "question three")
 			testkit.Equal(t, provider(), "local")
+			ask(fmt.Sprintf(`{"id":"6","type":"set_model","provider":%q,"modelId":%q}`, row.provider, row.model))
+			turn("7", "question four")
+			testkit.Equal(t, provider(), row.provider)
 
 			toNative := modelRequests(native)
-			testkit.Equal(t, len(toNative), 1)
+			testkit.Equal(t, len(toNative), 2)
 			requireAll(t, string(toNative[0].Body), "question one", "first answer, from local", "question two")
+			// Back on its provider, the thinking it signed goes back with
+			// its signature; the local turns in between are plain history.
+			requireAll(t, string(toNative[1].Body), "question one", "second answer, from "+row.provider, "third answer, from local", "question four")
+			if row.api == providers.APIAnthropic || row.api == providers.APIBedrock || row.api == providers.APIVertex {
+				requireAll(t, string(toNative[1].Body), llmserver.ThinkingSignature("Thinking it over."))
+			}
 			toLocal := modelRequests(local)
 			testkit.Equal(t, len(toLocal), 2)
 			requireAll(t, string(toLocal[1].Body), "question one", "first answer, from local", "question two", "second answer, from "+row.provider, "question three")
+			if strings.Contains(string(toLocal[1].Body), llmserver.ThinkingSignature("Thinking it over.")) {
+				t.Fatal("another provider's thinking signature went to the OpenAI-compatible server")
+			}
 
 			testkit.NoError(t, p.Stdin.Close())
 			testkit.Equal(t, p.Wait(t, 20*time.Second), 0)
@@ -77,7 +91,7 @@ func TestRPCSetModelSwitchesProviderMidSession(t *testing.T) {
 func modelRequests(srv *llmserver.Server) []llmserver.Request {
 	var out []llmserver.Request
 	for _, r := range srv.Requests() {
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost && r.Path != llmserver.VertexTokenPath {
 			out = append(out, r)
 		}
 	}
@@ -103,15 +117,15 @@ func TestDaemonACPSetModelOntoEachProvider(t *testing.T) {
 			local := llmserver.New(t, llmserver.Script{Model: "small", Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("first answer, from local"))}})
 			native := llmserver.New(t, llmserver.Script{Model: row.model, Replies: []llmserver.Reply{llmserver.Steps(llmserver.Text("second answer, from " + row.provider))}})
 			home := t.TempDir()
-			yml := fmt.Sprintf("default: {provider: local, model: small}\nproviders:\n  local:\n    base_url: %s/v1\n    models: [{id: small}]\n  %s:\n    models: [{id: %q, api: %s}]\n",
-				local.URL(), row.provider, row.model, row.api)
+			yml := fmt.Sprintf("default: {provider: local, model: small}\nproviders:\n  local:\n    base_url: %s/v1\n    models: [{id: small}]\n  %s:\n%s    models: [{id: %q, api: %s}]\n",
+				local.URL(), row.provider, row.baseURLLine(native), row.model, row.api)
 			testkit.NoError(t, os.WriteFile(filepath.Join(home, "models.yml"), []byte(yml), 0o600))
 			// Another provider with a key: its catalog is listed too.
 			other, otherEnv, otherModels := "google", []string{"GEMINI_API_KEY=g-test"}, []string{"google/gemini-2.5-pro", "google/gemini-2.5-flash-lite"}
 			if row.provider == other {
 				other, otherEnv, otherModels = "anthropic", []string{"ANTHROPIC_API_KEY=sk-ant-test"}, []string{"anthropic/claude-sonnet-4-5", "anthropic/claude-haiku-4-5"}
 			}
-			env := cleanProviderEnv(append(otherEnv, atRoot(row.env, native.URL())...)...)
+			env := cleanProviderEnv(append(otherEnv, row.environment(native, home)...)...)
 			d := startDaemonBinary(t, home, env, atRoot(row.args, native.URL())...)
 
 			var agents struct {
