@@ -42,8 +42,8 @@ type providerRow struct {
 	textTools bool
 }
 
-// providerRows: one line per API. An API joins when its package and its
-// wire format in testkit/llmserver land.
+// providerRows: one line per API, each pointed at its wire format in
+// testkit/llmserver.
 var providerRows = []providerRow{
 	{api: providers.APIOpenAI, provider: "openai", model: "tiny", textTools: true, env: []string{"OPENAI_BASE_URL={root}/v1", "OPENAI_API_KEY=sk-test"}},
 	{api: providers.APIOpenAIResponses, provider: "openai", model: "gpt-5-codex", env: []string{"OPENAI_BASE_URL={root}/v1", "OPENAI_API_KEY=sk-test"}},
