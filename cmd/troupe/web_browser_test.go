@@ -26,7 +26,7 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 	testkit.NoError(t, os.WriteFile(filepath.Join(cwd, "greeting.txt"), []byte("hello\nsecond line\n"), 0o644))
 	testkit.NoError(t, daemon.SetPassword(home, "correct horse"))
 	env, model := llmEnv(t,
-		llmserver.Steps(llmserver.Text("I'll update **greeting.txt** for you."),
+		llmserver.Steps(llmserver.Thinking("The greeting should name the world."), llmserver.Text("I'll update **greeting.txt** for you."),
 			llmserver.ToolCall("c1", "edit", `{"path":"greeting.txt","old_string":"hello\n","new_string":"hello, world\n"}`)),
 		llmserver.Steps(llmserver.Text("Done. The file now reads:\n\n```go\nfmt.Println(\"hello, world\")\n```\n")))
 	d := startDaemon(t, home, env, model...)
@@ -61,6 +61,8 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("busy-badge")))
 	bold := evaluate[int](t, a, `document.querySelectorAll("#transcript .msg.assistant strong").length`)
 	testkit.Equal(t, bold, 1)
+	// Thinking is there, folded.
+	browse(t, a, "thinking", waitText(`#transcript details.thought:not([open])`, "The greeting should name the world."))
 
 	// A second tab, signed in with a pasted token, sees the history so
 	// far and the same permission request.
@@ -80,8 +82,19 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 		waitText(`#transcript .msg.user`, "please greet the world"),
 		waitText(`#transcript .msg.assistant`, "I'll update greeting.txt for you."),
 		chromedp.WaitVisible(chromedp.CSS(`#asks .ask button[data-option="allow_once"]`)))
+	// A prompt sent while the turn runs waits in the queue, shown to both
+	// tabs; cancelling it takes it out of both.
+	browse(t, a, "queue a prompt",
+		chromedp.SendKeys(chromedp.ID("prompt"), "and then say goodbye\n"),
+		waitText(`#queue li.chip`, "and then say goodbye"))
+	browse(t, second, "the queued prompt shows", waitText(`#queue li.chip`, "and then say goodbye"))
 	screenshot(t, a, shots, "session-midturn-1280x800", 1280, 800)
 	screenshot(t, second, shots, "session-midturn-390x844", 390, 844)
+
+	browse(t, a, "cancel the queued prompt",
+		chromedp.Click(chromedp.CSS(`#queue li.chip:not(.running) button.cancel`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#queue li.chip:not(.running)`)))
+	browse(t, second, "the cancelled prompt goes", chromedp.WaitNotPresent(chromedp.CSS(`#queue li.chip:not(.running)`)))
 
 	// The first tab approves: the second loses the prompt and both see the
 	// tool's result, its diff and the rest of the answer, highlighted.

@@ -135,3 +135,11 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string, width, heig
 	testkit.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 	t.Logf("screenshot %s", filepath.Join(dir, name+".png"))
 }
+
+// script runs a JavaScript statement in the tab as an action.
+func script(js string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[any](js)(ctx, t)
+		return err
+	})
+}

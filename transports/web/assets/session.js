@@ -24,6 +24,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   let plan = null;
   let closed = false;
   let poll = 0;
+  let gen = 0; // moves at every queue change and turn end
 
   const titleEl = h("h1", { class: "title", id: "session-title" }, id);
   const badges = h("div", { class: "badges", id: "session-badges" });
@@ -35,7 +36,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   const asksEl = h("div", { class: "asks", id: "asks", "aria-live": "assertive" });
   const queueEl = h("ul", { class: "queue", id: "queue", "aria-label": "Queued prompts" });
   const input = h("textarea", {
-    id: "prompt", rows: 3, placeholder: "Message… (Enter sends, Shift+Enter for a new line)", "aria-label": "Prompt",
+    id: "prompt", rows: 2, placeholder: "Message… (Enter sends, Shift+Enter for a new line)", "aria-label": "Prompt",
     onkeydown: (e) => {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
       if (e.key === "Escape" && busy) { e.preventDefault(); stop(); }
@@ -48,14 +49,14 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     ? h("p", { class: "readonly-note", id: "readonly-note" }, "Read-only view: you can watch this session but not prompt it. ",
       h("a", { href: `#/s/${encodeURIComponent(id)}` }, "Open it to take part"))
     : h("form", { class: "composer", id: "composer", onsubmit: (e) => { e.preventDefault(); send(); } },
-      queueEl, input, h("div", { class: "row" }, sendBtn, steerBtn, stopBtn));
+      asksEl, queueEl, input, h("div", { class: "row" }, sendBtn, steerBtn, stopBtn));
 
   clear(root).append(h("section", { class: "session-view" },
     h("div", { class: "session-head" },
       titleEl, badges,
       h("div", { class: "row wrap" }, h("label", { class: "gauge" }, "Context ", gauge, " ", gaugeText), !readonly ? modeSel : null),
       clientsEl),
-    log, asksEl, box));
+    log, box));
 
   // ——— state shown in the header ———
   function setBusy(b) {
@@ -80,9 +81,16 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     if (cost) parts.push(cost);
     gaugeText.textContent = parts.join(" · ");
   }
+  // The others' names come with the attach answer; later only their
+  // count (REST's attachedClients), shown as names while it matches.
+  let names = [];
   function clients(list) {
-    const names = (list || []).filter((c) => c.clientId !== clientId).map((c) => c.name || c.clientId);
-    clientsEl.textContent = names.length ? `Also attached: ${names.join(", ")}` : "No other clients attached";
+    names = (list || []).filter((c) => c.clientId !== clientId).map((c) => c.name || c.clientId);
+    otherClients(names.length);
+  }
+  function otherClients(n) {
+    if (n === names.length) clientsEl.textContent = n ? `Also attached: ${names.join(", ")}` : "No other clients attached";
+    else clientsEl.textContent = `${n} other client${n === 1 ? "" : "s"} attached`;
   }
 
   // ——— transcript blocks ———
@@ -244,6 +252,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   // turnEnded: the running turn ended (turn_complete to the other
   // clients; the prompt's own answer to the one that sent it).
   function turnEnded(reason) {
+    gen++;
     if (reason && reason !== "end_turn") note(`Turn ended: ${reason}`);
     queue = queue.filter((q) => q.messageId !== running);
     running = "";
@@ -299,8 +308,8 @@ export async function sessionView(root, id, { readonly = false } = {}) {
       return h("li", { class: `chip ${isRunning ? "running" : ""}`, dataset: { id: q.messageId } },
         h("span", { class: "muted" }, isRunning ? "running" : "queued"), " ", txt,
         isRunning ? h("button", { type: "button", class: "ghost small", onclick: () => amend(q) }, "Amend")
-          : [h("button", { type: "button", class: "ghost small", onclick: () => edit(q) }, "Edit"),
-            h("button", { type: "button", class: "ghost small", onclick: () => cancel(q) }, "Cancel")]);
+          : [h("button", { type: "button", class: "ghost small", "aria-label": `Edit the queued prompt “${text(q.prompt)}”`, onclick: () => edit(q) }, "Edit"),
+            h("button", { type: "button", class: "ghost small cancel", "aria-label": `Cancel the queued prompt “${text(q.prompt)}”`, onclick: () => cancel(q) }, "Cancel")]);
     }));
   }
   async function edit(q) {
@@ -316,24 +325,58 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   async function amend(q) {
     const t = window.prompt("Replace the running prompt with", text(q.prompt));
     if (t === null) return;
-    await acp.call("hydra-acp/prompt/amend", { sessionId: id, targetMessageId: q.messageId, prompt: [{ type: "text", text: t }], onTargetCompleted: "send_anyway" });
+    const res = await amendTo(q.messageId, t);
+    if (!res.amended) toast(`Not amended: ${res.reason}`, "error");
   }
 
   // ——— sending ———
+  // The daemon tells no one's own turn_complete to the client that sent
+  // the prompt: its session/prompt answer is that. Each answer is tied to
+  // its prompt's id by order: this connection's prompts are queued as
+  // sent, and prompt_queue/added names them in that order.
+  const unnamed = []; // sent, id not known yet
+  const mine = new Map(); // prompt id → sent
+  let amending = 0; // amends under way: their prompts are not sent ones
   function send() {
     const t = input.value.trim();
     if (!t) return;
     input.value = "";
+    const sent = { messageId: "" };
+    unnamed.push(sent);
     acp.call("session/prompt", { sessionId: id, prompt: [{ type: "text", text: t }] })
-      .then((r) => turnEnded(r && r.stopReason))
+      .then((r) => {
+        const i = unnamed.indexOf(sent);
+        if (i >= 0) unnamed.splice(i, 1);
+        mine.delete(sent.messageId);
+        if (sent.messageId && sent.messageId !== running) {
+          queue = queue.filter((q) => q.messageId !== sent.messageId); // cancelled while queued
+          drawQueue();
+          return;
+        }
+        turnEnded(r && r.stopReason);
+      })
       .catch((e) => toast(`Prompt failed: ${e.message}`, "error"));
+  }
+  function named(p) {
+    if (!p.originator || p.originator.clientId !== clientId || amending > 0 || !unnamed.length) return;
+    const sent = unnamed.shift();
+    sent.messageId = p.messageId;
+    mine.set(p.messageId, sent);
+  }
+  async function amendTo(target, t) {
+    amending++;
+    try {
+      return await acp.call("hydra-acp/prompt/amend", { sessionId: id, targetMessageId: target, prompt: [{ type: "text", text: t }], onTargetCompleted: "send_anyway" });
+    } finally {
+      amending--;
+    }
   }
   async function steer() {
     const t = input.value.trim();
     if (!t || !running) return send();
     input.value = "";
     try {
-      const res = await acp.call("hydra-acp/prompt/amend", { sessionId: id, targetMessageId: running, prompt: [{ type: "text", text: t }], onTargetCompleted: "send_anyway" });
+      const res = await amendTo(running, t);
       if (!res.amended) toast(`Not steered: ${res.reason}`, "error");
     } catch (e) {
       toast(`Steer failed: ${e.message}`, "error");
@@ -351,6 +394,8 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   acp.onRequest("session/request_permission", ask);
   acp.on("hydra-acp/prompt_queue/added", (p) => {
     if (p.sessionId !== id) return;
+    named(p);
+    gen++;
     queue = queue.filter((q) => q.messageId !== p.messageId).concat([p]);
     drawQueue();
   });
@@ -361,6 +406,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   acp.on("hydra-acp/prompt_queue/removed", (p) => {
     if (p.sessionId !== id) return;
     const q = queue.find((x) => x.messageId === p.messageId);
+    gen++;
     if (p.reason === "started") {
       running = p.messageId;
       setBusy(true);
@@ -411,14 +457,17 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     note(`Could not attach: ${e.message}`, "warn");
     closed = true;
   }
+  // Every few seconds REST says who else is attached and whether a turn
+  // runs: the end of a turn this page started by amending (Steer, Amend)
+  // is told to no one but the others. A reading taken across a queue
+  // change (gen moved) is stale for busy.
   poll = setInterval(async () => {
     if (document.hidden || closed) return;
+    const before = gen;
     try {
       const e = await api("GET", `/v1/sessions/${id}`);
-      const others = Math.max(0, (e.attachedClients || 0) - 1);
-      if (!clientsEl.textContent.startsWith("Also") || others === 0) {
-        clientsEl.textContent = others ? `${others} other client${others > 1 ? "s" : ""} attached` : "No other clients attached";
-      }
+      otherClients(Math.max(0, (e.attachedClients || 0) - 1));
+      if (busy && !e.busy && before === gen && !mine.has(running)) turnEnded("");
       const cu = e.currentUsage || {};
       if (cu.costAmount) usage(cu.used, cu.size, cu.costAmount, cu.costCurrency);
     } catch { /* shown when the socket closes */ }
