@@ -90,6 +90,9 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 	browse(t, second, "the queued prompt shows", waitText(`#queue li.chip`, "and then say goodbye"))
 	screenshot(t, a, shots, "session-midturn-1280x800", 1280, 800)
 	screenshot(t, second, shots, "session-midturn-390x844", 390, 844)
+	// The same in the dark scheme, from the top (title, badges, gauge).
+	browse(t, second, "dark scheme", darkScheme(), script(`window.scrollTo(0, 0)`))
+	screenshot(t, second, shots, "session-midturn-dark-390x844", 390, 844)
 
 	browse(t, a, "cancel the queued prompt",
 		chromedp.Click(chromedp.CSS(`#queue li.chip:not(.running) button.cancel`)),

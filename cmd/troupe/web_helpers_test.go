@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/troupehq/troupe/testkit"
 )
@@ -140,6 +141,15 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string, width, heig
 func script(js string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := chromedp.Evaluate[any](js)(ctx, t)
+		return err
+	})
+}
+
+// darkScheme makes the tab's prefers-color-scheme dark.
+func darkScheme() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
 		return err
 	})
 }

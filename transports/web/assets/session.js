@@ -286,7 +286,10 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     asks.set(tc.toolCallId, { rpcId, el });
     asksEl.append(el);
     drawBadges();
-    el.querySelector("button").focus({ preventScroll: true });
+    // The first option takes the focus, unless the person is typing: an
+    // Enter meant for the prompt must not answer the request.
+    const typing = document.activeElement && ["TEXTAREA", "INPUT", "SELECT"].includes(document.activeElement.tagName);
+    if (!typing) el.querySelector("button").focus({ preventScroll: true });
     el.scrollIntoView({ block: "nearest" });
   }
   function remove(callId) {
