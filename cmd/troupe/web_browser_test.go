@@ -105,9 +105,11 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#asks .ask button[data-option="allow_once"]`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`#asks .ask`)))
 	checkTurn(t, a, "first tab")
+	noProblems(t, a, "first tab")
 	browse(t, second, "the permission prompt is withdrawn", chromedp.WaitNotPresent(chromedp.CSS(`#asks .ask`)),
 		waitText(`#transcript .note`, "answered the permission request"))
 	checkTurn(t, second, "second tab")
+	noProblems(t, second, "second tab")
 	data, err := os.ReadFile(filepath.Join(cwd, "greeting.txt"))
 	testkit.NoError(t, err)
 	testkit.Equal(t, string(data), "hello, world\nsecond line\n")
@@ -124,6 +126,8 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 		waitText(`#transcript .msg.assistant`, "Done. The file now reads:"))
 	composers := evaluate[int](t, second, `document.querySelectorAll("#prompt, #composer, #send").length`)
 	testkit.Equal(t, composers, 0)
+	noProblems(t, second, "read-only view")
+	noProblems(t, a, "reloaded tab")
 }
 
 // checkTurn waits until the tab shows the finished turn: the edit done

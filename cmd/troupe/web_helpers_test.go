@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/troupehq/troupe/testkit"
 )
@@ -51,7 +52,7 @@ func browser(t *testing.T) context.Context {
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	// The first action starts the browser, which lives as long as that
 	// action's context: the test's, with no deadline of its own.
-	if err := chromedp.Do(ctx); err != nil {
+	if err := chromedp.Do(ctx, watchProblems()); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
@@ -63,7 +64,7 @@ func tab(t *testing.T, browser context.Context) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil { // opens it, for the tab's life
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), watchProblems()); err != nil { // opens it, for the tab's life
 		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
@@ -152,4 +153,26 @@ func darkScheme() chromedp.Action[chromedp.Void] {
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
 		return err
 	})
+}
+
+// watchProblems has every page the tab loads record what went wrong in
+// it: a request the Content-Security-Policy refused (an inline script or
+// style, a foreign source) and an uncaught error. noProblems reads them.
+// The recorder is DevTools', so the page's policy does not apply to it.
+func watchProblems() chromedp.Action[chromedp.Void] {
+	const js = `window.__problems = [];
+addEventListener("securitypolicyviolation", (e) => window.__problems.push("policy refused " + e.violatedDirective + " " + e.blockedURI));
+addEventListener("error", (e) => window.__problems.push("error: " + e.message));`
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: js})
+		return err
+	})
+}
+
+// noProblems fails the test if the tab's page recorded a problem.
+func noProblems(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if got := evaluate[[]string](t, ctx, `window.__problems || ["the problem recorder is missing"]`); len(got) > 0 {
+		t.Errorf("%s: the page had problems: %q", name, got)
+	}
 }

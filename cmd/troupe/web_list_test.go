@@ -116,4 +116,5 @@ func TestWebPageListActions(t *testing.T) {
 	imported := strings.TrimPrefix(evaluate[string](t, a, `location.hash`), "#/s/")
 	d.call(t, "GET", "/v1/sessions/"+imported, nil, http.StatusOK, &e)
 	testkit.Equal(t, e.Title, "renamed on the web")
+	noProblems(t, a, "the imported session")
 }
