@@ -18,10 +18,17 @@ import (
 
 // The session list in chromium: search across transcripts, rename,
 // fork, export (a download), import (a file chosen), stop and delete,
-// each seen both on the page and through REST.
+// each seen both on the page and through REST; watching a session
+// read-only shows its plan.
 func TestWebPageListActions(t *testing.T) {
+	// A session another front end wrote, an external agent's plan in it.
+	home := t.TempDir()
+	r := cli(t, nil, `{"kind":"plan.updated","payload":{"run_id":"r1","entries":[`+
+		`{"content":"read the code","status":"completed"},{"content":"write the fix","status":"in_progress"}]}}`+"\n",
+		"append", "s-planned", "--home", home, "--title", "a plan", "--cwd", t.TempDir())
+	testkit.Equal(t, r.code, 0)
 	env, model := llmEnv(t, llmserver.Steps(llmserver.Text("the needle is here")))
-	d := startDaemon(t, t.TempDir(), env, model...)
+	d := startDaemon(t, home, env, model...)
 	acp := d.dialACP(t, "editor")
 	found, _ := acp.NewSession(t.TempDir())
 	acp.WaitAnswer(acp.Prompt(found, "find the haystack"))
@@ -117,4 +124,12 @@ func TestWebPageListActions(t *testing.T) {
 	d.call(t, "GET", "/v1/sessions/"+imported, nil, http.StatusOK, &e)
 	testkit.Equal(t, e.Title, "renamed on the web")
 	noProblems(t, a, "the imported session")
+
+	// Watch: read-only, with the plan.
+	browse(t, a, "watch", chromedp.Navigate(d.url+"/#/"), chromedp.WaitVisible(row("s-planned")),
+		chromedp.Click(chromedp.CSS(`#sessions li[data-id="s-planned"] .actions [aria-label^="Watch "]`)),
+		chromedp.WaitVisible(chromedp.ID("readonly-note")),
+		waitText("#plan li.plan-completed", "read the code"),
+		waitText("#plan li.plan-in_progress", "write the fix"))
+	noProblems(t, a, "the watched session")
 }

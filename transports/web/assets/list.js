@@ -35,8 +35,14 @@ export async function listView(root) {
   async function load() {
     try {
       const res = await api("GET", "/v1/sessions");
-      sessions = res.sessions || [];
-      draw();
+      const next = res.sessions || [];
+      // Redrawn only when something changed, so that a refresh takes no
+      // focus and no click away; the times are brought up to date.
+      if (JSON.stringify(next) !== JSON.stringify(sessions)) {
+        sessions = next;
+        draw();
+      }
+      for (const t of rows.querySelectorAll("time")) t.textContent = ago(t.dateTime);
     } catch (e) {
       status.textContent = `Could not list sessions: ${e.message}`;
     }
@@ -57,7 +63,16 @@ export async function listView(root) {
   function draw() {
     const shown = hits ? sessions.filter((s) => hits.has(s.sessionId)) : sessions;
     status.textContent = hits ? `${shown.length} of ${sessions.length} sessions match` : sessions.length ? "" : "No sessions yet: start one with New session.";
+    // The focus stays on the same control of the same session.
+    const focused = document.activeElement;
+    const li = focused && rows.contains(focused) ? focused.closest("li") : null;
+    const label = focused && (focused.getAttribute("aria-label") || focused.textContent);
     clear(rows).append(...shown.map((s) => row(s, hits && hits.get(s.sessionId))));
+    if (li) {
+      const again = [...rows.querySelectorAll(`li[data-id="${CSS.escape(li.dataset.id)}"] a, li[data-id="${CSS.escape(li.dataset.id)}"] button`)]
+        .find((el) => (el.getAttribute("aria-label") || el.textContent) === label);
+      if (again) again.focus();
+    }
   }
 
   function row(s, hit) {
