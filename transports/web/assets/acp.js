@@ -43,9 +43,11 @@ export class ACP {
   // call sends a request and resolves with its result (rejects with its
   // error, which carries the JSON-RPC code).
   call(method, params) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error("not connected to the daemon"));
     const id = this.next++;
+    const answer = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
     this.send({ jsonrpc: "2.0", id, method, params });
-    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    return answer;
   }
 
   // respond answers a request the daemon sent.

@@ -8,6 +8,7 @@ import { sessionView } from "./session.js";
 const main = document.getElementById("main");
 const bar = document.getElementById("bar");
 let current = null; // the view shown: {close()}
+let routes = 0; // counts route changes
 
 function show(view) {
   if (current && current.close) current.close();
@@ -22,9 +23,18 @@ async function route() {
   }
   const m = location.hash.match(/^#\/s\/([^/]+)(\/ro)?$/);
   header(!!m);
-  if (m) show(await sessionView(main, decodeURIComponent(m[1]), { readonly: !!m[2] }));
-  else show(await listView(main));
-  main.focus({ preventScroll: true });
+  // A view that finished opening after the page moved on is closed.
+  const mine = ++routes;
+  show(null);
+  const view = m ? await sessionView(main, decodeURIComponent(m[1]), { readonly: !!m[2] }) : await listView(main);
+  if (mine !== routes) {
+    view.close();
+    return;
+  }
+  show(view);
+  // The new view starts with the focus, unless the person already put it
+  // somewhere in it (typing while the session attached).
+  if (!main.contains(document.activeElement) || document.activeElement === main) main.focus({ preventScroll: true });
 }
 
 function header(inSession) {

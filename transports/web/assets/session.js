@@ -25,6 +25,8 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   let closed = false;
   let poll = 0;
   let gen = 0; // moves at every queue change and turn end
+  let attachDone;
+  const attached = new Promise((resolve) => { attachDone = resolve; }); // settled once the attach is answered or failed
 
   const titleEl = h("h1", { class: "title", id: "session-title" }, id);
   const badges = h("div", { class: "badges", id: "session-badges" });
@@ -340,10 +342,13 @@ export async function sessionView(root, id, { readonly = false } = {}) {
   const unnamed = []; // sent, id not known yet
   const mine = new Map(); // prompt id → sent
   let amending = 0; // amends under way: their prompts are not sent ones
-  function send() {
+  async function send() {
     const t = input.value.trim();
     if (!t) return;
     input.value = "";
+    // What was typed before the attach finished waits for it.
+    await attached;
+    if (closed) { input.value = t; toast("Not connected to the session: reload the page", "error"); return; }
     const sent = { messageId: "" };
     unnamed.push(sent);
     acp.call("session/prompt", { sessionId: id, prompt: [{ type: "text", text: t }] })
@@ -375,6 +380,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     }
   }
   async function steer() {
+    await attached;
     const t = input.value.trim();
     if (!t || !running) return send();
     input.value = "";
@@ -385,7 +391,8 @@ export async function sessionView(root, id, { readonly = false } = {}) {
       toast(`Steer failed: ${e.message}`, "error");
     }
   }
-  function stop() {
+  async function stop() {
+    await attached;
     acp.call("session/cancel", { sessionId: id }).catch((e) => toast(e.message, "error"));
   }
   async function setMode(m) {
@@ -460,6 +467,7 @@ export async function sessionView(root, id, { readonly = false } = {}) {
     note(`Could not attach: ${e.message}`, "warn");
     closed = true;
   }
+  attachDone();
   // Every few seconds REST says who else is attached and whether a turn
   // runs: the end of a turn this page started by amending (Steer, Amend)
   // is told to no one but the others. A reading taken across a queue
@@ -475,7 +483,8 @@ export async function sessionView(root, id, { readonly = false } = {}) {
       if (cu.costAmount) usage(cu.used, cu.size, cu.costAmount, cu.costCurrency);
     } catch { /* shown when the socket closes */ }
   }, 5000);
-  if (!readonly) input.focus({ preventScroll: true });
+  const idle = !document.activeElement || document.activeElement === document.body || document.activeElement === root;
+  if (!readonly && idle) input.focus({ preventScroll: true });
   drawBadges();
   return { close: () => { clearInterval(poll); acp.close(); } };
 }
