@@ -89,19 +89,19 @@ func TestWebPageListActions(t *testing.T) {
 			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads})
 		return err
 	}), action(other, "Export"))
+	// Chromium names the file before it has written it all: it is there
+	// once it parses.
 	var bundle string
+	var parsed struct{ Session struct{ Title string } }
 	testkit.Eventually(t, browserWait, "the exported bundle", func() bool {
 		names, _ := filepath.Glob(filepath.Join(downloads, "*.hydra"))
 		if len(names) != 1 {
 			return false
 		}
+		b, err := os.ReadFile(names[0])
 		bundle = names[0]
-		return true
+		return err == nil && json.Unmarshal(b, &parsed) == nil
 	})
-	b, err := os.ReadFile(bundle)
-	testkit.NoError(t, err)
-	var parsed struct{ Session struct{ Title string } }
-	testkit.NoError(t, json.Unmarshal(b, &parsed))
 	testkit.Equal(t, parsed.Session.Title, "renamed on the web")
 
 	// Kill: the live session goes cold; then it is deleted.
