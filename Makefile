@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents
+.PHONY: build test bench bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -137,6 +137,12 @@ acp-agents:
 		AGENTCOMPAT_NODE_DIR=$(if $(NODE_DIR),$(NODE_DIR),$(dir $(shell command -v node))) \
 		$(GO) test -tags agentcompat -run '^TestACPAgents$$' -count=1 -v -timeout 30m ./testkit/agentcompat/ $(if $(UPDATE),-args -update); \
 		status=$$?; cat bin/acp-agents-matrix.txt; exit $$status
+
+# The web page's libraries (transports/web/assets/vendor), fetched from
+# npm at the versions transports/web/vendor.sh pins and checked against
+# transports/web/vendor.sum; VERIFY=0 rewrites the sums after a bump.
+web-vendor:
+	transports/web/vendor.sh
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -31,6 +31,9 @@ type Auth struct {
 	// transformers while their programs run. Whoever revokes one calls
 	// Revoked, which closes the connections it opened.
 	Process func(tok string) bool
+	// public, when set, names the requests that need no credential
+	// besides health and login: the web page's static files.
+	public func(*http.Request) bool
 	// Capability, when set, accepts the per-session capability tokens
 	// the agent-facing /mcp/* routes take, on those routes only.
 	Capability func(tok string) bool

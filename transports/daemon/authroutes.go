@@ -42,7 +42,7 @@ const (
 )
 
 // wrap decides every request's credential from its headers, before any
-// body is read: health needs none; login is its own check (a small body
+// body is read: health and the web page's files (GET, no body) need none; login is its own check (a small body
 // under a short deadline); /mcp/* takes a session's capability token;
 // every other route a daemon token. A request with a credential binds its
 // connection to it (so its revocation closes the connection) and takes it
@@ -51,6 +51,9 @@ func (a *Auth) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/health":
+			next.ServeHTTP(w, r)
+			return
+		case a.public != nil && a.public(r):
 			next.ServeHTTP(w, r)
 			return
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/auth/login":

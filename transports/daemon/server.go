@@ -15,6 +15,7 @@ import (
 
 	"github.com/troupehq/troupe/transports/httpjson"
 	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/web"
 )
 
 // AddrFile in the home holds the daemon's URL while it runs, for clients
@@ -33,6 +34,9 @@ type Options struct {
 	API            *rest.API
 	// ACP serves /acp (the ACP WebSocket); nil leaves the route absent.
 	ACP http.Handler
+	// Web serves the web page at "/" and its files under /web/ (package
+	// web), without authentication; nil leaves them absent.
+	Web http.Handler
 	// MCP serves /mcp (MCP over Streamable HTTP), that path alone; nil
 	// leaves it absent.
 	MCP http.Handler
@@ -139,6 +143,11 @@ func (s *Server) routes(opts Options) http.Handler {
 	}
 	if opts.MCP != nil {
 		mux.Handle("/mcp", opts.MCP)
+	}
+	if opts.Web != nil {
+		s.Auth.public = web.Public
+		mux.Handle("GET /{$}", opts.Web)
+		mux.Handle("GET "+web.Prefix, opts.Web)
 	}
 	for pattern, h := range opts.Handlers {
 		mux.Handle(pattern, h)

@@ -25,6 +25,7 @@ import (
 	"github.com/troupehq/troupe/transports/acp/pipeline"
 	"github.com/troupehq/troupe/transports/hydraverbs"
 	"github.com/troupehq/troupe/transports/rest"
+	"github.com/troupehq/troupe/transports/web"
 )
 
 // PIDFile in the home holds the running daemon's pid under a lock: one
@@ -244,7 +245,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	d.stop = stop
 	srv, err := Listen(Options{
 		Listen: listen, Home: d.home, TLSCert: cfg.TLSCert, TLSKey: cfg.TLSKey, AllowedOrigins: cfg.AllowedOrigins, API: api,
-		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Log: log,
+		ACP: acpHandler, MCP: mcpServer.HTTPHandler(), Web: web.Handler(), Log: log,
 		Handlers: handlers,
 	})
 	if err != nil {
