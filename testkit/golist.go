@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -16,16 +17,17 @@ type Package struct {
 	Deps       []string // every package it links, directly or not, standard library included
 }
 
-// GoList lists the packages matching pattern with their imports, direct
-// and all, through `go list`, for tests that keep the layering honest.
-func GoList(t testing.TB, pattern string) []Package {
+// GoList lists the packages args match (go list flags such as -deps may
+// come first) with their imports, direct and all, through `go list`, for
+// tests that keep the layering honest.
+func GoList(t testing.TB, args ...string) []Package {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", pattern)
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list %s: %v\n%s", pattern, err, stderr.String())
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	var pkgs []Package
 	dec := json.NewDecoder(bytes.NewReader(out))

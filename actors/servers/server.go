@@ -224,7 +224,10 @@ func (s *server) exited(ctx actor.Context, m *process.Exited) {
 		s.fail(ctx, fmt.Errorf("exited while loading: %s", how))
 	default:
 		policy := s.opts.backoff()
-		if policy.Stable(time.Since(s.healthy)) {
+		// Only a run that became healthy and stayed so resets the backoff:
+		// a restart that died loading has no healthy time at all, and
+		// time.Since of the zero time would read as stable for ever.
+		if !s.healthy.IsZero() && policy.Stable(time.Since(s.healthy)) {
 			s.attempt = 0
 		}
 		delay := policy.Delay(s.attempt)

@@ -215,6 +215,40 @@ func TestCrashesRestartWithGrowingDelays(t *testing.T) {
 	}
 }
 
+// A restart that dies while loading has never been healthy: it must not
+// count as a stable run, or the backoff would start over at every such
+// crash (it did: the zero healthy time read as stable for ever).
+func TestRestartsDyingWhileLoadingKeepBackingOff(t *testing.T) {
+	h := newHarness(t, servers.Options{Backoff: 100 * time.Millisecond})
+	first := h.start("crashy", config(t, "--fake-load", "2s"))
+	if first.Err != nil {
+		t.Fatal(first.Err)
+	}
+	pid := first.Info.PID
+	for round := 1; round <= 3; round++ {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// The restart's program runs and loads (2 s): kill it then.
+		testkit.Eventually(t, 20*time.Second, "restart "+strconv.Itoa(round)+" loading", func() bool {
+			return len(h.ev.of("crashy", servers.StatusLoading)) == round+1
+		})
+		loading := h.ev.of("crashy", servers.StatusLoading)
+		pid = loading[len(loading)-1].PID
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 20*time.Second, "the third restart's crash noticed", func() bool {
+		return len(h.ev.of("crashy", servers.StatusRestarting)) == 4
+	})
+	var delays []time.Duration
+	for _, ev := range h.ev.of("crashy", servers.StatusRestarting) {
+		delays = append(delays, ev.Delay)
+	}
+	testkit.DeepEqual(t, delays, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond})
+}
+
 func TestShutdownEndsEveryServer(t *testing.T) {
 	h := newHarness(t, servers.Options{StopGrace: 2 * time.Second})
 	a, b := h.start("a", config(t)), h.start("b", config(t, "--fake-ignore-term"))
