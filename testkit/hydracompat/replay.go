@@ -68,6 +68,11 @@ type replayer struct {
 	// opened meanwhile (see turnFields).
 	prompts map[string]bool
 	racing  map[int]bool
+	// closedAt is when, in the recording, a client last dropped a
+	// WebSocket; settling are the HTTP exchanges it opened right after
+	// (see attachFields).
+	closedAt int64
+	settling map[int]bool
 }
 
 // liveConn is one exchange with the daemon now: a WebSocket or an HTTP
@@ -105,7 +110,7 @@ func newReplayer(t *testing.T, d *Daemon, setup Setup, recs []Record) *replayer 
 		rec: transcript.NewNormaliser(), live: transcript.NewNormaliser(),
 		want: map[int][]string{}, got: map[int][]string{}, wantRaw: map[int][]Record{},
 		expected: map[int]int{}, conns: map[int]*liveConn{}, reqIDs: map[int]map[string]json.RawMessage{},
-		values: map[string]string{}, prompts: map[string]bool{}, racing: map[int]bool{},
+		values: map[string]string{}, prompts: map[string]bool{}, racing: map[int]bool{}, settling: map[int]bool{},
 	}
 	r.literal("WORK", setup.Work, d.Work)
 	r.literal("TROUPE_HOME", setup.Home, d.Home)
@@ -262,10 +267,17 @@ func (r *replayer) mapRequest(c int, want, got Record) {
 
 // trackPrompt follows the recording's turns: a session/prompt sent is
 // under way until its answer; an HTTP request the client sends meanwhile
-// (the TUI reads the session's entry as it sends a prompt) races the turn.
+// (the TUI reads the session's entry as it sends a prompt) races the turn;
+// one sent right after a dropped WebSocket races its detach.
 func (r *replayer) trackPrompt(rec Record) {
 	if rec.Kind == KindHTTP && rec.Dir == Send && len(r.prompts) > 0 {
 		r.racing[rec.Conn] = true
+	}
+	if rec.Kind == KindWSClose && rec.Dir == Send {
+		r.closedAt = rec.Ms
+	}
+	if rec.Kind == KindHTTP && rec.Dir == Send && r.closedAt > 0 && rec.Ms-r.closedAt < settleMs {
+		r.settling[rec.Conn] = true
 	}
 	if rec.Kind != KindWS || rec.Body == nil {
 		return
@@ -293,6 +305,17 @@ func (r *replayer) trackPrompt(rec Record) {
 // left out of its comparison, and the rest of the answer still is compared.
 var turnFields = regexp.MustCompile(`,?"(busy|title|interactive|awaitingInput)":(true|false|"(?:[^"\\]|\\.)*")`)
 
+// attachFields are what a client dropping its WebSocket moves: the daemon
+// notices the closed connection and detaches it asynchronously (Hydra's
+// does too), so a request the client sends within settleMs of the drop
+// is answered before or after the detach, as the processes' timing has
+// it; the field is left out of that answer's comparison only.
+var attachFields = regexp.MustCompile(`,?"attachedClients":\d+`)
+
+// settleMs is how soon after a dropped WebSocket a request races its
+// detach.
+const settleMs = 250
+
 // norm is a daemon record as compared: its JSON line, normalised.
 func (r *replayer) norm(n *transcript.Normaliser, c int, rec Record) string {
 	racing := r.racing[c]
@@ -304,6 +327,9 @@ func (r *replayer) norm(n *transcript.Normaliser, c int, rec Record) string {
 	s := normalise(n, b)
 	if racing {
 		s = turnFields.ReplaceAllString(s, "")
+	}
+	if r.settling[c] {
+		s = attachFields.ReplaceAllString(s, "")
 	}
 	return s
 }
