@@ -8,9 +8,10 @@ build:
 	$(GO) build -o $(BIN) ./cmd/troupe
 
 # Every package runs under the race detector: actors, the writer and the
-# subscribers are all concurrent, and the rest is cheap.
+# subscribers are all concurrent, and the rest is cheap. The web page's
+# browser tests keep their screenshots in artifacts/web.
 test: lint
-	$(GO) test -race -count=1 -timeout 15m ./...
+	TROUPE_WEB_ARTIFACTS=$(or $(TROUPE_WEB_ARTIFACTS),$(CURDIR)/artifacts/web) $(GO) test -race -count=1 -timeout 15m ./...
 
 # The figures README.md reports: store throughput (one session and
 # 10,000 interleaved), session and engine throughput with the largest WAL,
