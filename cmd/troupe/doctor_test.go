@@ -97,6 +97,34 @@ func TestDoctorPassesAHealthyHome(t *testing.T) {
 	}
 }
 
+// Doctor checks the built-in providers the environment configures, each
+// through its own API's model list: a refused Anthropic key names its
+// variable, Gemini's key goes as Google's header, and the cloud platforms
+// (signed requests only) are resolved but not probed.
+func TestDoctorChecksTheNativeProviders(t *testing.T) {
+	home := t.TempDir()
+	anthropic := llmserver.New(t, llmserver.Script{APIKey: "sk-ant-right"})
+	gemini := llmserver.New(t, llmserver.Script{APIKey: "g-right"})
+	env := append(append([]string{}, noProviderEnv...), "TROUPE_HOME="+home, "PATH="+t.TempDir(),
+		"ANTHROPIC_API_KEY=sk-ant-wrong", "ANTHROPIC_BASE_URL="+anthropic.URL(),
+		"GEMINI_API_KEY=g-right", "GOOGLE_GEMINI_BASE_URL="+gemini.URL(),
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=AKIATEST", "AWS_SECRET_ACCESS_KEY=secret", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME=http://127.0.0.1:9")
+	r := cli(t, env, "", "doctor")
+	testkit.Equal(t, r.code, 1)
+	wantLines(t, r.stdout,
+		"PROBLEM  provider anthropic at "+anthropic.URL()+" refuses the API key (401 Unauthorized)",
+		"fix: set a valid key in $ANTHROPIC_API_KEY",
+		"ok       provider google at "+gemini.URL(),
+		`ok       provider bedrock (api bedrock): region "us-east-1", project "" and credentials resolved; not probed`)
+	reqs := anthropic.Requests()
+	if len(reqs) != 1 || reqs[0].Path != "/v1/models" || reqs[0].Header.Get("x-api-key") != "sk-ant-wrong" {
+		t.Fatalf("anthropic was asked %+v", reqs)
+	}
+	if reqs := gemini.Requests(); len(reqs) != 1 || reqs[0].Path != "/v1beta/models" || reqs[0].Header.Get("x-goog-api-key") != "g-right" {
+		t.Fatalf("gemini was asked %+v", reqs)
+	}
+}
+
 // llamaHomeNoServer is a home with llama config a, which names no
 // server_path: it runs the llama-server on $PATH.
 func llamaHomeNoServer(t *testing.T) string {

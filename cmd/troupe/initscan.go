@@ -118,15 +118,23 @@ func healthy(ctx context.Context, url string) bool {
 // probe GETs url with the bearer key (if any) within probeTimeout; the
 // caller closes the body.
 func probe(ctx context.Context, url, key string) (*http.Response, error) {
+	h := http.Header{}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	return probeWith(ctx, url, h)
+}
+
+// probeWith GETs url with header within probeTimeout; the caller closes
+// the body.
+func probeWith(ctx context.Context, url string, header http.Header) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	req.Header = header
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()
@@ -150,26 +158,47 @@ func (c cancelOnClose) Close() error {
 
 // listModels asks an OpenAI-compatible server for its models' ids.
 func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
-	res, err := probe(ctx, baseURL+"/models", key)
+	h := http.Header{}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	return listModelsAt(ctx, baseURL+"/models", h)
+}
+
+// listModelsAt reads a model list: OpenAI's and Anthropic's shape
+// (data[].id), else Gemini's (models[].name, "models/ID").
+func listModelsAt(ctx context.Context, url string, header http.Header) ([]string, error) {
+	res, err := probeWith(ctx, url, header)
 	if err != nil {
 		return nil, err
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s/models: %s", baseURL, res.Status)
+		return nil, fmt.Errorf("GET %s: %s", url, res.Status)
 	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
+		Models []struct {
+			Name string `json:"name"`
+		} `json:"models"`
 	}
 	if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("GET %s/models: %w", baseURL, err)
+		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
 	var ids []string
 	for _, m := range list.Data {
 		if m.ID != "" {
 			ids = append(ids, m.ID)
+		}
+	}
+	if len(list.Data) > 0 {
+		return ids, nil // llama-server sends both lists, its own models[] the same ids
+	}
+	for _, m := range list.Models {
+		if id := strings.TrimPrefix(m.Name, "models/"); id != "" {
+			ids = append(ids, id)
 		}
 	}
 	return ids, nil
