@@ -148,12 +148,11 @@ func modulePrefix(pkg string) string {
 }
 
 func TestStartupLinksNoUnneededPackages(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/troupehq/troupe/cmd/troupe").Output()
-	testkit.NoError(t, err)
-	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, "github.com/asynkron/protoactor-go/actor") {
-		t.Fatalf("go list -deps names no protoactor: %d packages", len(deps))
+	bin := testkit.GoList(t, "github.com/troupehq/troupe/cmd/troupe")
+	if len(bin) != 1 || !slices.Contains(bin[0].Deps, "github.com/asynkron/protoactor-go/actor") {
+		t.Fatalf("go list cmd/troupe names no protoactor: %+v", bin)
 	}
+	deps := bin[0].Deps
 	for _, d := range deps {
 		for _, never := range neverLinked {
 			if d == never || strings.HasPrefix(d, never+"/") {
