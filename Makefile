@@ -22,7 +22,8 @@ test: lint
 # memory, forwarding rate and CPU time per delta, with both --partials
 # modes compared on a 20,000-delta reply (rounds alternate;
 # TROUPE_BENCH_ROUNDS, default 5); the daemon's start to its first health
-# answer, its idle memory, 100 sessions created and prompted at once over
+# answer, its idle memory, `troupe version` to its exit and --json-stream
+# to its ready line, 100 sessions created and prompted at once over
 # ACP WebSocket, the REST history's lines/s, and ACP: updates/s to one
 # client, deliveries/s to 10, attach replay; llama-server start and
 # restart times against the fake llama-server; the latency a
@@ -35,6 +36,7 @@ bench:
 	$(GO) test -run '^$$' -bench Engine -benchtime 1x ./actors/sessions/internal/session/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./transports/rpc/
 	$(GO) test -run '^$$' -bench DaemonStart -benchtime 20x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench '^BenchmarkStartup$$' -benchtime 20x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonSessions -benchtime 5x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonAgentStream -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonAgentSessions -benchtime 3x ./cmd/troupe/

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kinds of process.
@@ -38,14 +39,14 @@ type Spec struct {
 	Enabled *bool             `json:"enabled,omitempty" yaml:"enabled"`
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]+$`) })
 
 // ValidName checks a process name: the spec's [A-Za-z0-9._-]+, and not
 // made of dots alone. "." and ".." match the pattern but are no path
 // segment: /v1/extensions/.. is cleaned to another route before it is
 // served, so such a process could be neither read, stopped nor deleted.
 func ValidName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return refuse(ErrInvalid, "name must match [A-Za-z0-9._-]+")
 	}
 	if strings.Trim(name, ".") == "" {

@@ -3,6 +3,7 @@ package sessions
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Scope is which fragments of a session a search term is looked for in.
@@ -31,12 +32,12 @@ type Query struct {
 
 // queryToken splits a query as Hydra's clients write one: prefix:"quoted
 // text", "quoted text", or a word.
-var queryToken = regexp.MustCompile(`\w+:"[^"]*"|"[^"]*"|\S+`)
+var queryToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\w+:"[^"]*"|"[^"]*"|\S+`) })
 
 var (
-	prefixedQuoted = regexp.MustCompile(`^(\w+):"([^"]*)"$`)
-	quoted         = regexp.MustCompile(`^"([^"]*)"$`)
-	prefixedWord   = regexp.MustCompile(`(?is)^(prompt|response|tool|edit|edited):(.*)$`)
+	prefixedQuoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\w+):"([^"]*)"$`) })
+	quoted         = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^"([^"]*)"$`) })
+	prefixedWord   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^(prompt|response|tool|edit|edited):(.*)$`) })
 )
 
 // ParseQuery reads Hydra's search syntax: terms optionally scoped by
@@ -47,7 +48,7 @@ var (
 func ParseQuery(raw string) Query {
 	var q Query
 	sawAnd := false
-	for _, tok := range queryToken.FindAllString(strings.TrimSpace(raw), -1) {
+	for _, tok := range queryToken().FindAllString(strings.TrimSpace(raw), -1) {
 		switch strings.ToUpper(tok) {
 		case "AND":
 			sawAnd = true
@@ -64,13 +65,13 @@ func ParseQuery(raw string) Query {
 }
 
 func parseTerm(tok string) Term {
-	if m := prefixedQuoted.FindStringSubmatch(tok); m != nil {
+	if m := prefixedQuoted().FindStringSubmatch(tok); m != nil {
 		return Term{Scope: scopeOf(m[1]), Text: m[2]}
 	}
-	if m := quoted.FindStringSubmatch(tok); m != nil {
+	if m := quoted().FindStringSubmatch(tok); m != nil {
 		return Term{Scope: ScopeAll, Text: m[1]}
 	}
-	if m := prefixedWord.FindStringSubmatch(tok); m != nil {
+	if m := prefixedWord().FindStringSubmatch(tok); m != nil {
 		return Term{Scope: scopeOf(m[1]), Text: strings.TrimSpace(m[2])}
 	}
 	return Term{Scope: ScopeAll, Text: strings.TrimSpace(tok)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"sync"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
@@ -13,7 +14,10 @@ var version = ""
 // no VCS stamp (-buildvcs=false, or built outside a checkout).
 const devVersion = "dev"
 
-func currentVersion() string {
+// currentVersion is read once: every process asks for it while its command
+// tree is built (the root's --version, its template) and again when it
+// answers, and debug.ReadBuildInfo parses the whole module list each time.
+var currentVersion = sync.OnceValue(func() string {
 	if version != "" {
 		return version
 	}
@@ -22,7 +26,7 @@ func currentVersion() string {
 		return devVersion
 	}
 	return buildVersion(bi)
-}
+})
 
 // buildVersion is the module version a build was made at (`go install
 // …@v1.2.3`), else the commit its checkout was at, "-dirty" when the

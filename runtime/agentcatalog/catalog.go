@@ -277,6 +277,6 @@ func (c *Catalog) agent(e entry) Agent {
 
 // idPattern is an agent id: a single path segment, since ids name
 // install directories (and a registry's come from the network).
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
-func validID(id string) bool { return idPattern.MatchString(id) && !strings.Contains(id, "..") }
+func validID(id string) bool { return idPattern().MatchString(id) && !strings.Contains(id, "..") }

@@ -110,7 +110,7 @@ func (c *Catalog) launch(e entry) (Launch, string) {
 		}
 		return Launch{Command: cmd, Args: t.Args, Env: t.Env}, stateYes
 	case e.dist.uvx != nil:
-		if !uvxPackage.MatchString(e.dist.uvx.Package) {
+		if !uvxPackage().MatchString(e.dist.uvx.Package) {
 			return Launch{}, stateNo
 		}
 		return Launch{Command: "uvx", Args: append([]string{e.dist.uvx.Package}, e.dist.uvx.Args...), Env: e.dist.uvx.Env}, stateLazy
@@ -123,7 +123,7 @@ func (c *Catalog) launch(e entry) (Launch, string) {
 // uvxPackage is a package uvx may be given: a name with an optional
 // version or extras, never an option (a registry's comes from the
 // network).
-var uvxPackage = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-\[\],=<>~!@+]*$`)
+var uvxPackage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-\[\],=<>~!@+]*$`) })
 
 // versionKey is e's version as a directory name.
 func (e entry) versionKey() string {
@@ -131,7 +131,7 @@ func (e entry) versionKey() string {
 	if v == "" {
 		v = "current"
 	}
-	v = unsafeChars.ReplaceAllString(v, "_")
+	v = unsafeChars().ReplaceAllString(v, "_")
 	if v == "." || v == ".." {
 		return "current"
 	}

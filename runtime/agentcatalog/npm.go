@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // npmSpec is a package spec troupe hands npm: a registry package name
 // with an optional version, range or tag — never an option, a URL, a path
 // or a git remote (a registry's spec comes from the network).
-var npmSpec = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*(@[A-Za-z0-9._~^<>=|*+ -]+)?$`)
+var npmSpec = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*(@[A-Za-z0-9._~^<>=|*+ -]+)?$`)
+})
 
 // installNPM installs e's npm package with npm into its install
 // directory and answers the bin to start.
@@ -30,7 +33,7 @@ var npmSpec = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-
 // writes nothing outside it.
 func (c *Catalog) installNPM(ctx context.Context, e entry, progress func(Progress)) (string, error) {
 	n := e.dist.npx
-	if !npmSpec.MatchString(n.Package) {
+	if !npmSpec().MatchString(n.Package) {
 		return "", fmt.Errorf("npm package %q is not a registry package spec", n.Package)
 	}
 	dir := c.installDir(e)

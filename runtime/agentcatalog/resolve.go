@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // entry is an agent as resolved: its distribution after extends and
@@ -229,14 +230,14 @@ func (e entry) pinned() bool { return strings.HasPrefix(e.version, "pin-") || e.
 func pinnedVersion(spec string) string {
 	name := packageName(spec)
 	v := strings.TrimPrefix(spec[len(name):], "@")
-	v = unsafeChars.ReplaceAllString(v, "_")
+	v = unsafeChars().ReplaceAllString(v, "_")
 	if v == "" {
 		return "pinned"
 	}
 	return "pin-" + v
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]`) })
 
 // packageName is an npm spec's package name ("@s/n@1" → "@s/n").
 func packageName(spec string) string {

@@ -38,7 +38,7 @@ func List(home string) ([]Info, error) {
 
 // Remove deletes an installed agent.
 func Remove(home, name string) error {
-	if !namePattern.MatchString(name) {
+	if !namePattern().MatchString(name) {
 		return fmt.Errorf("no such agent: %q", name)
 	}
 	dir := filepath.Join(Dir(home), name)
@@ -65,7 +65,7 @@ func Resolve(home, path string) (string, Manifest, error) {
 			}
 			dir = filepath.Dir(path)
 		}
-	} else if namePattern.MatchString(path) && !strings.ContainsRune(path, filepath.Separator) {
+	} else if namePattern().MatchString(path) && !strings.ContainsRune(path, filepath.Separator) {
 		dir = filepath.Join(Dir(home), path)
 		if _, err := os.Stat(dir); err != nil {
 			return "", Manifest{}, fmt.Errorf("no such agent: %s (not installed, not a path)", path)

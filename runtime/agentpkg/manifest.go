@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/samber/lo"
 	"gopkg.in/yaml.v3"
@@ -129,7 +130,7 @@ func (m Manifest) Asks() (bool, string) {
 	return summary != "", summary
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // Parse reads and validates a manifest, filling in the defaults. Unknown
 // keys are errors, so a misspelt permission is not silently no permission.
@@ -170,7 +171,7 @@ func (m Manifest) validate() error {
 	switch {
 	case m.Name == "":
 		bad("name is required")
-	case !namePattern.MatchString(m.Name):
+	case !namePattern().MatchString(m.Name):
 		bad("name %q: letters, digits, '.', '_' and '-' only", m.Name)
 	}
 	if m.Runtime != "" {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Store is the configs folder: $TROUPE_HOME/configs.
@@ -23,12 +24,12 @@ type Entry struct {
 // ErrNotFound is returned for a config name with no file.
 var ErrNotFound = errors.New("no such config")
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // CheckName refuses names that are not one plain file name, so that a
 // name can never reach outside the folder.
 func CheckName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return fmt.Errorf("config name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	}
 	return nil

@@ -3,6 +3,7 @@ package modelconfig
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/troupehq/troupe/runtime/llm/providers"
 )
@@ -147,15 +148,15 @@ func catalogOf(p Provider) (builtin, bool) {
 
 // datedSuffix is the snapshot date Anthropic's ids may carry
 // (claude-sonnet-4-5-20250929 is claude-sonnet-4-5).
-var datedSuffix = regexp.MustCompile(`-20\d{6}$`)
+var datedSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-20\d{6}$`) })
 
 // inferenceProfile is Bedrock's cross-region prefix.
-var inferenceProfile = regexp.MustCompile(`^(us|eu|apac|jp|au|ca|us-gov|global)\.`)
+var inferenceProfile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(us|eu|apac|jp|au|ca|us-gov|global)\.`) })
 
 // catalogModel finds id in b's catalog, also under the other spellings
 // its platform accepts for the same model.
 func (b builtin) catalogModel(id string) (Model, bool) {
-	for _, cand := range []string{id, datedSuffix.ReplaceAllString(id, ""), inferenceProfile.ReplaceAllString(id, "")} {
+	for _, cand := range []string{id, datedSuffix().ReplaceAllString(id, ""), inferenceProfile().ReplaceAllString(id, "")} {
 		for _, m := range b.models {
 			if m.ID == cand {
 				m.ID = id

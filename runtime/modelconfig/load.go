@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/samber/lo"
 	"gopkg.in/yaml.v3"
@@ -89,7 +90,7 @@ func Parse(data []byte, path string) (Config, error) {
 
 // unknownField matches yaml.v3's strict-mode message, which names Go types
 // the user never sees.
-var unknownField = regexp.MustCompile(`field (.+) not found in type \S+$`)
+var unknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (.+) not found in type \S+$`) })
 
 // decodeMessage puts yaml.v3's multi-line list of type errors on one line,
 // in the file's terms rather than Go's.
@@ -98,7 +99,7 @@ func decodeMessage(err error) string {
 	if !errors.As(err, &te) {
 		return strings.TrimPrefix(err.Error(), "yaml: ")
 	}
-	msgs := lo.Map(te.Errors, func(m string, _ int) string { return unknownField.ReplaceAllString(m, "unknown key ${1}") })
+	msgs := lo.Map(te.Errors, func(m string, _ int) string { return unknownField().ReplaceAllString(m, "unknown key ${1}") })
 	return strings.Join(msgs, "; ")
 }
 

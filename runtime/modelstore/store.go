@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/troupehq/troupe/runtime/gguf"
 )
@@ -38,12 +39,12 @@ type File struct {
 // ErrNotFound is returned for a repo with no folder.
 var ErrNotFound = errors.New("no such model repo")
 
-var repoPart = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$`)
+var repoPart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$`) })
 
 // CheckRepo refuses anything but "owner/name" made of plain names.
 func CheckRepo(repo string) error {
 	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || !repoPart.MatchString(owner) || !repoPart.MatchString(name) {
+	if !ok || !repoPart().MatchString(owner) || !repoPart().MatchString(name) {
 		return fmt.Errorf("repo %q: want owner/name (letters, digits, '.', '_', '-')", repo)
 	}
 	return nil

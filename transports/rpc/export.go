@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -22,7 +23,7 @@ func (c *conn) exportHTML(cmd Command) {
 	}
 	var buf bytes.Buffer
 	title := cmp.Or(f.Title, "troupe session "+c.cur.id)
-	if err := page.Execute(&buf, pageData{Title: title, Session: c.cur.id, Messages: rows(f.messages)}); err != nil {
+	if err := page().Execute(&buf, pageData{Title: title, Session: c.cur.id, Messages: rows(f.messages)}); err != nil {
 		c.respond(Fail(cmd.ID, cmd.Type, fmt.Sprintf("render html: %v", err)))
 		return
 	}
@@ -87,7 +88,9 @@ func rows(msgs []any) []row {
 	return out
 }
 
-var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// page is parsed on the first export, not at start-up.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;color:#222;background:#fafafa}
@@ -100,3 +103,4 @@ pre{white-space:pre-wrap;word-wrap:break-word;margin:.4rem 0;font:.85rem/1.4 ui-
 {{range .Messages}}<div class="msg {{.Class}}"><span class="role">{{.Role}}</span><span class="when">{{.When}}</span>{{range .Parts}}<pre>{{.}}</pre>{{end}}</div>
 {{end}}</body></html>
 `))
+})

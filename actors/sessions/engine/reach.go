@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/modelconfig"
@@ -53,9 +54,9 @@ func (r reach) explain(err error) error {
 	return fmt.Errorf("%w (%s)", err, add)
 }
 
-var modelWord = regexp.MustCompile(`(?i)\bmodel`)
+var modelWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bmodel`) })
 
-func mentionsModel(msg string) bool { return modelWord.MatchString(msg) }
+func mentionsModel(msg string) bool { return modelWord().MatchString(msg) }
 
 func (r reach) keyHint() string {
 	if r.res.APIKeyFrom == "" {
@@ -77,7 +78,7 @@ func (r reach) catalogHint() string {
 func (r reach) hint() string {
 	models := cmp.Or(r.models, modelconfig.FileName)
 	from := r.res.BaseURLFrom
-	if envName.MatchString(from) {
+	if envName().MatchString(from) {
 		from = "$" + from
 	}
 	vars := fmt.Sprintf("$%s (provider %s)", modelconfig.EnvOpenAIBaseURL, modelconfig.OpenAI)
@@ -88,4 +89,4 @@ func (r reach) hint() string {
 		r.res.Provider, from, r.res.Provider, models, vars)
 }
 
-var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`) })

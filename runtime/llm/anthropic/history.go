@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"regexp"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -191,21 +190,38 @@ func toolUse(id, name, args string) sdk.ContentBlockParamUnion {
 	return sdk.ContentBlockParamUnion{OfToolUse: &sdk.ToolUseBlockParam{ID: toolID(id), Name: name, Input: input}}
 }
 
-var validToolID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolID reports whether the API accepts id as it is:
+// ^[a-zA-Z0-9_-]{1,64}$, checked by hand (a package-level regexp would be
+// compiled at every start of the binary, for one request's ids).
+func validToolID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !idByte(id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
 
 // toolID is a tool-call id the API accepts: the id itself when it is
 // one, else its letters, digits, _ and - with a hash of the whole id, so
 // a call and its result (which pass through here alike) still match and
 // two ids that differ only in their odd characters stay apart.
 func toolID(id string) string {
-	if validToolID.MatchString(id) {
+	if validToolID(id) {
 		return id
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(id)) // a hash never fails to write
 	var b strings.Builder
 	for _, r := range id {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+		if r < 128 && idByte(byte(r)) {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
