@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/troupehq/troupe/testkit"
@@ -75,6 +76,12 @@ func TestWebPageSessionInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.ID("use-token")),
 		chromedp.WaitVisible(chromedp.ID("new-session")),
 		chromedp.WaitVisible(chromedp.CSS(`#sessions li[data-id="`+id+`"]`)))
+	// The list's refresh keeps each row's time (it read an attribute the
+	// row never set, and emptied it).
+	time.Sleep(6 * time.Second) // past a refresh of the list (every 5 s)
+	if ago := evaluate[string](t, second, `document.querySelector("#sessions li time").textContent`); !strings.HasSuffix(ago, " ago") {
+		t.Fatalf("the row's updated time reads %q", ago)
+	}
 	screenshot(t, second, shots, "list-1280x800", 1280, 800)
 	screenshot(t, second, shots, "list-390x844", 390, 844)
 	browse(t, second, "open the session",

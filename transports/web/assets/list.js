@@ -92,7 +92,7 @@ export async function listView(root) {
           h("span", { class: "cwd", title: s.cwd }, s.cwd),
           h("span", {}, s.currentModel || s.agentId || ""),
           cost ? h("span", { class: "cost" }, cost) : null,
-          h("time", { datetime: s.updatedAt, title: new Date(s.updatedAt).toLocaleString() }, ago(s.updatedAt))),
+          h("time", { dateTime: s.updatedAt, title: new Date(s.updatedAt).toLocaleString() }, ago(s.updatedAt))),
         hit && hit.snippets && hit.snippets.length
           ? h("p", { class: "snippet" }, `…${hit.snippets[0].text}…`) : null),
       h("div", { class: "actions" },
