@@ -111,4 +111,6 @@ type recovered struct {
 	failed  bool   // the store says so: reason is its status reason
 	reason  string // why the session failed, or why its log is inconsistent
 	err     error
+	// from is the seq of the snapshot the fold started from, 0 for none.
+	from int64
 }
