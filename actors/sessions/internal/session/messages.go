@@ -113,4 +113,6 @@ type recovered struct {
 	err     error
 	// from is the seq of the snapshot the fold started from, 0 for none.
 	from int64
+	// snapSize is that snapshot's size in bytes.
+	snapSize int64
 }

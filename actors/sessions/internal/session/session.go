@@ -301,7 +301,7 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	}
 	// From the newest snapshot the log vouches for, else from the start
 	// (a fork's conversation from its parent's).
-	snap, fromSnap, err := loadSnapshot(ctx, store, id)
+	snap, size, fromSnap, err := loadSnapshot(ctx, store, id)
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
@@ -327,7 +327,7 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
-	return &recovered{fold: f, reason: inconsistency(gap, f, meta), from: from}
+	return &recovered{fold: f, reason: inconsistency(gap, f, meta), from: from, snapSize: size}
 }
 
 // inconsistency says why a log read back cannot be what the session
@@ -392,7 +392,7 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 	}
 	s.f, s.missing, s.failed, s.failReason = m.fold, m.missing, m.failed, m.reason
 	s.committed = s.f.st.LastSeq
-	s.snap.seq = m.from
+	s.snap.seq, s.snap.size = m.from, m.snapSize
 	s.metaDirty = s.f.st.Created && !s.failed
 	if s.metaDirty {
 		s.sendAppend(ctx, nil) // record the session live again

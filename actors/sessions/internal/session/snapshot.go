@@ -26,6 +26,13 @@ const (
 	// session write a new one (off its Receive): recovery then reads at
 	// most about this many events, whatever the history.
 	SnapshotEvery = 1000
+	// snapshotBytesPerEvent spaces the snapshots of a large fold further
+	// apart: the next one waits for max(SnapshotEvery, size of the last
+	// / this) events. Writing a snapshot costs its size, so a fold
+	// that keeps growing (a long conversation never compacted) is not
+	// written again and again every 1,000 events, and the tail recovery
+	// reads stays in proportion to the snapshot it decodes.
+	snapshotBytesPerEvent = 4096
 )
 
 // snapshotSlots bounds the snapshot goroutines of all sessions at once:
@@ -101,26 +108,27 @@ func (r *runTracker) UnmarshalJSON(b []byte) error {
 
 // loadSnapshot is the fold of id's newest valid snapshot, ok false when
 // there is none (the fold starts from the log's first event).
-func loadSnapshot(ctx context.Context, store *persistence.Store, id string) (fold, bool, error) {
+func loadSnapshot(ctx context.Context, store *persistence.Store, id string) (f fold, size int64, ok bool, err error) {
 	snap, ok, err := store.LoadSnapshot(ctx, id, SnapshotKind, FoldVersion)
 	if err != nil || !ok {
-		return fold{}, false, err
+		return fold{}, 0, false, err
 	}
-	f, err := decodeFold(snap.Data)
+	f, err = decodeFold(snap.Data)
 	if err != nil || f.st.LastSeq != snap.Seq || f.st.ID != id {
 		// Written by this version, yet unreadable: fold from the log.
-		return fold{}, false, nil
+		return fold{}, 0, false, nil
 	}
-	return f, true, nil
+	return f, int64(len(snap.Data)), true, nil
 }
 
 // snapshotted tells the session a snapshot goroutine ended: the seq its
-// snapshot folds through, 0 when it wrote none.
-type snapshotted struct{ seq int64 }
+// snapshot folds through, 0 when it wrote none, and its size.
+type snapshotted struct{ seq, size int64 }
 
 // snapshotter is the session's snapshot goroutine, at most one at a time.
 type snapshotter struct {
 	seq     int64              // the seq of the newest snapshot (or the one being written)
+	size    int64              // its size in bytes (see snapshotBytesPerEvent)
 	cancel  context.CancelFunc // of the running goroutine; nil when none runs
 	started int64              // the seq committed when it started
 }
@@ -130,18 +138,19 @@ type snapshotter struct {
 // snapshot by recovery's own code, never the live fold, so a snapshot is
 // exactly what recovery would have folded; the actor only starts it.
 func (s *session) maybeSnapshot(ctx actor.Context) {
-	if s.snap.cancel != nil || s.failed || s.missing || s.recovering || s.committed-s.snap.seq < SnapshotEvery {
+	every := max(SnapshotEvery, s.snap.size/snapshotBytesPerEvent)
+	if s.snap.cancel != nil || s.failed || s.missing || s.recovering || s.committed-s.snap.seq < every {
 		return
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	s.snap.cancel, s.snap.started = cancel, s.committed
 	self, root, store, id, log := ctx.Self(), ctx.ActorSystem().Root, s.cfg.Store, s.cfg.ID, s.log
 	go func() {
-		seq, err := writeSnapshot(sctx, store, id)
+		seq, size, err := writeSnapshot(sctx, store, id)
 		if err != nil && sctx.Err() == nil {
 			log.Warn("fold snapshot not written", "error", err)
 		}
-		root.Send(self, &snapshotted{seq: seq})
+		root.Send(self, &snapshotted{seq: seq, size: size})
 	}()
 }
 
@@ -152,7 +161,7 @@ func (s *session) onSnapshotted(ctx actor.Context, m *snapshotted) {
 	s.snap.cancel()
 	s.snap.cancel = nil
 	if m.seq > 0 {
-		s.snap.seq = m.seq
+		s.snap.seq, s.snap.size = m.seq, m.size
 	} else {
 		// None written (an error, or nothing new): wait another
 		// SnapshotEvery events before trying again.
@@ -170,28 +179,28 @@ func (s *session) stopSnapshot() {
 }
 
 // writeSnapshot folds id's log from its newest snapshot, as recovery does,
-// and saves the fold, returning the seq it folds through.
-func writeSnapshot(ctx context.Context, store *persistence.Store, id string) (int64, error) {
+// and saves the fold, returning the seq it folds through and its size.
+func writeSnapshot(ctx context.Context, store *persistence.Store, id string) (seq, size int64, err error) {
 	select {
 	case snapshotSlots <- struct{}{}:
 		defer func() { <-snapshotSlots }()
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, 0, ctx.Err()
 	}
 	r := recoverFromStore(ctx, store, id)
 	switch {
 	case r.err != nil:
-		return 0, r.err
+		return 0, 0, r.err
 	case r.missing || r.failed || r.reason != "" || r.fold.st.LastSeq == 0 || r.fold.st.LastSeq == r.from:
-		return 0, nil
+		return 0, 0, nil
 	}
 	data, err := encodeFold(&r.fold)
 	if err != nil {
-		return 0, fmt.Errorf("encode fold of %s: %w", id, err)
+		return 0, 0, fmt.Errorf("encode fold of %s: %w", id, err)
 	}
-	seq := r.fold.st.LastSeq
+	seq = r.fold.st.LastSeq
 	if err := store.SaveSnapshot(ctx, id, persistence.Snapshot{Kind: SnapshotKind, Version: FoldVersion, Seq: seq, Data: data}); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return seq, nil
+	return seq, int64(len(data)), nil
 }
