@@ -33,5 +33,13 @@ func (c *Conversation) UnmarshalJSON(b []byte) error {
 	}
 	*c = Conversation{entries: v.Entries, pending: v.Pending, origins: v.Origins, names: v.Names,
 		textResults: v.TextResults, textID: v.TextID}
+	// ApplyDecoded makes both maps when it finds origins nil: an empty
+	// one written (omitted) must not come back nil beside the other.
+	if c.origins == nil {
+		c.origins = map[string]string{}
+	}
+	if c.names == nil {
+		c.names = map[string]string{}
+	}
 	return nil
 }

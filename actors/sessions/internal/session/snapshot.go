@@ -59,6 +59,10 @@ func decodeFold(b []byte) (fold, error) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fold{}, err
 	}
+	if string(v.State.MCPServers) == "null" {
+		// A RawMessage keeps the null that stood for none.
+		v.State.MCPServers = nil
+	}
 	return fold{st: v.State, conv: v.Conv, queue: v.Queue, run: v.Run}, nil
 }
 
@@ -102,6 +106,14 @@ func (r *runTracker) UnmarshalJSON(b []byte) error {
 		toolCats: v.ToolCats, allowed: v.Allowed, interrupts: v.Interrupts, inconsistent: v.Inconsistent}
 	for _, o := range v.Open {
 		r.open = append(r.open, openTool{id: o.ID, name: o.Name, proof: o.Proof})
+	}
+	// apply makes both maps when it finds toolCats nil: an empty one
+	// written (omitted) must not come back nil beside the other.
+	if r.toolCats == nil {
+		r.toolCats = map[string]string{}
+	}
+	if r.allowed == nil {
+		r.allowed = map[string]bool{}
 	}
 	return nil
 }
