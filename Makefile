@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -83,6 +83,15 @@ bench-scale:
 # (the LLM servers and the clients). 10,000 takes about 2 minutes and 3 GB.
 bench-daemon-scale:
 	$(GO) test -run '^$$' -bench DaemonScale -benchtime 1x -timeout 15m ./cmd/troupe/
+
+# A restart's cost by history length: one session of 1,000 and one of
+# 100,000 events killed and recovered, RESTART_COUNT runs each (medians and
+# ranges: run it on a quiet machine). cold-ms is the first recovery, with
+# no fold snapshot yet (the whole log); ns/op each one after, from the
+# snapshot; events-read/op what each read of the log.
+RESTART_COUNT ?= 5
+bench-restart:
+	$(GO) test -run '^$$' -bench KillToRecovered -benchtime 20x -count $(RESTART_COUNT) ./actors/sessions/internal/session/
 
 # 100 SIGKILL/restart cycles of the daemon under 200 scripted sessions with
 # reattaching clients, the invariants checked after each (troupe sim; not

@@ -63,8 +63,8 @@ func (s *Store) deleteIn(ctx context.Context, tx *sql.Tx, id string, now time.Ti
 	if forks > 0 {
 		return fmt.Errorf("%w (%d)", ErrHasForks, forks)
 	}
-	// Events first: they reference the snapshot.
-	for _, q := range []string{"DELETE FROM events WHERE session_id = ?", "DELETE FROM leases WHERE session_id = ?"} {
+	// Events and fold snapshots first: they reference the session's row.
+	for _, q := range []string{"DELETE FROM events WHERE session_id = ?", "DELETE FROM snapshots WHERE session_id = ?", "DELETE FROM leases WHERE session_id = ?"} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
 			return err
 		}

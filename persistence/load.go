@@ -39,6 +39,7 @@ func (s *Store) LoadRange(ctx context.Context, session string, from, to int64, f
 		if err := rows.Scan(&ev.Seq, &at, &kind, &payload); err != nil {
 			return fmt.Errorf("load session %s: %w", session, err)
 		}
+		s.eventsRead.Add(1)
 		ev.RecordedAt = time.Unix(0, at).UTC()
 		ev.Kind = internKind(kind)
 		// RawBytes is only valid until the next Scan: copy exactly once.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -55,6 +56,9 @@ type Store struct {
 	ckpt *checkpointer
 
 	readOnly bool // OpenReadOnly: no writer, no checkpointer; writes fail
+
+	eventsRead         atomic.Int64 // rows Load/LoadRange read (EventsRead)
+	snapshotsDiscarded atomic.Int64 // see SnapshotsDiscarded
 }
 
 // Open opens (creating if needed) the store at path and migrates it.

@@ -111,4 +111,8 @@ type recovered struct {
 	failed  bool   // the store says so: reason is its status reason
 	reason  string // why the session failed, or why its log is inconsistent
 	err     error
+	// from is the seq of the snapshot the fold started from, 0 for none.
+	from int64
+	// snapSize is that snapshot's size in bytes.
+	snapSize int64
 }

@@ -99,6 +99,7 @@ type session struct {
 	held       *persistence.Holder // another live process holds it: serve nothing
 	buffered   []pendingRequest
 	cancelLoad context.CancelFunc
+	snap       snapshotter // the fold snapshot goroutine (snapshot.go)
 
 	committed   int64
 	uncommitted []event.Event
@@ -151,6 +152,8 @@ func (s *session) Receive(ctx actor.Context) {
 		s.finishRecovery(ctx, m)
 	case *storewriter.Committed:
 		s.onCommitted(ctx, m)
+	case *snapshotted:
+		s.onSnapshotted(ctx, m)
 	case *flushAppends:
 		s.onFlush(ctx, m)
 	case *resumeRun:
@@ -188,10 +191,12 @@ func (s *session) Receive(ctx actor.Context) {
 		// rebuilds them from the log, so this one must not.
 		s.stopping = true
 		s.stopIdle()
+		s.stopSnapshot()
 		s.flush(ctx)
 	case *actor.Stopping:
 		s.stopping = true
 		s.stopIdle()
+		s.stopSnapshot()
 		s.stopDrain()
 		s.flush(ctx)
 		if s.cancelLoad != nil {
@@ -288,14 +293,26 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: err}
 	}
-	if err := foldParent(ctx, store, id, &f.conv, 0); err != nil {
-		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
-	}
 	if meta.Status == persistence.StatusFailed {
+		if err := foldParent(ctx, store, id, &f.conv, 0); err != nil {
+			return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
+		}
 		return &recovered{fold: f, failed: true, reason: meta.StatusReason}
 	}
+	// From the newest snapshot the log vouches for, else from the start
+	// (a fork's conversation from its parent's).
+	snap, size, fromSnap, err := loadSnapshot(ctx, store, id)
+	if err != nil {
+		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
+	}
+	if fromSnap {
+		f = snap
+	} else if err := foldParent(ctx, store, id, &f.conv, 0); err != nil {
+		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
+	}
+	from := f.st.LastSeq
 	var gap string
-	err = store.Load(ctx, id, 1, func(e event.Event) error {
+	err = store.Load(ctx, id, from+1, func(e event.Event) error {
 		if e.Seq != f.st.LastSeq+1 && gap == "" {
 			gap = fmt.Sprintf("the store lacks events %d to %d of session %s", f.st.LastSeq+1, e.Seq-1, id)
 		}
@@ -310,7 +327,7 @@ func recoverFromStore(ctx context.Context, store *persistence.Store, id string) 
 	if err != nil {
 		return &recovered{err: fmt.Errorf("recover session %s: %w", id, err)}
 	}
-	return &recovered{fold: f, reason: inconsistency(gap, f, meta)}
+	return &recovered{fold: f, reason: inconsistency(gap, f, meta), from: from, snapSize: size}
 }
 
 // inconsistency says why a log read back cannot be what the session
@@ -375,6 +392,7 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 	}
 	s.f, s.missing, s.failed, s.failReason = m.fold, m.missing, m.failed, m.reason
 	s.committed = s.f.st.LastSeq
+	s.snap.seq, s.snap.size = m.from, m.snapSize
 	s.metaDirty = s.f.st.Created && !s.failed
 	if s.metaDirty {
 		s.sendAppend(ctx, nil) // record the session live again
@@ -394,6 +412,7 @@ func (s *session) finishRecovery(ctx actor.Context, m *recovered) {
 	for _, p := range buffered {
 		s.handle(ctx, p.sender, p.msg)
 	}
+	s.maybeSnapshot(ctx)
 	s.requestPassivation(ctx, false)
 }
 
@@ -601,6 +620,7 @@ func (s *session) onCommitted(ctx actor.Context, m *storewriter.Committed) {
 		k++
 	}
 	s.waiters = drop(s.waiters, k)
+	s.maybeSnapshot(ctx)
 	if len(s.uncommitted) == 0 {
 		s.leaveIfUnwatched(ctx)
 		s.drained(ctx)
