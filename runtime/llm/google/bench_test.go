@@ -10,6 +10,7 @@ import (
 
 	"github.com/troupehq/troupe/runtime/llm"
 	"github.com/troupehq/troupe/runtime/llm/google"
+	"github.com/troupehq/troupe/testkit/deltameter"
 )
 
 const benchDeltas = 100_000
@@ -47,6 +48,7 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	var n int
+	m := deltameter.Start()
 	for b.Loop() {
 		resp, err := c.Stream(context.Background(), llm.Request{Model: "gemini-2.5-flash", Stream: true}, func(c llm.Chunk) error {
 			if c.Kind == llm.ChunkText {
@@ -62,5 +64,5 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "deltas/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/delta")
+	m.Report(b, n)
 }

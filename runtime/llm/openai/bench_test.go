@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/testkit/deltameter"
 )
 
 const benchDeltas = 100_000
@@ -45,7 +43,7 @@ func BenchmarkStreamDeltas(b *testing.B) {
 		}
 		return nil
 	}
-	m := startMeter()
+	m := deltameter.Start()
 	for b.Loop() {
 		a := &llm.Assembler{Sink: sink}
 		if err := decodeStream(context.Background(), bytes.NewReader(stream), a, 0); err != nil {
@@ -54,7 +52,7 @@ func BenchmarkStreamDeltas(b *testing.B) {
 		_ = a.Response()
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "deltas/s")
-	m.report(b, n)
+	m.Report(b, n)
 }
 
 // BenchmarkStreamDeltasHTTP is the same stream through the whole client
@@ -74,7 +72,7 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	var n int
-	m := startMeter()
+	m := deltameter.Start()
 	for b.Loop() {
 		_, err := c.Stream(context.Background(), llm.Request{Model: "tiny", Stream: true}, func(c llm.Chunk) error {
 			if c.Kind == llm.ChunkText {
@@ -87,39 +85,5 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "deltas/s")
-	m.report(b, n)
-}
-
-// meter measures what a benchmark's loop cost: the process's CPU time
-// (every goroutine's, the garbage collector's and, over HTTP, the test
-// server's too) and its allocations, which a busy machine's load does not
-// inflate as it does the wall time. runtime/llm/openairesponses reports
-// the same figures for the Responses API beside these.
-type meter struct {
-	cpu     time.Duration
-	mallocs uint64
-}
-
-func startMeter() meter { return meter{cpu: cpuTime(), mallocs: mallocs()} }
-
-// report gives the wall time, the CPU time and the allocations per text
-// delta.
-func (m meter) report(b *testing.B, n int) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/delta")
-	b.ReportMetric(float64((cpuTime()-m.cpu).Nanoseconds())/float64(n), "cpu-ns/delta")
-	b.ReportMetric(float64(mallocs()-m.mallocs)/float64(n), "allocs/delta")
-}
-
-func mallocs() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.Mallocs
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	m.Report(b, n)
 }

@@ -7,16 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/troupehq/troupe/runtime/llm"
+	"github.com/troupehq/troupe/testkit/deltameter"
 )
 
 const benchDeltas = 100_000
@@ -48,40 +46,6 @@ func deltaStream(n int) []byte {
 	return b.Bytes()
 }
 
-// meter measures what a benchmark's loop cost: the process's CPU time
-// (every goroutine's, the garbage collector's and, over HTTP, the test
-// server's too, as runtime/llm/openai's benchmarks count it) and its
-// allocations, which a busy machine's load does not inflate as it does
-// the wall time.
-type meter struct {
-	cpu     time.Duration
-	mallocs uint64
-}
-
-func startMeter() meter { return meter{cpu: cpuTime(), mallocs: mallocs()} }
-
-// report gives the wall time, the CPU time and the allocations per text
-// delta.
-func (m meter) report(b *testing.B, n int) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/delta")
-	b.ReportMetric(float64((cpuTime()-m.cpu).Nanoseconds())/float64(n), "cpu-ns/delta")
-	b.ReportMetric(float64(mallocs()-m.mallocs)/float64(n), "allocs/delta")
-}
-
-func mallocs() uint64 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.Mallocs
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkStreamDeltas measures the reader alone: the SDK's event-stream
 // decoder, each event decoded into the SDK's type for its name, the sink
 // call and assembling the reply.
@@ -96,7 +60,7 @@ func BenchmarkStreamDeltas(b *testing.B) {
 		}
 		return nil
 	}
-	m := startMeter()
+	m := deltameter.Start()
 	for b.Loop() {
 		r := reader{a: llm.Assembler{Sink: sink}}
 		body := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(stream))}
@@ -105,7 +69,7 @@ func BenchmarkStreamDeltas(b *testing.B) {
 		}
 		_ = r.response()
 	}
-	m.report(b, n)
+	m.Report(b, n)
 }
 
 // BenchmarkStreamDeltasHTTP is the same stream through the whole client
@@ -126,7 +90,7 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	var n int
-	m := startMeter()
+	m := deltameter.Start()
 	for b.Loop() {
 		_, err := c.Stream(context.Background(), llm.Request{Model: "gpt-4.1", Stream: true}, func(c llm.Chunk) error {
 			if c.Kind == llm.ChunkText {
@@ -138,7 +102,7 @@ func BenchmarkStreamDeltasHTTP(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	m.report(b, n)
+	m.Report(b, n)
 }
 
 // BenchmarkStreamDeltasSDKUnion is the SDK's own streaming loop
@@ -158,7 +122,7 @@ func BenchmarkStreamDeltasSDKUnion(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	var n int
-	m := startMeter()
+	m := deltameter.Start()
 	for b.Loop() {
 		s := svc.NewStreaming(context.Background(), responses.ResponseNewParams{Model: "gpt-4.1"})
 		for s.Next() {
@@ -170,5 +134,5 @@ func BenchmarkStreamDeltasSDKUnion(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	m.report(b, n)
+	m.Report(b, n)
 }
