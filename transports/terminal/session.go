@@ -87,12 +87,17 @@ func (c *Client) Watch(ctx context.Context) error {
 // Attach is Open, a note saying how to leave, then Watch.
 func (c *Client) Attach(ctx context.Context, o AttachOptions) error {
 	a, err := c.Open(ctx, o)
-	if err != nil {
+	switch {
+	case errors.Is(err, errDetached):
+		// Ctrl-C during the replay, before the attach's answer: the
+		// person left, which is no error.
+	case err != nil:
 		return err
-	}
-	c.r.Note(attachedNote(a, o.Readonly))
-	if err := c.Watch(ctx); err != nil {
-		return err
+	default:
+		c.r.Note(attachedNote(a, o.Readonly))
+		if err := c.Watch(ctx); err != nil {
+			return err
+		}
 	}
 	if c.detached {
 		c.r.Note("detached")

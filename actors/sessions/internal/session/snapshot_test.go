@@ -60,6 +60,22 @@ func snapshotAt(t *testing.T, store *persistence.Store, id string, seq int64) {
 	})
 }
 
+// settledSnapshot waits for the snapshot the session keeps once its log
+// stops at last, and returns its seq: one within SnapshotEvery of last,
+// after which the session starts no other. Which seq that is depends on
+// when the snapshot goroutines read the log (one that starts late folds
+// the batches committed meanwhile), so the test reads it, not guesses it.
+func settledSnapshot(t *testing.T, store *persistence.Store, id string, last int64) int64 {
+	t.Helper()
+	var seq int64
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("a fold snapshot past seq %d", last-session.SnapshotEvery), func() bool {
+		snap, ok, err := store.LoadSnapshot(context.Background(), id, session.SnapshotKind, session.FoldVersion)
+		seq = snap.Seq
+		return err == nil && ok && snap.Seq > last-session.SnapshotEvery
+	})
+	return seq
+}
+
 // validSnapshot is the seq of the session's fold snapshot the store
 // vouches for; it fails the test when there is none.
 func validSnapshot(t *testing.T, store *persistence.Store, id string) int64 {
@@ -95,8 +111,8 @@ func TestSnapshotRecoveryReadsOnlyTheTailAndIsNeverTrustedPastItsSeq(t *testing.
 	ctx := context.Background()
 	const id = "long"
 	testkit.NoError(t, rt.Sessions.Create(ctx, id, event.CreatedPayload{Cwd: t.TempDir()}))
-	_, snapSeq := appendTitled(t, rt, id, "before", 3*session.SnapshotEvery)
-	snapshotAt(t, rt.Store, id, snapSeq)
+	_, before := appendTitled(t, rt, id, "before", 3*session.SnapshotEvery)
+	snapSeq := settledSnapshot(t, rt.Store, id, before)
 
 	// Events after the snapshot: folded on top of it, and only they read.
 	title, last := appendTitled(t, rt, id, "after", 25)
