@@ -79,14 +79,16 @@ func startDaemon(t testing.TB, home string, env []string, args ...string) *daemo
 			t.Logf("stderr of the in-process daemon:\n%s", stderr)
 		}
 	})
-	testkit.Eventually(t, 20*time.Second, "the daemon's address file", func() bool {
+	// Started is told after the command's start-up lines (listening, a
+	// first-use hint, metrics) are written: a test reads them all.
+	testkit.Eventually(t, 20*time.Second, "the daemon's address file and start-up lines", func() bool {
 		select {
 		case <-p.exited:
 			t.Fatalf("the daemon exited %d:\n%s", p.code, stderr)
 		default:
 		}
 		_, err := os.Stat(filepath.Join(home, "daemon.addr"))
-		return err == nil
+		return err == nil && p.daemon.Load() != nil
 	})
 	return daemonOf(t, p, home)
 }
