@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,19 +161,25 @@ func TestAmendAnswersWhatBecameOfItsTarget(t *testing.T) {
 		t.Fatalf("send_anyway of a completed target: %+v", sent)
 	}
 	fs = append(fs, more...)
-	// A change after both amends: every run they started has shown its
-	// start once it is seen.
-	mode := a.Call("session/set_mode", map[string]any{"sessionId": sid, "modeId": "default"})
-	fs = append(fs, a.UntilWithin(wait, func(f acpclient.Frame) bool { return f.Answers(mode) })...)
-	// The mistyped amend sent nothing: the one run started since is
-	// send_anyway's.
+	// The mistyped amend sent nothing: the queue is first in, first out,
+	// so a prompt it had queued would have started before send_anyway's.
+	// Wait for send_anyway's run to start (after the amend's answer: the
+	// queue starts it on its own time) and look at every start until then.
+	startedOf := func(f acpclient.Frame) (string, bool) {
+		if f.Method != "hydra-acp/prompt_queue/removed" {
+			return "", false
+		}
+		n := f.QueueNote(t)
+		return n.MessageID, n.Reason == "started"
+	}
+	seen := slices.ContainsFunc(fs, func(f acpclient.Frame) bool { id, ok := startedOf(f); return ok && id == sent.MessageID })
+	if !seen {
+		fs = append(fs, a.UntilWithin(wait, func(f acpclient.Frame) bool { id, ok := startedOf(f); return ok && id == sent.MessageID })...)
+	}
 	var started []string
 	for _, f := range fs {
-		if f.Method != "hydra-acp/prompt_queue/removed" {
-			continue
-		}
-		if n := f.QueueNote(t); n.Reason == "started" {
-			started = append(started, n.MessageID)
+		if id, ok := startedOf(f); ok {
+			started = append(started, id)
 		}
 	}
 	testkit.Equal(t, strings.Join(started, ","), sent.MessageID)
