@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -19,14 +20,23 @@ import (
 // no process and ask no permission).
 const scaleFile = "small.txt"
 
+// scaleModel is the model side of BenchmarkDaemonScale: its base URL, and
+// the instant the probe's stamps count from.
+type scaleModel struct {
+	url   string
+	clock time.Time
+}
+
 // scaleLLM serves the scripted LLM over HTTP for many sessions at once: a
 // session's first request (no assistant or tool message yet) is answered
 // by a server whose reply calls read, every other request by one whose
 // reply is text. A script's replies are consumed in arrival order across
 // sessions, so the choice is made from the request itself, in front of two
-// scripted servers.
-func scaleLLM(b *testing.B, deltas int) string {
+// scripted servers. The probe session's requests (probeMarker in their
+// prompt) get the probe's stamped reply instead (probeReply).
+func scaleLLM(b *testing.B, deltas int) scaleModel {
 	b.Helper()
+	clock := time.Now()
 	tool := llmserver.Steps(llmserver.Tokens(deltas, "x"), llmserver.ToolCall("", "read", `{"path":"`+scaleFile+`"}`))
 	text := llmserver.Steps(llmserver.Tokens(deltas, "x"))
 	withTool := proxyTo(b, llmserver.New(b, llmserver.Script{Model: "tiny", Default: &tool}))
@@ -38,6 +48,10 @@ func scaleLLM(b *testing.B, deltas int) string {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(probeMarker)) {
+			probeReply(w, r, clock)
+			return
+		}
 		if bytes.Contains(body, []byte(`"role":"assistant"`)) || bytes.Contains(body, []byte(`"role":"tool"`)) {
 			textOnly.ServeHTTP(w, r)
 			return
@@ -45,7 +59,7 @@ func scaleLLM(b *testing.B, deltas int) string {
 		withTool.ServeHTTP(w, r)
 	}))
 	b.Cleanup(front.Close)
-	return front.URL
+	return scaleModel{url: front.URL, clock: clock}
 }
 
 // proxyTo forwards to srv over a bounded pool: the benchmark's process
