@@ -146,9 +146,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		cfg.RunsDone()
 	}
 	res.Sessions = cfg.Sessions
-	// The tracker wrote its samples before it closed allEnded, and
-	// receives no delta after it.
-	res.ChunkP50, res.ChunkP99, res.ChunkSamples = quantiles(tr.latency)
+	res.ChunkP50, res.ChunkP99, res.ChunkSamples = quantiles(<-tr.samples)
 
 	for i, id := range ids {
 		rt.Sessions.Unsubscribe(id, subs[i])

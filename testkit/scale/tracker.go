@@ -25,6 +25,9 @@ type tracker struct {
 
 	sampleEvery, deltas int
 	latency             []time.Duration
+	// samples hands latency over as the last run ends, so the tracker
+	// keeps none of it while idle memory is measured.
+	samples chan []time.Duration
 
 	finished  atomic.Int64 // sessions whose runs all ended
 	allEnded  chan struct{}
@@ -42,6 +45,7 @@ func newTracker(sessions, runs, deltas int) *tracker {
 	return &tracker{
 		sessions: sessions, runs: runs, ended: make(map[string]int, sessions),
 		sampleEvery: every, latency: make([]time.Duration, 0, maxSamples+maxSamples/10),
+		samples:  make(chan []time.Duration, 1),
 		allEnded: make(chan struct{}), allClosed: make(chan struct{}),
 	}
 }
@@ -64,6 +68,8 @@ func (t *tracker) Receive(ctx actor.Context) {
 			}
 			if t.finished.Add(1) == int64(t.sessions) {
 				t.ended = nil // measured after the runs: keep nothing
+				t.samples <- t.latency
+				t.latency = nil
 				close(t.allEnded)
 			}
 		}

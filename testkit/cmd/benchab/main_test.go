@@ -26,7 +26,7 @@ func TestRunComparesTwoRevisions(t *testing.T) {
 	if !strings.HasPrefix(out, "scale, N = 5: 2 rounds, ") || strings.Count(out, "| figure |") != 1 {
 		t.Fatalf("output:\n%s\nwant one table, of N = 5", out)
 	}
-	both := regexp.MustCompile(`(?m)^\| (wall|committed events|peak resident memory \(VmHWM\)) \| [0-9.]+( s| MB)? \([0-9.]+–[0-9.]+\) \| [0-9.]+( s| MB)? \([0-9.]+–[0-9.]+\) \| `)
+	both := regexp.MustCompile(`(?m)^\| (wall|committed events|peak resident memory \(VmHWM\)) \| [0-9.,]+( s| MB)? \([0-9.,]+–[0-9.,]+\) \| [0-9.,]+( s| MB)? \([0-9.,]+–[0-9.,]+\) \| `)
 	if n := len(both.FindAllString(out, -1)); n != 3 {
 		t.Fatalf("output:\n%s\nwant wall, events and peak with a median and range on both sides", out)
 	}

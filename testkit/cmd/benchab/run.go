@@ -97,8 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			}
 		}
 		t := table{
-			title: fmt.Sprintf("%s, N = %d: %d rounds, %s and %s alternating; load average %s → %s",
-				cfg.bench.name, n, cfg.rounds, base.label, head.label, load0, loadAverage()),
+			title: fmt.Sprintf("%s, N = %s: %d rounds, %s and %s alternating; load average %s → %s",
+				cfg.bench.name, grouped(strconv.Itoa(n)), cfg.rounds, base.label, head.label, load0, loadAverage()),
 			base: base.label, head: head.label,
 			rows: compare(cfg.bench.figures, runs[0], runs[1]),
 		}

@@ -59,7 +59,7 @@ func cell(f figure, vs []float64) string {
 	if len(vs) == 0 {
 		return absent
 	}
-	num := func(v float64) string { return fmt.Sprintf("%.*f", f.decimals, v) }
+	num := func(v float64) string { return grouped(fmt.Sprintf("%.*f", f.decimals, v)) }
 	s := num(median(vs))
 	if f.unit != "" {
 		s += " " + f.unit
@@ -68,6 +68,30 @@ func cell(f figure, vs []float64) string {
 		s += " (" + num(slices.Min(vs)) + "–" + num(slices.Max(vs)) + ")"
 	}
 	return s
+}
+
+// grouped puts commas between the thousands of a number's integer part
+// from 10,000 up, as BENCHMARKS.md writes them.
+func grouped(num string) string {
+	sign, rest := "", num
+	if strings.HasPrefix(rest, "-") {
+		sign, rest = "-", rest[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(rest, ".")
+	if len(whole) < 5 {
+		return num
+	}
+	var b strings.Builder
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
 }
 
 // change is the head's median against the base's, in percent.

@@ -55,3 +55,13 @@ func TestCellOfOneRun(t *testing.T) {
 		t.Fatalf("change from zero %q", got)
 	}
 }
+
+func TestGrouped(t *testing.T) {
+	for in, want := range map[string]string{
+		"9999": "9999", "22700": "22,700", "1511904": "1,511,904", "-123456.5": "-123,456.5", "0.35": "0.35",
+	} {
+		if got := grouped(in); got != want {
+			t.Errorf("grouped(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
