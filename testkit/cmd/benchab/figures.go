@@ -41,4 +41,5 @@ var scaleFigures = []figure{
 	{key: "idle goroutines/session", label: "goroutines per idle live session", decimals: 2},
 	{key: "chunk p50", label: "chunk latency under load, p50", unit: "µs", decimals: 0},
 	{key: "chunk p99", label: "chunk latency under load, p99", unit: "µs", decimals: 0},
+	{key: "chunks sampled", label: "chunks the latency is of", decimals: 0},
 }
