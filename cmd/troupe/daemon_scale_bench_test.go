@@ -153,7 +153,7 @@ func startScaleDaemon(b *testing.B, env []string, args ...string) *daemonProc {
 
 // eventsAppended is the daemon's count of committed events
 // (troupe_events_appended_total on its /metrics).
-func eventsAppended(b *testing.B, d *daemonProc) int64 {
+func eventsAppended(b testing.TB, d *daemonProc) int64 {
 	req, err := http.NewRequest(http.MethodGet, d.url+"/metrics", nil)
 	testkit.NoError(b, err)
 	req.Header.Set("Authorization", "Bearer "+d.token)

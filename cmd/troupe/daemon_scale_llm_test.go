@@ -34,7 +34,7 @@ type scaleModel struct {
 // sessions, so the choice is made from the request itself, in front of two
 // scripted servers. The probe session's requests (probeMarker in their
 // prompt) get the probe's stamped reply instead (probeReply).
-func scaleLLM(b *testing.B, deltas int) scaleModel {
+func scaleLLM(b testing.TB, deltas int) scaleModel {
 	b.Helper()
 	clock := time.Now()
 	tool := llmserver.Steps(llmserver.Tokens(deltas, "x"), llmserver.ToolCall("", "read", `{"path":"`+scaleFile+`"}`))
@@ -65,7 +65,7 @@ func scaleLLM(b *testing.B, deltas int) scaleModel {
 // proxyTo forwards to srv over a bounded pool: the benchmark's process
 // holds the daemon's connections, the pool's and the servers' ends, and
 // its file limit is 20,000.
-func proxyTo(b *testing.B, srv *llmserver.Server) *httputil.ReverseProxy {
+func proxyTo(b testing.TB, srv *llmserver.Server) *httputil.ReverseProxy {
 	u, err := url.Parse(srv.URL())
 	testkit.NoError(b, err)
 	p := httputil.NewSingleHostReverseProxy(u)

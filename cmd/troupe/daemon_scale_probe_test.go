@@ -77,7 +77,7 @@ type latencyProbe struct {
 
 // startProbe dials the probe's connection and creates its session in cwd,
 // before the load starts.
-func startProbe(b *testing.B, d *daemonProc, cwd string, clock time.Time) *latencyProbe {
+func startProbe(b testing.TB, d *daemonProc, cwd string, clock time.Time) *latencyProbe {
 	p := &latencyProbe{clock: clock, quit: make(chan struct{}), done: make(chan error, 1)}
 	c, err := dialScale(d.wsURL(""), d.token, p.frame)
 	testkit.NoError(b, err)
