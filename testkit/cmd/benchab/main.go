@@ -1,5 +1,5 @@
 // Command benchab runs one of the scale benchmarks on two builds of troupe
-// in alternating runs on this machine and prints, for each N, every figure
+// in alternating runs on this machine (base, head, head, base, …) and prints, for each N, every figure
 // of both: the base's median and range beside the head's, and the change.
 // The base is a revision (default HEAD~1, the previous commit) checked out
 // into a temporary git worktree that is removed afterwards; the head is

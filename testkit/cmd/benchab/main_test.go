@@ -58,3 +58,19 @@ func TestFlags(t *testing.T) {
 		t.Fatalf("defaults %+v, %v", cfg, err)
 	}
 }
+
+// TestOrderAlternatesWhoGoesFirst: ABBA, so each side runs first as often
+// as second over an even number of rounds.
+func TestOrderAlternatesWhoGoesFirst(t *testing.T) {
+	first := [2]int{}
+	for r := range 4 {
+		o := order(r)
+		if o[0] == o[1] {
+			t.Fatalf("round %d runs side %d twice", r, o[0])
+		}
+		first[o[0]]++
+	}
+	if first != [2]int{2, 2} {
+		t.Fatalf("firsts %v over 4 rounds, want 2 each", first)
+	}
+}

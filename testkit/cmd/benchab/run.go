@@ -85,7 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		load0 := loadAverage()
 		runs := [2][]figures{}
 		for r := range cfg.rounds {
-			for i, s := range sides {
+			for _, i := range order(r) {
+				s := sides[i]
 				logf("N=%d round %d/%d: %s", n, r+1, cfg.rounds, s.tree.label)
 				start := time.Now()
 				f, err := s.run(ctx, n)
@@ -97,7 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 			}
 		}
 		t := table{
-			title: fmt.Sprintf("%s, N = %s: %d rounds, %s and %s alternating; load average %s → %s",
+			title: fmt.Sprintf("%s, N = %s: %d rounds, %s and %s alternating (ABBA); load average %s → %s",
 				cfg.bench.name, grouped(strconv.Itoa(n)), cfg.rounds, base.label, head.label, load0, loadAverage()),
 			base: base.label, head: head.label,
 			rows: compare(cfg.bench.figures, runs[0], runs[1]),
@@ -107,6 +108,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		}
 	}
 	return nil
+}
+
+// order is which side runs first in round r: base then head, then head
+// then base, and so on (ABBA), so neither side always runs in the wake of
+// the other's run (its files being removed, its memory being returned).
+func order(r int) [2]int {
+	if r%2 == 1 {
+		return [2]int{1, 0}
+	}
+	return [2]int{0, 1}
 }
 
 // loadAverage is the machine's one-minute load average, or "?".
