@@ -85,7 +85,8 @@ bench-reference:
 # calls read, against the scripted LLM server over HTTP, while a probe
 # session measures chunk latency (BenchmarkDaemonScale in cmd/troupe, built
 # once from the working tree and run against each side's daemon binary).
-# 10,000 takes about 2 minutes and 3 GB a run.
+# 10,000 takes about 2 minutes and 3 GB a run. SCALE_DELTA_GAP=100ms paces
+# every answer's deltas that far apart (a model's pace, not flat out).
 #
 # bench-ab-quick: both at N = 100, 2 rounds (a minute or two).
 BASE    ?= HEAD~1

@@ -41,23 +41,28 @@ const (
 // (daemon_scale_probe_test.go).
 //
 // SCALE_N (a space-separated list) replaces the Ns 100, 1,000 and 10,000;
+// SCALE_DELTA_GAP (a duration, e.g. 100ms) paces every answer's deltas
+// that far apart, a model's pace rather than flat out, so chunk latency
+// can be measured under a load the daemon keeps up with;
 // TROUPE_BENCH_DAEMON names a troupe binary to run as the daemon instead
 // of one built from this tree, so one build of this benchmark measures two
 // revisions' daemons alike (testkit/cmd/benchab, make bench-daemon-scale).
 func BenchmarkDaemonScale(b *testing.B) {
 	ns, err := scaleNs(os.Getenv("SCALE_N"))
 	testkit.NoError(b, err)
+	gap, err := scaleGap(os.Getenv("SCALE_DELTA_GAP"))
+	testkit.NoError(b, err)
 	for _, n := range ns {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				benchDaemonScale(b, n)
+				benchDaemonScale(b, n, gap)
 			}
 		})
 	}
 }
 
-func benchDaemonScale(b *testing.B, n int) {
-	llm := scaleLLM(b, scaleDeltas)
+func benchDaemonScale(b *testing.B, n int, gap time.Duration) {
+	llm := scaleLLM(b, scaleDeltas, gap)
 	env := []string{"OPENAI_BASE_URL=" + llm.url + "/v1", "OPENAI_API_KEY="}
 	// It measures the daemon's own process (CPU, memory).
 	d := startScaleDaemon(b, env, "--provider", "openai", "--model", "tiny")
@@ -120,6 +125,21 @@ func benchDaemonScale(b *testing.B, n int) {
 	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
 	b.ReportMetric(float64(daemonCPU.Nanoseconds())/1e3/float64(max(events, 1)), "µs-cpu-daemon/event")
 	reportChunkLatency(b, lat)
+	if gap > 0 {
+		b.ReportMetric(float64(gap.Microseconds())/1e3, "ms-delta-gap")
+	}
+}
+
+// scaleGap parses SCALE_DELTA_GAP; empty is 0, deltas at once.
+func scaleGap(s string) (time.Duration, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	gap, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || gap < 0 {
+		return 0, fmt.Errorf("SCALE_DELTA_GAP: %q is not a duration of 0 or more", s)
+	}
+	return gap, nil
 }
 
 // scaleNs parses SCALE_N, a space-separated list of session counts; empty

@@ -30,15 +30,15 @@ type scaleModel struct {
 // scaleLLM serves the scripted LLM over HTTP for many sessions at once: a
 // session's first request (no assistant or tool message yet) is answered
 // by a server whose reply calls read, every other request by one whose
-// reply is text. A script's replies are consumed in arrival order across
+// reply is text; each reply's deltas gap apart, or at once for 0. A script's replies are consumed in arrival order across
 // sessions, so the choice is made from the request itself, in front of two
 // scripted servers. The probe session's requests (probeMarker in their
 // prompt) get the probe's stamped reply instead (probeReply).
-func scaleLLM(b testing.TB, deltas int) scaleModel {
+func scaleLLM(b testing.TB, deltas int, gap time.Duration) scaleModel {
 	b.Helper()
 	clock := time.Now()
-	tool := llmserver.Steps(llmserver.Tokens(deltas, "x"), llmserver.ToolCall("", "read", `{"path":"`+scaleFile+`"}`))
-	text := llmserver.Steps(llmserver.Tokens(deltas, "x"))
+	tool := llmserver.Steps(append(pacedTokens(deltas, gap), llmserver.ToolCall("", "read", `{"path":"`+scaleFile+`"}`))...)
+	text := llmserver.Steps(pacedTokens(deltas, gap)...)
 	withTool := proxyTo(b, llmserver.New(b, llmserver.Script{Model: "tiny", Default: &tool}))
 	textOnly := proxyTo(b, llmserver.New(b, llmserver.Script{Model: "tiny", Default: &text}))
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,6 +60,22 @@ func scaleLLM(b testing.TB, deltas int) scaleModel {
 	}))
 	b.Cleanup(front.Close)
 	return scaleModel{url: front.URL, clock: clock}
+}
+
+// pacedTokens are an answer's deltas one-token "x" each: all at once, or
+// gap apart (a model's pace rather than flat out).
+func pacedTokens(deltas int, gap time.Duration) []llmserver.Step {
+	if gap <= 0 {
+		return []llmserver.Step{llmserver.Tokens(deltas, "x")}
+	}
+	steps := make([]llmserver.Step, 0, 2*deltas)
+	for i := range deltas {
+		if i > 0 {
+			steps = append(steps, llmserver.Delay(gap))
+		}
+		steps = append(steps, llmserver.Tokens(1, "x"))
+	}
+	return steps
 }
 
 // proxyTo forwards to srv over a bounded pool: the benchmark's process

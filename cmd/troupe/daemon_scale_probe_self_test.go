@@ -16,7 +16,7 @@ import (
 // daemon's committed events counter moved by what the two sessions
 // committed.
 func TestDaemonScaleProbe(t *testing.T) {
-	llm := scaleLLM(t, scaleDeltas)
+	llm := scaleLLM(t, scaleDeltas, 0)
 	d := startDaemonBinary(t, t.TempDir(), []string{"OPENAI_BASE_URL=" + llm.url + "/v1", "OPENAI_API_KEY="},
 		"--provider", "openai", "--model", "tiny")
 	cwd := t.TempDir()
@@ -59,6 +59,22 @@ func TestScaleNs(t *testing.T) {
 	}
 	for _, bad := range []string{"0", "x", "10 -1"} {
 		if _, err := scaleNs(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestScaleGap: SCALE_DELTA_GAP's duration, none when empty, an error for
+// what is not one.
+func TestScaleGap(t *testing.T) {
+	if gap, err := scaleGap(""); err != nil || gap != 0 {
+		t.Fatalf("empty: %v %v", gap, err)
+	}
+	if gap, err := scaleGap("100ms"); err != nil || gap != 100*time.Millisecond {
+		t.Fatalf("100ms: %v %v", gap, err)
+	}
+	for _, bad := range []string{"100", "-1s", "soon"} {
+		if _, err := scaleGap(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

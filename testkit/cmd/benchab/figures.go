@@ -15,6 +15,7 @@ type figure struct {
 // daemonFigures are BenchmarkDaemonScale's metrics (cmd/troupe,
 // daemon_scale_bench_test.go); BENCHMARKS.md says what each measures.
 var daemonFigures = []figure{
+	{key: "ms-delta-gap", label: "the model's gap between deltas (SCALE_DELTA_GAP)", unit: "ms", decimals: 0},
 	{key: "s-wall", label: "wall", unit: "s", decimals: 2},
 	{key: "events", label: "committed events", decimals: 0},
 	{key: "events/s", label: "committed events/s", decimals: 0},
