@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: build test bench bench-restart bench-scale bench-daemon-scale bench-ab-quick bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -68,21 +68,36 @@ bench-reference:
 		$(GO) test -tags refbench -run '^TestReference$$' -count=1 -timeout 30m ./testkit/refbench/; \
 		status=$$?; cat bin/reference-bench.md 2>/dev/null; exit $$status
 
-# N concurrent scripted sessions in one process, each N in its own process so
-# each peak memory is its own (testkit/scale; SCALE_N overrides the list).
+# The two scale benchmarks, each A/B: the BASE revision (default HEAD~1,
+# the previous commit, built in a temporary git worktree removed after)
+# against the working tree's build, alternating ROUNDS runs of each (default
+# 3) for every N in SCALE_N; one table per N of each figure's median and
+# range on both sides and the change (testkit/cmd/benchab; BENCHMARKS.md
+# says what each figure measures). Run them on a machine as quiet as you
+# can: the tables say the load average.
+#
+# bench-scale: N concurrent scripted sessions in one process
+# (testkit/cmd/troupe-scale, built from each side's tree), each run its own
+# process so each peak memory is its own.
+#
+# bench-daemon-scale: N sessions through the real daemon binary over ACP
+# WebSocket (20 connections), each running 3 turns whose first answer
+# calls read, against the scripted LLM server over HTTP, while a probe
+# session measures chunk latency (BenchmarkDaemonScale in cmd/troupe, built
+# once from the working tree and run against each side's daemon binary).
+# 10,000 takes about 2 minutes and 3 GB a run. SCALE_DELTA_GAP=100ms paces
+# every answer's deltas that far apart (a model's pace, not flat out).
+#
+# bench-ab-quick: both at N = 100, 2 rounds (a minute or two).
+BASE    ?= HEAD~1
+ROUNDS  ?= 3
 SCALE_N ?= 100 1000 10000
-bench-scale:
-	$(GO) build -o bin/troupe-scale ./testkit/cmd/troupe-scale
-	@head=-header; for n in $(SCALE_N); do ./bin/troupe-scale $$head -n $$n || exit 1; head=; done
+bench-scale bench-daemon-scale:
+	$(GO) build -o bin/benchab ./testkit/cmd/benchab
+	./bin/benchab -bench $(@:bench-%=%) -base '$(BASE)' -rounds $(ROUNDS) -n '$(SCALE_N)'
 
-# N = 100, 1,000 and 10,000 concurrent sessions through the real daemon
-# binary over ACP WebSocket (20 connections), each running 3 turns whose
-# first answer calls read, against the scripted LLM server over HTTP: wall
-# time, the daemon's peak resident memory, resident memory per idle live
-# session, and the CPU time of the daemon and of the benchmark's process
-# (the LLM servers and the clients). 10,000 takes about 2 minutes and 3 GB.
-bench-daemon-scale:
-	$(GO) test -run '^$$' -bench DaemonScale -benchtime 1x -timeout 15m ./cmd/troupe/
+bench-ab-quick:
+	@$(MAKE) --no-print-directory bench-scale bench-daemon-scale SCALE_N=100 ROUNDS=2
 
 # A restart's cost by history length: one session of 1,000 and one of
 # 100,000 events killed and recovered, RESTART_COUNT runs each (medians and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/troupehq/troupe/testkit"
 )
 
@@ -34,37 +36,54 @@ const (
 // calls read. Wall time is from the first session/new to the last
 // prompt's answer. Every prompt must answer end_turn and every session's
 // tool call must complete, or the benchmark fails. Each N runs its own
-// daemon on a fresh home, so its peak memory is its own.
+// daemon on a fresh home, so its peak memory is its own. While the load
+// runs, a probe session on a connection of its own measures chunk latency
+// (daemon_scale_probe_test.go).
+//
+// SCALE_N (a space-separated list) replaces the Ns 100, 1,000 and 10,000;
+// SCALE_DELTA_GAP (a duration, e.g. 100ms) paces every answer's deltas
+// that far apart, a model's pace rather than flat out, so chunk latency
+// can be measured under a load the daemon keeps up with;
+// TROUPE_BENCH_DAEMON names a troupe binary to run as the daemon instead
+// of one built from this tree, so one build of this benchmark measures two
+// revisions' daemons alike (testkit/cmd/benchab, make bench-daemon-scale).
 func BenchmarkDaemonScale(b *testing.B) {
-	for _, n := range []int{100, 1000, 10000} {
+	ns, err := scaleNs(os.Getenv("SCALE_N"))
+	testkit.NoError(b, err)
+	gap, err := scaleGap(os.Getenv("SCALE_DELTA_GAP"))
+	testkit.NoError(b, err)
+	for _, n := range ns {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				benchDaemonScale(b, n)
+				benchDaemonScale(b, n, gap)
 			}
 		})
 	}
 }
 
-func benchDaemonScale(b *testing.B, n int) {
-	llm := scaleLLM(b, scaleDeltas)
-	env := []string{"OPENAI_BASE_URL=" + llm + "/v1", "OPENAI_API_KEY="}
+func benchDaemonScale(b *testing.B, n int, gap time.Duration) {
+	llm := scaleLLM(b, scaleDeltas, gap)
+	env := []string{"OPENAI_BASE_URL=" + llm.url + "/v1", "OPENAI_API_KEY="}
 	// It measures the daemon's own process (CPU, memory).
-	d := startDaemonBinary(b, b.TempDir(), env, "--provider", "openai", "--model", "tiny")
+	d := startScaleDaemon(b, env, "--provider", "openai", "--model", "tiny")
 	cwd := b.TempDir()
 	testkit.NoError(b, os.WriteFile(filepath.Join(cwd, scaleFile), []byte("hello\n"), 0o644))
 	pid := d.proc.Pid()
+	probe := startProbe(b, d, cwd, llm.clock)
 
 	conns := make([]*scaleConn, scaleConns)
 	for i := range conns {
-		c, err := dialScale(d.wsURL(""), d.token)
+		c, err := dialScale(d.wsURL(""), d.token, nil)
 		testkit.NoError(b, err)
 		b.Cleanup(c.close)
 		conns[i] = c
 	}
 	before := procKB(b, pid, "VmRSS")
+	events0 := eventsAppended(b, d)
 	daemonCPU0, selfCPU0 := procCPU(b, pid), selfCPU()
 
 	start := time.Now()
+	probe.measure()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	creating := make(chan struct{}, scaleCreating)
@@ -78,7 +97,10 @@ func benchDaemonScale(b *testing.B, n int) {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	lat, err := probe.stop()
+	testkit.NoError(b, err)
 	daemonCPU, selfCPUUsed := procCPU(b, pid)-daemonCPU0, selfCPU()-selfCPU0
+	events := eventsAppended(b, d) - events0
 	close(errs)
 	if failed := len(errs); failed > 0 {
 		b.Fatalf("%d of %d sessions failed; the first: %v", failed, n, <-errs)
@@ -99,6 +121,76 @@ func benchDaemonScale(b *testing.B, n int) {
 	// The benchmark's own process holds the scripted LLM servers, their
 	// router and the ACP clients: an upper bound on the LLM side's share.
 	b.ReportMetric(selfCPUUsed.Seconds(), "s-cpu-llm+clients")
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
+	b.ReportMetric(float64(daemonCPU.Nanoseconds())/1e3/float64(max(events, 1)), "µs-cpu-daemon/event")
+	reportChunkLatency(b, lat)
+	if gap > 0 {
+		b.ReportMetric(float64(gap.Microseconds())/1e3, "ms-delta-gap")
+	}
+}
+
+// scaleGap parses SCALE_DELTA_GAP; empty is 0, deltas at once.
+func scaleGap(s string) (time.Duration, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	gap, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || gap < 0 {
+		return 0, fmt.Errorf("SCALE_DELTA_GAP: %q is not a duration of 0 or more", s)
+	}
+	return gap, nil
+}
+
+// scaleNs parses SCALE_N, a space-separated list of session counts; empty
+// is 100, 1,000 and 10,000.
+func scaleNs(list string) ([]int, error) {
+	if strings.TrimSpace(list) == "" {
+		return []int{100, 1000, 10000}, nil
+	}
+	var ns []int
+	for _, f := range strings.Fields(list) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("SCALE_N: %q is not a positive count", f)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+// startScaleDaemon runs the daemon binary TROUPE_BENCH_DAEMON names, else
+// this tree's, on a fresh home and port.
+func startScaleDaemon(b *testing.B, env []string, args ...string) *daemonProc {
+	bin := os.Getenv("TROUPE_BENCH_DAEMON")
+	if bin == "" {
+		return startDaemonBinary(b, b.TempDir(), env, args...)
+	}
+	home := b.TempDir()
+	p := testkit.Start(b, bin, env, append([]string{"daemon", "--home", home, "--listen", "127.0.0.1:0"}, args...)...)
+	return daemonOf(b, binaryDaemon{p}, home)
+}
+
+// eventsAppended is the daemon's count of committed events
+// (troupe_events_appended_total on its /metrics).
+func eventsAppended(b testing.TB, d *daemonProc) int64 {
+	req, err := http.NewRequest(http.MethodGet, d.url+"/metrics", nil)
+	testkit.NoError(b, err)
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	res, err := http.DefaultClient.Do(req)
+	testkit.NoError(b, err)
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("GET /metrics: %s", res.Status)
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(res.Body)
+	testkit.NoError(b, err)
+	f, ok := fams["troupe_events_appended_total"]
+	if !ok || len(f.Metric) != 1 || f.Metric[0].Counter == nil {
+		b.Fatalf("GET /metrics: no troupe_events_appended_total counter")
+	}
+	return int64(f.Metric[0].Counter.GetValue())
 }
 
 // procKB reads a kB field (VmRSS, VmHWM) of a process's /proc status.

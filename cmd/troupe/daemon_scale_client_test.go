@@ -28,16 +28,20 @@ type scaleConn struct {
 	tools   map[string]bool // sessions whose read completed
 	readErr error
 
+	// onFrame, when set, sees every frame first, as it is read (the
+	// latency probe's clock).
+	onFrame func(msg []byte)
+
 	readerDone chan struct{}
 }
 
-func dialScale(url, token string) (*scaleConn, error) {
+func dialScale(url, token string, onFrame func(msg []byte)) (*scaleConn, error) {
 	dl := websocket.Dialer{Subprotocols: []string{"acp.v1", "hydra-acp-token." + token}}
 	ws, _, err := dl.Dial(url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}
-	c := &scaleConn{ws: ws, waiting: map[int]chan jsonrpc.Message{}, tools: map[string]bool{}, readerDone: make(chan struct{})}
+	c := &scaleConn{ws: ws, waiting: map[int]chan jsonrpc.Message{}, tools: map[string]bool{}, onFrame: onFrame, readerDone: make(chan struct{})}
 	go c.read()
 	if _, err := c.call("initialize", map[string]any{"protocolVersion": 1}); err != nil {
 		c.close()
@@ -68,6 +72,9 @@ func (c *scaleConn) read() {
 		if err != nil {
 			c.fail(fmt.Errorf("read: %w", err))
 			return
+		}
+		if c.onFrame != nil {
+			c.onFrame(msg)
 		}
 		if err := c.dispatch(msg); err != nil {
 			c.fail(err)

@@ -51,6 +51,12 @@ type Result struct {
 	// live heap after GC, resident memory, goroutines.
 	IdleHeap, IdleRSS, IdleGoroutines float64
 	Live                              int // session actors alive when measured
+	// ChunkP50 and ChunkP99 are the commit-to-subscriber latency of a
+	// sample of the deltas (ChunkSamples of them) while the runs went on:
+	// from the event's RecordedAt, stamped by its session as it commits
+	// it, to the one subscriber's receipt of the committed batch.
+	ChunkP50, ChunkP99 time.Duration
+	ChunkSamples       int
 }
 
 // EventsPerSecond is committed events over wall time.
@@ -118,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("scale-%06d", i)
 	}
-	tr := newTracker(cfg.Sessions, cfg.Prompts)
+	tr := newTracker(cfg.Sessions, cfg.Prompts, cfg.Deltas)
 	trPID := rt.System.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return tr }))
 	defer rt.System.Root.Stop(trPID)
 
@@ -140,6 +146,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		cfg.RunsDone()
 	}
 	res.Sessions = cfg.Sessions
+	res.ChunkP50, res.ChunkP99, res.ChunkSamples = quantiles(<-tr.samples)
 
 	for i, id := range ids {
 		rt.Sessions.Unsubscribe(id, subs[i])

@@ -29,7 +29,9 @@ func TestRunVerifiesEveryLog(t *testing.T) {
 	if res.Sessions != 4 || res.Live != 4 || res.Events < 4*(perSession+2) {
 		t.Fatalf("result %+v: want 4 live sessions and at least %d events", res, 4*(perSession+2))
 	}
-	if res.Wall <= 0 || res.PeakRSS == 0 || res.EventsPerSecond() <= 0 {
+	// At this N every delta's latency is sampled: 3 answers of 7 text
+	// deltas a session, and the tool call's argument deltas.
+	if res.Wall <= 0 || res.PeakRSS == 0 || res.EventsPerSecond() <= 0 || res.ChunkSamples < 4*3*7 || res.ChunkP99 < res.ChunkP50 {
 		t.Fatalf("result %+v: figures missing", res)
 	}
 

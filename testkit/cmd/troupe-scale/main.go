@@ -1,8 +1,9 @@
 // Command troupe-scale runs N concurrent scripted sessions in this one
 // process (see package testkit/scale for the shape of work) and prints one
-// row of the scale table: N, wall time, committed events/s, peak resident
-// memory, and the heap, resident memory and goroutines per idle live
-// session after the runs. It exits 1, saying why, when any session's log is
+// row of the scale table: N, wall time, committed events/s, CPU time,
+// peak resident memory, the heap, resident memory and goroutines per idle
+// live session after the runs, and the commit-to-subscriber latency of a
+// sample of the deltas while they ran. It exits 1, saying why, when any session's log is
 // incomplete. `make bench-scale` runs it once per N so each peak is its own.
 //
 // Usage:
@@ -40,8 +41,10 @@ func main() {
 }
 
 // Header is the table's head, printed with -header.
-const Header = "| sessions | wall | committed events | events/s | CPU/event | peak RSS (VmHWM) | idle heap/session | idle RSS/session | idle goroutines/session |\n" +
-	"|---|---|---|---|---|---|---|---|---|"
+// testkit/cmd/benchab reads the row by these column heads, so a column
+// keeps its head and its unit.
+const Header = "| sessions | wall | committed events | events/s | CPU | CPU/event | peak RSS (VmHWM) | idle heap/session | idle RSS/session | idle goroutines/session | chunk p50 | chunk p99 | chunks sampled |\n" +
+	"|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("troupe-scale", flag.ContinueOnError)
@@ -112,9 +115,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *header {
 		fmt.Fprintln(stdout, Header)
 	}
-	fmt.Fprintf(stdout, "| %d | %.2f s | %d | %.0f | %.1f µs | %.0f MB | %.1f KB | %.1f KB | %.2f |\n",
-		res.Sessions, res.Wall.Seconds(), res.Events, res.EventsPerSecond(), float64(res.CPUPerEvent().Nanoseconds())/1e3,
-		float64(res.PeakRSS)/1e6, res.IdleHeap/1024, res.IdleRSS/1024, res.IdleGoroutines)
+	fmt.Fprintf(stdout, "| %d | %.2f s | %d | %.0f | %.2f s | %.1f µs | %.0f MB | %.1f KB | %.1f KB | %.2f | %.0f µs | %.0f µs | %d |\n",
+		res.Sessions, res.Wall.Seconds(), res.Events, res.EventsPerSecond(), res.CPU.Seconds(), float64(res.CPUPerEvent().Nanoseconds())/1e3,
+		float64(res.PeakRSS)/1e6, res.IdleHeap/1024, res.IdleRSS/1024, res.IdleGoroutines,
+		float64(res.ChunkP50.Nanoseconds())/1e3, float64(res.ChunkP99.Nanoseconds())/1e3, res.ChunkSamples)
 	return nil
 }
 

@@ -23,9 +23,9 @@ func TestPrintsOneRow(t *testing.T) {
 	if len(lines) != 3 || lines[0]+"\n"+lines[1] != Header {
 		t.Fatalf("output:\n%s\nwant the head and one row", out)
 	}
-	row := regexp.MustCompile(`^\| 20 \| [0-9.]+ s \| [0-9]+ \| [0-9]+ \| [0-9.]+ µs \| [0-9]+ MB \| -?[0-9.]+ KB \| -?[0-9.]+ KB \| -?[0-9.]+ \|$`)
+	row := regexp.MustCompile(`^\| 20 \| [0-9.]+ s \| [0-9]+ \| [0-9]+ \| [0-9.]+ s \| [0-9.]+ µs \| [0-9]+ MB \| -?[0-9.]+ KB \| -?[0-9.]+ KB \| -?[0-9.]+ \| [0-9]+ µs \| [0-9]+ µs \| [1-9][0-9]* \|$`)
 	if !row.MatchString(lines[2]) {
-		t.Fatalf("row %q is not N, wall, events, events/s, CPU/event, peak, heap, RSS, goroutines", lines[2])
+		t.Fatalf("row %q is not N, wall, events, events/s, CPU, CPU/event, peak, heap, RSS, goroutines, chunk p50, p99, samples", lines[2])
 	}
 }
 
