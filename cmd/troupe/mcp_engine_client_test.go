@@ -43,11 +43,13 @@ func TestMCPProgressShownThroughACP(t *testing.T) {
 			final = u.text
 		}
 	}
-	// Each update is the cumulative progress so far (a client behind may
-	// be sent fewer, never other ones); the last has every step.
+	// Each update is the cumulative progress so far. A client behind may
+	// be sent fewer, never other ones: the call's updates are coalesced to
+	// its latest for a slow reader, so under load the last step's progress
+	// can be folded into the completed update that follows it.
 	all := "[1/3] step 1\n[2/3] step 2\n[3/3] step 3"
-	if len(running) == 0 || running[len(running)-1] != all {
-		t.Fatalf("progress shown %q, want it to end with %q", running, all)
+	if len(running) == 0 {
+		t.Fatalf("no progress shown while the call ran, want cumulative prefixes of %q", all)
 	}
 	for i, text := range running {
 		if !strings.HasPrefix(all, text) || (i > 0 && len(text) <= len(running[i-1])) {
