@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: proto build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -163,3 +163,11 @@ lint:
 
 run: build
 	./$(BIN) $(ARGS)
+
+# proto regenerates the Go of the messages that cross cluster members
+# (protoc from Debian's protobuf-compiler; protoc-gen-go at the version of
+# google.golang.org/protobuf in go.mod).
+PROTOC_GEN_GO_VERSION = $(shell $(GO) list -m -f '{{.Version}}' google.golang.org/protobuf)
+proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	cd actors/sessions/cluster/clusterpb && PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative session.proto
