@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	protocluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/labstack/echo"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -51,8 +53,11 @@ type Member struct {
 	opts    Options
 	cluster *protocluster.Cluster
 	router  *actor.PID
-	lis     net.Listener
 	leave   sync.Once
+	// topology is the latest the member list published: read from the
+	// event stream, since the member list's own set is read unlocked.
+	topology atomic.Pointer[protocluster.ClusterTopology]
+	watch    *eventstream.Subscription
 }
 
 // routerName is the router's name under the guardian: the same on every
@@ -99,11 +104,17 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, meta func(c
 		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
 	})
 	c := protocluster.New(sys, ccfg)
+	m := &Member{opts: opts, cluster: c}
+	m.watch = sys.EventStream.Subscribe(func(e any) {
+		if t, ok := e.(*protocluster.ClusterTopology); ok {
+			m.topology.Store(t)
+		}
+	})
 	if err := startMember(c); err != nil {
+		sys.EventStream.Unsubscribe(m.watch)
 		_ = web.Close()
 		return nil, err
 	}
-	m := &Member{opts: opts, cluster: c, lis: lis}
 	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry} }), routerName); err != nil {
 		m.Leave()
 		m.Stop()
@@ -179,7 +190,10 @@ const statusTimeout = 5 * time.Second
 // Status asks every member of the topology which sessions it hosts.
 func (m *Member) Status(ctx context.Context) (sessions.ClusterStatus, error) {
 	st := sessions.ClusterStatus{Name: m.opts.Name, Self: m.Address()}
-	members := m.cluster.MemberList.Members().Members()
+	var members []*protocluster.Member
+	if t := m.topology.Load(); t != nil {
+		members = t.Members
+	}
 	st.Members = make([]sessions.ClusterMember, len(members))
 	var wg sync.WaitGroup
 	for i, mem := range members {
@@ -216,5 +230,6 @@ func (m *Member) Leave() {
 // Stop ends the remote; the actor system itself is the runtime's to stop.
 func (m *Member) Stop() {
 	m.Leave()
+	m.cluster.ActorSystem.EventStream.Unsubscribe(m.watch)
 	m.cluster.Remote.Shutdown(false)
 }

@@ -1,0 +1,157 @@
+package cluster_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/cluster"
+	"github.com/troupehq/troupe/persistence/event"
+	"github.com/troupehq/troupe/testkit"
+	"github.com/troupehq/troupe/testkit/llmserver"
+)
+
+const wait = 30 * time.Second
+
+// freePorts are n loopback ports for the membership listeners, taken
+// from the kernel and released for the members to bind: the automanaged
+// provider's peers are a fixed list.
+func freePorts(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	var held []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		testkit.NoError(t, err)
+		held = append(held, l)
+		out = append(out, l.Addr().String())
+	}
+	for _, l := range held {
+		_ = l.Close()
+	}
+	return out
+}
+
+// startPair is a two-member cluster: a runtime in this process (its
+// router, grains and relays under the test's -race; protoactor's remote
+// sets grpc's global logger at every start, so a process holds one
+// member) and a `troupe daemon --cluster` binary. It returns once the
+// in-process member sees both.
+func startPair(t *testing.T) (*actors.Runtime, *cluster.Member, *sessions.Client) {
+	t.Helper()
+	script := llmserver.Script{Model: "tiny", Default: new(llmserver.Steps(llmserver.Text("from afar")))}
+	peers := freePorts(t, 2)
+	srv := llmserver.New(t, script)
+	testkit.Start(t, testkit.BuildTroupe(t), []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="},
+		"daemon", "--home", t.TempDir(), "--listen", "127.0.0.1:0", "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
+		"--cluster", "c", "--cluster-membership", peers[1], "--cluster-peers", strings.Join(peers, ","))
+
+	prov, err := llmserver.NewProvider(script, llmserver.WithTest(t))
+	testkit.NoError(t, err)
+	rt := testkit.Boot(t, actors.Options{Engine: testkit.Engine(prov, event.ToolStyleNative)})
+	m, err := cluster.Join(rt.System, rt, rt.Registry(), rt.Sessions.Meta, cluster.Options{Name: "c", Bind: "127.0.0.1:0", Membership: peers[0], Peers: peers})
+	testkit.NoError(t, err)
+	t.Cleanup(m.Stop)
+	testkit.Eventually(t, wait, "the member sees both", func() bool {
+		st, err := m.Status(context.Background())
+		return err == nil && len(st.Members) == 2
+	})
+	return rt, m, rt.Sessions.Clustered(m.Router(), m)
+}
+
+func text(s string) []event.Block { return []event.Block{{Type: "text", Text: s}} }
+
+// Sessions created through one member are placed on both by the
+// cluster; each is served through the in-process member wherever it
+// lives: its requests, errors and subscription cross as protobuf, a
+// prompt sent twice under one message id is queued once, and unsubscribe
+// and kill close the subscription.
+func TestClusterServesSessionsWhereverTheyLive(t *testing.T) {
+	rt, m, c := startPair(t)
+	ctx := context.Background()
+	// Placement hashes the id over the two members: of 24 sessions, both
+	// host some (all on one side is one chance in 2^23).
+	var ids []string
+	for i := range 24 {
+		id := fmt.Sprintf("s-cluster-%02d", i)
+		testkit.NoError(t, c.Create(ctx, id, event.CreatedPayload{Cwd: t.TempDir()}))
+		ids = append(ids, id)
+	}
+	local, err := rt.Sessions.Live(ctx) // this member's own registry
+	testkit.NoError(t, err)
+	here := map[string]bool{}
+	for _, id := range local {
+		here[id] = true
+	}
+	var onThis, onOther string
+	for _, id := range ids {
+		if here[id] {
+			onThis = id
+		} else {
+			onOther = id
+		}
+	}
+	if onThis == "" || onOther == "" {
+		t.Fatalf("placement put all 24 sessions on one member (here: %v)", local)
+	}
+	st, err := m.Status(ctx)
+	testkit.NoError(t, err)
+	total := 0
+	for _, mem := range st.Members {
+		total += mem.Sessions
+	}
+	testkit.Equal(t, total, 24)
+
+	_, err = c.State(ctx, "s-missing")
+	testkit.Equal(t, errors.Is(err, sessions.ErrNotFound), true)
+	_, err = c.Meta(ctx, "s-missing")
+	testkit.Equal(t, errors.Is(err, sessions.ErrNotFound), true)
+
+	for _, id := range []string{onThis, onOther} {
+		testkit.Equal(t, errors.Is(c.Create(ctx, id, event.CreatedPayload{}), sessions.ErrExists), true)
+		meta, err := c.Meta(ctx, id)
+		testkit.NoError(t, err)
+		testkit.Equal(t, meta.ID, id)
+
+		sub := testkit.NewCollector(t, rt.System)
+		subbed, err := c.Subscribe(ctx, id, 1, false, sub.PID())
+		testkit.NoError(t, err)
+		testkit.Equal(t, subbed.ReplayTo, int64(1))
+		res, err := c.Prompt(ctx, id, sessions.PromptRequest{MessageID: "m-1", Content: text("hello")})
+		testkit.NoError(t, err)
+		testkit.Equal(t, res.MessageID, "m-1")
+		end := testkit.WaitRunEnded(t, sub, "m-1", wait)
+		testkit.Equal(t, end.StopReason, event.StopEndTurn)
+		again, err := c.Prompt(ctx, id, sessions.PromptRequest{MessageID: "m-1", Content: text("hello")})
+		testkit.NoError(t, err)
+		testkit.Equal(t, again.MessageID, "m-1")
+
+		state, err := c.State(ctx, id)
+		testkit.NoError(t, err)
+		evs := sub.WaitSeq(t, state.LastSeq, wait)
+		queued := 0
+		for i, e := range evs {
+			testkit.Equal(t, e.Seq, int64(i+1))
+			testkit.Equal(t, e.SessionID, id)
+			if e.Kind == event.PromptQueued {
+				queued++
+			}
+		}
+		testkit.Equal(t, queued, 1)
+
+		c.Unsubscribe(id, subbed.Subscription)
+		testkit.Eventually(t, wait, "the subscriber hears Closed", func() bool { return sub.Closed() != "" })
+
+		watcher := testkit.NewCollector(t, rt.System)
+		_, err = c.Subscribe(ctx, id, 0, true, watcher.PID())
+		testkit.NoError(t, err)
+		testkit.NoError(t, c.Kill(ctx, id))
+		testkit.Eventually(t, wait, "a kill closes the subscription", func() bool { return watcher.Closed() != "" })
+	}
+}
