@@ -146,4 +146,14 @@ func TestDaemonClusterServesAnySessionFromAnyMember(t *testing.T) {
 	if strings.Count(out, "member ") < 3 {
 		t.Fatalf("daemon status names fewer than three members:\n%s", out)
 	}
+
+	// A member stopped leaves the topology: the others see two.
+	stop := cli(t, nil, "", "daemon", "stop", "--home", homes[2])
+	testkit.Equal(t, stop.code, 0)
+	for _, d := range members[:2] {
+		testkit.Eventually(t, 30*time.Second, "a member sees two members", func() bool {
+			c := clusterHealth(t, d)
+			return c != nil && len(c.Members) == 2
+		})
+	}
 }

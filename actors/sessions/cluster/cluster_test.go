@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const wait = 30 * time.Second
 // freePorts are n loopback ports for the membership listeners, taken
 // from the kernel and released for the members to bind: the automanaged
 // provider's peers are a fixed list.
-func freePorts(t *testing.T, n int) []string {
+func freePorts(t testing.TB, n int) []string {
 	t.Helper()
 	var out []string
 	var held []net.Listener
@@ -43,7 +44,7 @@ func freePorts(t *testing.T, n int) []string {
 // sets grpc's global logger at every start, so a process holds one
 // member) and a `troupe daemon --cluster` binary. It returns once the
 // in-process member sees both.
-func startPair(t *testing.T) (*actors.Runtime, *cluster.Member, *sessions.Client) {
+func startPair(t testing.TB) (*actors.Runtime, *cluster.Member, *sessions.Client) {
 	t.Helper()
 	script := llmserver.Script{Model: "tiny", Default: new(llmserver.Steps(llmserver.Text("from afar")))}
 	peers := freePorts(t, 2)
@@ -67,6 +68,34 @@ func startPair(t *testing.T) (*actors.Runtime, *cluster.Member, *sessions.Client
 
 func text(s string) []event.Block { return []event.Block{{Type: "text", Text: s}} }
 
+// placeBoth creates n sessions through c, which the cluster places on
+// its two members, and returns one this member hosts and one the other
+// does. Placement hashes the id over the members: with 24, all on one side
+// is one chance in 2^23.
+func placeBoth(t testing.TB, rt *actors.Runtime, c *sessions.Client, n int) (onThis, onOther string) {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("s-cluster-%02d", i)
+		testkit.NoError(t, c.Create(ctx, id, event.CreatedPayload{Cwd: t.TempDir()}))
+		ids = append(ids, id)
+	}
+	local, err := rt.Sessions.Live(ctx) // this member's own registry
+	testkit.NoError(t, err)
+	for _, id := range ids {
+		if slices.Contains(local, id) {
+			onThis = id
+		} else {
+			onOther = id
+		}
+	}
+	if onThis == "" || onOther == "" {
+		t.Fatalf("placement put all %d sessions on one member (here: %v)", n, local)
+	}
+	return onThis, onOther
+}
+
 // Sessions created through one member are placed on both by the
 // cluster; each is served through the in-process member wherever it
 // lives: its requests, errors and subscription cross as protobuf, a
@@ -75,31 +104,7 @@ func text(s string) []event.Block { return []event.Block{{Type: "text", Text: s}
 func TestClusterServesSessionsWhereverTheyLive(t *testing.T) {
 	rt, m, c := startPair(t)
 	ctx := context.Background()
-	// Placement hashes the id over the two members: of 24 sessions, both
-	// host some (all on one side is one chance in 2^23).
-	var ids []string
-	for i := range 24 {
-		id := fmt.Sprintf("s-cluster-%02d", i)
-		testkit.NoError(t, c.Create(ctx, id, event.CreatedPayload{Cwd: t.TempDir()}))
-		ids = append(ids, id)
-	}
-	local, err := rt.Sessions.Live(ctx) // this member's own registry
-	testkit.NoError(t, err)
-	here := map[string]bool{}
-	for _, id := range local {
-		here[id] = true
-	}
-	var onThis, onOther string
-	for _, id := range ids {
-		if here[id] {
-			onThis = id
-		} else {
-			onOther = id
-		}
-	}
-	if onThis == "" || onOther == "" {
-		t.Fatalf("placement put all 24 sessions on one member (here: %v)", local)
-	}
+	onThis, onOther := placeBoth(t, rt, c, 24)
 	st, err := m.Status(ctx)
 	testkit.NoError(t, err)
 	total := 0
@@ -153,5 +158,44 @@ func TestClusterServesSessionsWhereverTheyLive(t *testing.T) {
 		testkit.NoError(t, err)
 		testkit.NoError(t, c.Kill(ctx, id))
 		testkit.Eventually(t, wait, "a kill closes the subscription", func() bool { return watcher.Closed() != "" })
+	}
+}
+
+// The cost of the cluster's hop: from Prompt to the first update (its
+// prompt.queued) at a subscriber of this member, and to the run's end,
+// for a session in this process through the plain facade (one daemon),
+// through the cluster to this member, and through the cluster to the
+// other member's process. `go test -run '^$' -bench ClusterPrompt
+// ./actors/sessions/cluster/`; BENCHMARKS.md has the figures.
+func BenchmarkClusterPrompt(b *testing.B) {
+	rt, _, c := startPair(b)
+	here, there := placeBoth(b, rt, c, 24)
+	ctx := context.Background()
+	round := 0 // -count runs each case again: its message ids are new
+	for _, cs := range []struct {
+		name   string
+		client *sessions.Client
+		id     string
+	}{{"single", rt.Sessions, here}, {"cluster-local", c, here}, {"cluster-remote", c, there}} {
+		b.Run(cs.name, func(b *testing.B) {
+			round++
+			sub := testkit.NewCollector(b, rt.System)
+			_, err := cs.client.Subscribe(ctx, cs.id, 0, true, sub.PID())
+			testkit.NoError(b, err)
+			var first, whole time.Duration
+			for i := 0; b.Loop(); i++ {
+				seen := len(sub.Events())
+				msg := fmt.Sprintf("m-%s-%d-%d", cs.name, round, i)
+				start := time.Now()
+				_, err := cs.client.Prompt(ctx, cs.id, sessions.PromptRequest{MessageID: msg, Content: text("go")})
+				testkit.NoError(b, err)
+				sub.WaitFor(b, wait, func(evs []event.Event) bool { return len(evs) > seen })
+				first += time.Since(start)
+				testkit.WaitRunEnded(b, sub, msg, wait)
+				whole += time.Since(start)
+			}
+			b.ReportMetric(float64(first.Microseconds())/float64(b.N), "µs/first-update")
+			b.ReportMetric(float64(whole.Microseconds())/float64(b.N), "µs/run")
+		})
 	}
 }
