@@ -230,6 +230,9 @@ func replyFromPB(r *clusterpb.Reply) (any, error) {
 		if derr != nil {
 			return nil, derr
 		}
+		if string(st.MCPServers) == "null" {
+			st.MCPServers = nil // none, as the session folded it (JSON says null)
+		}
 		return &session.StateReply{State: st, Err: err}, nil
 	case *clusterpb.Reply_Enqueued:
 		e := b.Enqueued
