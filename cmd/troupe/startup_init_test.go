@@ -48,8 +48,10 @@ const initBudgetBytes = 7 << 19
 // protoactor's remoting and clustering are linked since `troupe daemon
 // --cluster` (issue 29): measured with `GODEBUG=inittrace=1 troupe
 // version`, their inits and ours (cluster, clusterpb, echo, gogo/protobuf)
-// add 153 KB to 3.16 MB before main, and the binary grows by 3.7 MB; no
-// command other than a clustered daemon runs any of their code.
+// add 153 KB to 3.16 MB before main (enough to bring the collector's
+// first run into init: `troupe version`'s peak memory grows by 11 MiB,
+// BENCHMARKS.md), and the binary grows by 3.7 MB; no command other than a
+// clustered daemon runs any of their code.
 var neverLinked = []string{
 	"net/http/pprof",
 	"go.opentelemetry.io/otel/exporters/otlp",
