@@ -14,6 +14,8 @@ type Cluster interface {
 	// has its own store until the store is shared, so a session's log is
 	// where it lives.
 	Meta(ctx context.Context, id string) (Meta, error)
+	// Delete removes a session from the store of the member hosting it.
+	Delete(ctx context.Context, id string) error
 	// Status reports the cluster's members and what each hosts.
 	Status(ctx context.Context) (ClusterStatus, error)
 }
@@ -36,7 +38,7 @@ type ClusterMember struct {
 
 // Clustered is c with its session requests sent to router (the cluster's
 // stand-in for the registry, which places each session on a member) and
-// the one-session store reads a protocol makes first (Meta) answered by
+// the one-session store work a protocol does by id (Meta, Delete) done by
 // the session's member.
 func (c *Client) Clustered(router *actor.PID, cl Cluster) *Client {
 	out := *c

@@ -14,7 +14,7 @@ import (
 // (actors.Start chose it); sessions it hosts live in it.
 func joinCluster(rt *actors.Runtime, opts cluster.Options, log *slog.Logger) error {
 	local := rt.Sessions
-	m, err := cluster.Join(rt.System, rt, rt.Registry(), local.Meta, opts)
+	m, err := cluster.Join(rt.System, rt, rt.Registry(), local, opts)
 	if err != nil {
 		return configError{err}
 	}

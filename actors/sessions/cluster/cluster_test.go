@@ -57,7 +57,7 @@ func startPair(t testing.TB) (*actors.Runtime, *cluster.Member, *sessions.Client
 	prov, err := llmserver.NewProvider(script, llmserver.WithTest(t))
 	testkit.NoError(t, err)
 	rt := testkit.Boot(t, actors.Options{Engine: testkit.Engine(prov, event.ToolStyleNative)})
-	m, err := cluster.Join(rt.System, rt, rt.Registry(), rt.Sessions.Meta, cluster.Options{Name: "c", Bind: "127.0.0.1:0", Membership: peers[0], Peers: peers})
+	m, err := cluster.Join(rt.System, rt, rt.Registry(), rt.Sessions, cluster.Options{Name: "c", Bind: "127.0.0.1:0", Membership: peers[0], Peers: peers})
 	testkit.NoError(t, err)
 	t.Cleanup(m.Stop)
 	testkit.Eventually(t, wait, "the member sees both", func() bool {
@@ -100,8 +100,9 @@ func placeBoth(t testing.TB, rt *actors.Runtime, c *sessions.Client, n int) (onT
 // Sessions created through one member are placed on both by the
 // cluster; each is served through the in-process member wherever it
 // lives: its requests, errors and subscription cross as protobuf, a
-// prompt sent twice under one message id is queued once, and unsubscribe
-// and kill close the subscription.
+// prompt sent twice under one message id is queued once, unsubscribe and
+// kill close the subscription, and delete removes it from its member's
+// store.
 func TestClusterServesSessionsWhereverTheyLive(t *testing.T) {
 	rt, m, c := startPair(t)
 	ctx := context.Background()
@@ -162,6 +163,12 @@ func TestClusterServesSessionsWhereverTheyLive(t *testing.T) {
 		testkit.NoError(t, err)
 		testkit.NoError(t, c.Kill(ctx, id))
 		testkit.Eventually(t, wait, "a kill closes the subscription", func() bool { return watcher.Closed() != "" })
+
+		// Deleted on its member's store, wherever that is.
+		testkit.NoError(t, c.Delete(ctx, id))
+		_, err = c.Meta(ctx, id)
+		testkit.Equal(t, errors.Is(err, sessions.ErrNotFound), true)
+		testkit.Equal(t, errors.Is(c.Delete(ctx, id), sessions.ErrNotFound), true)
 	}
 }
 

@@ -2,10 +2,10 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
@@ -26,11 +26,18 @@ const localTimeout = 30 * time.Second
 // session actor under the registry is the session.
 type grain struct {
 	registry *actor.PID
-	meta     func(context.Context, string) (sessions.Meta, error)
+	store    Local
 }
 
-func grainProps(registry *actor.PID, meta func(context.Context, string) (sessions.Meta, error)) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor { return &grain{registry: registry, meta: meta} })
+// Local is what a grain asks of its own member beyond the registry: the
+// facade's store work, on the member's own store (sessions.Client).
+type Local interface {
+	Meta(ctx context.Context, id string) (sessions.Meta, error)
+	Delete(ctx context.Context, id string) error
+}
+
+func grainProps(registry *actor.PID, local Local) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor { return &grain{registry: registry, store: local} })
 }
 
 func (g *grain) Receive(ctx actor.Context) {
@@ -43,7 +50,17 @@ func (g *grain) Receive(ctx actor.Context) {
 	case *clusterpb.Request_Kill:
 		g.local(ctx, sender, &sessions.Kill{ID: id})
 	case *clusterpb.Request_GetMeta:
-		g.readMeta(ctx, sender, id)
+		g.offMailbox(ctx, sender, func(c context.Context) *clusterpb.Reply {
+			m, err := g.store.Meta(c, id)
+			if err != nil {
+				return &clusterpb.Reply{Error: errorToPB(err)}
+			}
+			return &clusterpb.Reply{Body: &clusterpb.Reply_Meta{Meta: &clusterpb.MetaReply{MetaJson: mustJSON(m)}}}
+		})
+	case *clusterpb.Request_Delete:
+		g.offMailbox(ctx, sender, func(c context.Context) *clusterpb.Reply {
+			return &clusterpb.Reply{Error: errorToPB(g.store.Delete(c, id)), Body: &clusterpb.Reply_Deleted{Deleted: &clusterpb.Deleted{}}}
+		})
 	case *clusterpb.Request_Subscribe:
 		g.subscribe(ctx, sender, id, b.Subscribe)
 	default:
@@ -101,38 +118,25 @@ func (g *grain) subscribe(ctx actor.Context, sender *actor.PID, id string, s *cl
 	})
 }
 
-// metaDone carries a store read's answer back to the grain's mailbox.
-type metaDone struct {
-	sender *actor.PID
-	reply  *clusterpb.Reply
-}
+// offDone carries an off-mailbox answer back to the grain's mailbox.
+type offDone struct{ reply *clusterpb.Reply }
 
-// readMeta reads the session's row from this member's store in a
-// goroutine bounded by localTimeout, and answers from the mailbox.
-func (g *grain) readMeta(ctx actor.Context, sender *actor.PID, id string) {
+// offMailbox runs fn (the member's store work) in a goroutine bounded by
+// localTimeout and answers sender from the mailbox.
+func (g *grain) offMailbox(ctx actor.Context, sender *actor.PID, fn func(context.Context) *clusterpb.Reply) {
 	sys := ctx.ActorSystem()
 	f := actor.NewFuture(sys, localTimeout)
-	read := g.meta
 	go func() {
-		rctx, cancel := context.WithTimeout(context.Background(), localTimeout)
+		c, cancel := context.WithTimeout(context.Background(), localTimeout)
 		defer cancel()
-		m, err := read(rctx, id)
-		reply := &clusterpb.Reply{Error: errorToPB(err)}
-		if err == nil {
-			reply.Body = &clusterpb.Reply_Meta{Meta: &clusterpb.MetaReply{MetaJson: mustJSON(m)}}
-		}
-		sys.Root.Send(f.PID(), &metaDone{sender: sender, reply: reply})
+		sys.Root.Send(f.PID(), &offDone{reply: fn(c)})
 	}()
 	ctx.ReenterAfter(f, func(res any, err error) {
-		if err != nil {
-			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+		d, ok := res.(*offDone)
+		if err != nil || !ok {
+			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(fmt.Errorf("cluster: the member's store did not answer: %v", err))})
 			return
 		}
-		d, ok := res.(*metaDone)
-		if !ok {
-			actorlog.For(ctx).Warn("unexpected meta answer", "type", res)
-			return
-		}
-		ctx.Send(d.sender, d.reply)
+		ctx.Send(sender, d.reply)
 	})
 }

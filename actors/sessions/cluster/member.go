@@ -65,10 +65,10 @@ type Member struct {
 const routerName = "cluster"
 
 // Join makes sys a cluster member hosting session grains: sessions it
-// hosts are started by registry from this member's store (meta reads its
-// rows). It returns once the member has started; the topology fills in as
+// hosts are started by registry from this member's store, whose rows
+// local reads and deletes (the member's own, unclustered facade). It returns once the member has started; the topology fills in as
 // peers answer.
-func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, meta func(context.Context, string) (sessions.Meta, error), opts Options) (*Member, error) {
+func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local, opts Options) (*Member, error) {
 	host, port, err := splitHostPort(opts.Bind)
 	if err != nil {
 		return nil, fmt.Errorf("cluster bind %q: %w", opts.Bind, err)
@@ -91,7 +91,7 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, meta func(c
 	web.Listener = lis
 	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
 	rcfg := remote.Configure(host, port)
-	kind := protocluster.NewKind(Kind, grainProps(registry, meta))
+	kind := protocluster.NewKind(Kind, grainProps(registry, local))
 	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
 		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
 	// The provider serves a node description the library builds only for
@@ -163,6 +163,15 @@ func (m *Member) Meta(ctx context.Context, id string) (sessions.Meta, error) {
 		return sessions.Meta{}, errorFromPB(res.Error)
 	}
 	return fromJSON[sessions.Meta](res.GetMeta().GetMetaJson(), "session meta")
+}
+
+// Delete removes session id on the member hosting it.
+func (m *Member) Delete(ctx context.Context, id string) error {
+	res, err := m.request(ctx, &clusterpb.Request{SessionId: id, Body: &clusterpb.Request_Delete{Delete: &clusterpb.Delete{}}})
+	if err != nil {
+		return err
+	}
+	return errorFromPB(res.Error)
 }
 
 func (m *Member) request(ctx context.Context, req *clusterpb.Request) (*clusterpb.Reply, error) {
