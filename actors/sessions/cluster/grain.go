@@ -99,7 +99,7 @@ func (g *grain) subscribe(ctx actor.Context, sender *actor.PID, id string, s *cl
 		ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(errNoTarget)})
 		return
 	}
-	out := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return &relayOut{target: target} }))
+	out := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &relayOut{target: target} }), "relay-out")
 	msg := &session.Subscribe{From: s.From, LiveOnly: s.LiveOnly, Weak: s.Weak, Target: out}
 	f := ctx.RequestFuture(g.registry, &sessions.Route{ID: id, Msg: msg}, localTimeout)
 	ctx.ReenterAfter(f, func(res any, err error) {

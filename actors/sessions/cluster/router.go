@@ -53,7 +53,7 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 	case *session.Unsubscribe:
 		r.tell(m.ID, req)
 	case *session.Subscribe:
-		in := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return &relayIn{target: msg.Target, sessionID: m.ID} }))
+		in := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &relayIn{target: msg.Target, sessionID: m.ID} }), "relay-in")
 		req.GetSubscribe().Target = pidToPB(in)
 		root := ctx.ActorSystem().Root
 		r.ask(ctx, sender, req, func(res any, pb *clusterpb.Reply) {
