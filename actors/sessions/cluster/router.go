@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -48,6 +49,11 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 	if err != nil {
 		ctx.Send(sender, &sessions.RouteFailed{Err: err})
 		return
+	}
+	if p := req.GetPrompt(); p != nil && p.IdempotencyKey == "" {
+		// The key is fixed here, before the first try, so the cluster's
+		// retry of this request names the same prompt.
+		p.IdempotencyKey = newMessageID()
 	}
 	switch msg := m.Msg.(type) {
 	case *session.Unsubscribe:
@@ -119,4 +125,10 @@ func (r *router) hosted(ctx actor.Context, sender *actor.PID) {
 		}
 		ctx.Send(sender, out)
 	})
+}
+
+// newMessageID is a prompt's message id made by the router, in the
+// session's own form (msg- and a time-sortable random id).
+func newMessageID() string {
+	return "msg-" + strings.TrimPrefix(sessions.NewID(), "s-")
 }

@@ -758,9 +758,11 @@ func (*GetState) Descriptor() ([]byte, []int) {
 	return file_session_proto_rawDescGZIP(), []int{8}
 }
 
-// Prompt queues a message. idempotency_key is the prompt's message id: the
-// session queues a message id once (its prompt.queued is in the log), so a
-// request retried after a member's loss is answered, not queued again.
+// Prompt queues a message. idempotency_key is the prompt's message id (the
+// requesting member makes one when the client named none): while a
+// prompt of that id waits or runs (its prompt.queued is in the log, its
+// run.ended not yet), the session answers where it is and queues nothing,
+// so a request retried after a member's loss is not queued twice.
 type Prompt struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

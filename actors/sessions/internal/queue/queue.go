@@ -105,9 +105,10 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 		e.Delivery = event.DeliveryPrompt
 	}
 	if q.known(e.MessageID) {
-		// A request sent again (a client's retry, the cluster's after a
-		// member's loss) names the message id it was queued under: the
-		// prompt is queued once, and the answer says where it is now.
+		// A request sent again while its prompt waits or runs (a
+		// client's retry, the cluster's after a member's loss) names the
+		// message id it was queued under: the prompt is queued once, and
+		// the answer says where it is now.
 		ctx.Respond(&Enqueued{MessageID: e.MessageID, Position: q.position(e.MessageID, e.Delivery), Depth: q.state.Pending()})
 		return
 	}
@@ -128,14 +129,11 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	q.schedule(ctx)
 }
 
-// known says whether the log already queued a prompt under id: waiting,
-// running, or among the latest ended (Ended's window).
+// known says whether the log holds a prompt under id that has not ended:
+// waiting or running. One that ended may be sent again under its id (a
+// json-stream client's msg_id names its next message as well).
 func (q *queue) known(id string) bool {
-	if id == "" {
-		return false
-	}
-	ended, _ := q.state.Ended.Outcome(id)
-	return ended || q.state.Running == id || q.state.Waiting.Has(id)
+	return id != "" && (q.state.Running == id || q.state.Waiting.Has(id))
 }
 
 // position is a prompt's place: 0 runs now (or joins the running run, or
