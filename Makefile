@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: proto build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: proto cluster-test build test bench bench-restart bench-scale bench-daemon-scale bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -171,3 +171,10 @@ PROTOC_GEN_GO_VERSION = $(shell $(GO) list -m -f '{{.Version}}' google.golang.or
 proto:
 	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	cd actors/sessions/cluster/clusterpb && PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative session.proto
+
+# cluster-test runs the cluster's tests that start members: one in process
+# beside a daemon binary, and three daemon binaries on loopback (without
+# -race: protoactor's cluster races with itself, ARCHITECTURE.md).
+cluster-test:
+	$(GO) test -count=1 -run 'TestCluster|TestRequestsCross|TestRepliesCross|TestEventsCross' ./actors/sessions/cluster/
+	$(GO) test -count=1 -run 'TestDaemonCluster' ./cmd/troupe/
