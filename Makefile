@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: build test bench bench-restart bench-scale bench-daemon-scale bench-ab-quick bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: proto cluster-test build test bench bench-restart bench-scale bench-daemon-scale bench-ab-quick bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -178,3 +178,18 @@ lint:
 
 run: build
 	./$(BIN) $(ARGS)
+
+# proto regenerates the Go of the messages that cross cluster members
+# (protoc from Debian's protobuf-compiler; protoc-gen-go at the version of
+# google.golang.org/protobuf in go.mod).
+PROTOC_GEN_GO_VERSION = $(shell $(GO) list -m -f '{{.Version}}' google.golang.org/protobuf)
+proto:
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	cd actors/sessions/cluster/clusterpb && PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative session.proto
+
+# cluster-test runs the cluster's tests that start members: one in process
+# beside a daemon binary, and three daemon binaries on loopback (without
+# -race: protoactor's cluster races with itself, ARCHITECTURE.md).
+cluster-test:
+	$(GO) test -count=1 -run 'TestCluster|TestRequestsCross|TestRepliesCross|TestEventsCross' ./actors/sessions/cluster/
+	$(GO) test -count=1 -run 'TestDaemonCluster' ./cmd/troupe/

@@ -27,6 +27,7 @@ type Client struct {
 	streams  *actor.PID
 	store    *persistence.Store
 	spillDir string
+	cluster  Cluster // nil: one process (Clustered)
 }
 
 // ClientConfig is what a client talks to.

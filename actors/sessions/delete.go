@@ -12,6 +12,9 @@ import (
 // when it has no snapshot. A request that reaches the session again
 // afterwards starts an empty one.
 func (c *Client) Delete(ctx context.Context, id string) error {
+	if c.cluster != nil {
+		return c.cluster.Delete(ctx, id) // on the member whose store has it
+	}
 	if _, err := c.Meta(ctx, id); err != nil {
 		return err
 	}

@@ -9,6 +9,9 @@ import (
 
 // Meta reads a session's snapshot; ErrNotFound when it has no log.
 func (c *Client) Meta(ctx context.Context, id string) (Meta, error) {
+	if c.cluster != nil {
+		return c.cluster.Meta(ctx, id)
+	}
 	return c.store.Session(ctx, id)
 }
 

@@ -31,6 +31,7 @@ type daemonFlags struct {
 	logFile         string
 	logTime         string // the logger's time format: set for --log-file
 	mcpRecall       bool
+	cluster         clusterFlags
 	fs              *pflag.FlagSet // where they were registered: which were given
 }
 
@@ -46,6 +47,7 @@ func (f *daemonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs, stdout and stderr to this file, rotated by size (daemon start uses $TROUPE_HOME/daemon.log)")
 	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
+	f.cluster.register(fs)
 }
 
 // newDaemonCmd is `troupe daemon`: a verb (start, stop, status, restart)
@@ -159,8 +161,13 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	if f.origins != "" {
 		origins = strings.Split(f.origins, ",")
 	}
+	clustered, err := f.cluster.options()
+	if err != nil {
+		return daemon.Config{}, err
+	}
 	return daemon.Config{
-		Home: f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
+		Cluster: clustered,
+		Home:    f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),

@@ -184,6 +184,20 @@ type daemonStatus struct {
 	Version   string    `json:"version,omitempty"`
 	Live      int       `json:"live"`
 	Cold      int       `json:"cold"`
+	// Cluster is a clustered daemon's members, each with the sessions it
+	// hosts; the live and cold counts above are this member's store's.
+	Cluster *daemonclient.ClusterHealth `json:"cluster,omitempty"`
+}
+
+// hostedWord says how many sessions a member hosts.
+func hostedWord(n int) string {
+	switch n {
+	case -1:
+		return "did not answer"
+	case 1:
+		return "1 session"
+	}
+	return fmt.Sprintf("%d sessions", n)
 }
 
 func newDaemonStatusCmd(a *app, common *commonFlags) *cobra.Command {
@@ -235,7 +249,7 @@ func runDaemonStatus(cf clientFlags, asJSON bool, stdout, stderr io.Writer) int 
 		return 1
 	}
 	st := daemonStatus{Running: true, URL: c.URL, PID: h.PID, StartedAt: h.StartedAt, Version: cmp.Or(h.TroupeVersion, h.Version),
-		Uptime: time.Since(h.StartedAt).Round(time.Second).String()}
+		Uptime: time.Since(h.StartedAt).Round(time.Second).String(), Cluster: h.Cluster}
 	list, err := listSessions(ctx, c)
 	if err != nil {
 		fmt.Fprintf(stderr, "troupe daemon status: %s\n", describe(err, c))
@@ -258,6 +272,12 @@ func runDaemonStatus(cf clientFlags, asJSON bool, stdout, stderr io.Writer) int 
 	fmt.Fprintf(tw, "uptime\t%s (since %s)\n", st.Uptime, st.StartedAt.Local().Format(time.DateTime))
 	fmt.Fprintf(tw, "version\t%s\n", st.Version)
 	fmt.Fprintf(tw, "sessions\t%d live, %d cold\n", st.Live, st.Cold)
+	if c := st.Cluster; c != nil {
+		fmt.Fprintf(tw, "cluster\t%s, this member %s\n", c.Name, c.Self)
+		for _, m := range c.Members {
+			fmt.Fprintf(tw, "member\t%s: %s\n", m.Address, hostedWord(m.Sessions))
+		}
+	}
 	_ = tw.Flush()
 	return 0
 }

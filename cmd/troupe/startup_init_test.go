@@ -43,14 +43,25 @@ const initBudgetBytes = 7 << 19
 
 // neverLinked are packages no command needs, so none may be linked:
 // profiling handlers (registered on http.DefaultServeMux by their init;
-// a profile would be asked for with a flag, behind a build tag),
-// protoactor's remoting and clustering (one process, no network of actors)
-// and OpenTelemetry's exporters (metrics are Prometheus, served by us).
+// a profile would be asked for with a flag, behind a build tag) and
+// OpenTelemetry's exporters (metrics are Prometheus, served by us).
+// protoactor's remoting and clustering are linked since `troupe daemon
+// --cluster` (issue 29): measured with `GODEBUG=inittrace=1 troupe
+// version`, their inits and ours (cluster, clusterpb, echo, gogo/protobuf)
+// add 153 KB to 3.16 MB before main (enough to bring the collector's
+// first run into init: `troupe version`'s peak memory grows by 11 MiB,
+// BENCHMARKS.md), and the binary grows by 3.7 MB; no command other than a
+// clustered daemon runs any of their code.
 var neverLinked = []string{
 	"net/http/pprof",
-	"github.com/asynkron/protoactor-go/remote",
-	"github.com/asynkron/protoactor-go/cluster",
 	"go.opentelemetry.io/otel/exporters/otlp",
+}
+
+// generatedInitBytes bounds the init of our generated protobuf packages,
+// whose registration of each message's descriptor cannot be deferred:
+// clusterpb, 40 messages, measured 34,888 bytes in 19 allocations.
+var generatedInitBytes = map[string]int{
+	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb": 48 << 10,
 }
 
 type pkgInit struct {
@@ -99,7 +110,7 @@ func TestStartupOwnPackagesInitLight(t *testing.T) {
 		if !strings.HasPrefix(p.pkg, "github.com/troupehq/troupe/") {
 			continue
 		}
-		if p.bytes > ownInitBytes || p.allocs > ownInitAllocs {
+		if p.bytes > cmp.Or(generatedInitBytes[p.pkg], ownInitBytes) || p.allocs > ownInitAllocs {
 			t.Errorf("%s allocates %d bytes in %d allocations before main (at most %d bytes, %d allocations): build it on first use (sync.OnceValue)",
 				p.pkg, p.bytes, p.allocs, ownInitBytes, ownInitAllocs)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors"
+	"github.com/troupehq/troupe/actors/sessions/cluster"
 	"github.com/troupehq/troupe/actors/sessions/engine"
 	"github.com/troupehq/troupe/runtime/datahome"
 	"github.com/troupehq/troupe/runtime/hydraconfig"
@@ -65,6 +66,9 @@ type Config struct {
 	// SessionMiddleware wraps every session's Receive (a troupe_faults
 	// binary's injected failures; nil in a real one).
 	SessionMiddleware []actor.ReceiverMiddleware
+	// Cluster, when its Name is set, makes the daemon a member of that
+	// protoactor cluster: its front ends serve every member's sessions.
+	Cluster cluster.Options
 	// Signals makes the first SIGINT or SIGTERM close Done (and a second
 	// exit the process): for a process that is the daemon, not for a test
 	// that hosts several.
@@ -190,6 +194,11 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	}
 	d.rt = rt
 	pipe.Links = rt.Spawner(actors.SpawnerChainLinks) // before any session can come live
+	if cfg.Cluster.Name != "" {
+		if err := joinCluster(rt, cfg.Cluster, log); err != nil {
+			return err
+		}
+	}
 	sup, err := rt.StartLongLivedServers(eng)
 	if err != nil {
 		return err

@@ -52,6 +52,20 @@ type Health struct {
 	ConfigDigest  string    `json:"configDigest"`
 	PID           int       `json:"pid"`
 	StartedAt     time.Time `json:"startedAt"`
+	// Cluster is set by a clustered troupe daemon.
+	Cluster *ClusterHealth `json:"cluster,omitempty"`
+}
+
+// ClusterHealth is a clustered daemon's account of its cluster: its
+// members and how many sessions each hosts (-1: it did not answer).
+type ClusterHealth struct {
+	Name    string `json:"name"`
+	Self    string `json:"self"`
+	Members []struct {
+		ID       string `json:"id"`
+		Address  string `json:"address"`
+		Sessions int    `json:"sessions"`
+	} `json:"members"`
 }
 
 // Health asks /v1/health (no auth).

@@ -241,7 +241,7 @@ func sessionErrorText(log *slog.Logger, kind sessions.Kind, id string, err error
 // troupe's own version is troupeVersion.
 const HydraVersion = "0.1.161"
 
-func (a *API) health(w http.ResponseWriter, _ *http.Request) {
+func (a *API) health(w http.ResponseWriter, r *http.Request) {
 	h := map[string]any{"status": "ok", "version": HydraVersion, "troupeVersion": a.cfg.Version, "pid": os.Getpid(),
 		"startedAt": a.started.UTC().Format(time.RFC3339Nano)}
 	if a.cfg.Home != "" {
@@ -249,6 +249,14 @@ func (a *API) health(w http.ResponseWriter, _ *http.Request) {
 	}
 	if a.cfg.ConfigDigest != "" {
 		h["configDigest"] = a.cfg.ConfigDigest
+	}
+	// A clustered daemon names the cluster's members and what each hosts;
+	// a member that does not answer counts -1.
+	if st, ok, err := a.cfg.Sessions.ClusterStatus(r.Context()); ok {
+		if err != nil {
+			a.cfg.Log.Warn("cluster status", "error", err)
+		}
+		h["cluster"] = st
 	}
 	httpjson.WriteJSON(w, http.StatusOK, h)
 }

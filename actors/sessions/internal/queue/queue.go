@@ -104,6 +104,14 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 	if e.Delivery == "" {
 		e.Delivery = event.DeliveryPrompt
 	}
+	if q.known(e.MessageID) {
+		// A request sent again while its prompt waits or runs (a
+		// client's retry, the cluster's after a member's loss) names the
+		// message id it was queued under: the prompt is queued once, and
+		// the answer says where it is now.
+		ctx.Respond(&Enqueued{MessageID: e.MessageID, Position: q.position(e.MessageID, e.Delivery), Depth: q.state.Pending()})
+		return
+	}
 	d, ok := q.fold(ctx, event.PromptQueued, event.PromptQueuedPayload{
 		MessageID: e.MessageID, Content: e.Content, Delivery: e.Delivery,
 		Position: m.Position, AfterMessageID: m.After, Client: e.Client, Ancillary: e.Ancillary,
@@ -112,20 +120,36 @@ func (q *queue) enqueue(ctx actor.Context, m *Enqueue) {
 		ctx.Respond(&Enqueued{MessageID: e.MessageID, Err: fmt.Errorf("queue %s: invalid prompt", e.MessageID)})
 		return
 	}
-	pos := q.state.Waiting.Index(e.MessageID)
-	if q.state.Running != "" {
-		pos++ // the running prompt is ahead of everything queued
-	}
-	if e.Delivery != event.DeliveryPrompt && q.state.Running != "" {
-		pos = 0
-	}
-	reply := &Enqueued{MessageID: e.MessageID, Position: pos, Depth: q.state.Pending()}
+	reply := &Enqueued{MessageID: e.MessageID, Position: q.position(e.MessageID, e.Delivery), Depth: q.state.Pending()}
 	// The durable ack travels with the event: the session answers once
 	// prompt.queued is committed. (A separate, empty Emit could reach the
 	// session after that commit was acknowledged, and nothing would ever
 	// answer it.)
 	ctx.Send(q.cfg.Session, &Emit{Events: []event.Draft{d}, Reply: reply, ReplyTo: ctx.Sender()})
 	q.schedule(ctx)
+}
+
+// known says whether the log holds a prompt under id that has not ended:
+// waiting or running. One that ended may be sent again under its id (a
+// json-stream client's msg_id names its next message as well).
+func (q *queue) known(id string) bool {
+	return id != "" && (q.state.Running == id || q.state.Waiting.Has(id))
+}
+
+// position is a prompt's place: 0 runs now (or joins the running run, or
+// has ended), n waits behind n-1 others and the running one.
+func (q *queue) position(id, delivery string) int {
+	if q.state.Running == id || !q.state.Waiting.Has(id) {
+		return 0
+	}
+	pos := q.state.Waiting.Index(id)
+	if q.state.Running != "" {
+		pos++ // the running prompt is ahead of everything queued
+	}
+	if delivery != event.DeliveryPrompt && q.state.Running != "" {
+		pos = 0
+	}
+	return pos
 }
 
 // schedule starts the next run when nothing runs: the first entry, whatever

@@ -1,0 +1,17 @@
+// Package cluster makes a daemon a member of a protoactor cluster
+// (github.com/asynkron/protoactor-go/cluster over its gRPC remote): each
+// session is a grain of kind "session" whose identity is the session id,
+// placed on a member by the cluster's identity lookup (disthash), with
+// membership from the automanaged provider. A member's front ends reach
+// any session through the sessions facade, whose registry stand-in here
+// (the router) sends each request to the session's grain; the grain hands
+// it to its own member's sessions registry. Every message between members
+// is a protobuf message of clusterpb; a subscription crosses as a pair of
+// relays.
+//
+// It owns the cluster's wiring, the grain, the router, the relays and the
+// conversions; it must not read or fold session logs (the session actor
+// does) nor hold session state. Until the store is shared, each member
+// has its own store: a session's log lives on the member hosting it, and
+// a member's loss leaves its sessions unreachable until it returns.
+package cluster

@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"github.com/troupehq/troupe/actors/sessions/internal/session"
+)
+
+// Kind is the cluster kind of a session grain; its identity is the
+// session id.
+const Kind = "session"
+
+// localTimeout bounds a grain's request to its member's registry, as the
+// facade bounds a request with no deadline.
+const localTimeout = 30 * time.Second
+
+// grain is a session as a cluster virtual actor: the cluster's identity
+// lookup activates it on one member, where it hands each request to the
+// member's own sessions registry (which starts the session from the
+// member's store) and answers in protobuf. It holds no session state: the
+// session actor under the registry is the session.
+type grain struct {
+	registry *actor.PID
+	store    Local
+}
+
+// Local is what a grain asks of its own member beyond the registry: the
+// facade's store work, on the member's own store (sessions.Client).
+type Local interface {
+	Meta(ctx context.Context, id string) (sessions.Meta, error)
+	Delete(ctx context.Context, id string) error
+}
+
+func grainProps(registry *actor.PID, local Local) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor { return &grain{registry: registry, store: local} })
+}
+
+func (g *grain) Receive(ctx actor.Context) {
+	req, ok := ctx.Message().(*clusterpb.Request)
+	if !ok {
+		return // the cluster's own lifecycle messages (ClusterInit, Started)
+	}
+	sender, id := ctx.Sender(), req.SessionId
+	switch b := req.Body.(type) {
+	case *clusterpb.Request_Kill:
+		g.local(ctx, sender, &sessions.Kill{ID: id})
+	case *clusterpb.Request_GetMeta:
+		g.offMailbox(ctx, sender, func(c context.Context) *clusterpb.Reply {
+			m, err := g.store.Meta(c, id)
+			if err != nil {
+				return &clusterpb.Reply{Error: errorToPB(err)}
+			}
+			return &clusterpb.Reply{Body: &clusterpb.Reply_Meta{Meta: &clusterpb.MetaReply{MetaJson: mustJSON(m)}}}
+		})
+	case *clusterpb.Request_Delete:
+		g.offMailbox(ctx, sender, func(c context.Context) *clusterpb.Reply {
+			return &clusterpb.Reply{Error: errorToPB(g.store.Delete(c, id)), Body: &clusterpb.Reply_Deleted{Deleted: &clusterpb.Deleted{}}}
+		})
+	case *clusterpb.Request_Subscribe:
+		g.subscribe(ctx, sender, id, b.Subscribe)
+	default:
+		msg, err := requestFromPB(req)
+		if err != nil {
+			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+			return
+		}
+		if _, unsub := msg.(*session.Unsubscribe); unsub {
+			ctx.Send(g.registry, &sessions.Route{ID: id, Msg: msg})
+			return
+		}
+		g.local(ctx, sender, &sessions.Route{ID: id, Msg: msg})
+	}
+}
+
+// local asks the registry and answers sender with the reply in protobuf,
+// without holding the mailbox meanwhile.
+func (g *grain) local(ctx actor.Context, sender *actor.PID, msg any) {
+	f := ctx.RequestFuture(g.registry, msg, localTimeout)
+	ctx.ReenterAfter(f, func(res any, err error) {
+		if err != nil {
+			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+			return
+		}
+		ctx.Send(sender, replyToPB(res))
+	})
+}
+
+// subscribe relays the session's events to the requesting member's relay
+// through one of this member's (session.Events are Go structs; only
+// protobuf crosses).
+func (g *grain) subscribe(ctx actor.Context, sender *actor.PID, id string, s *clusterpb.Subscribe) {
+	target := pidFromPB(s.Target)
+	if target == nil {
+		ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(errNoTarget)})
+		return
+	}
+	out := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &relayOut{target: target} }), "relay-out")
+	msg := &session.Subscribe{From: s.From, LiveOnly: s.LiveOnly, Weak: s.Weak, Target: out}
+	f := ctx.RequestFuture(g.registry, &sessions.Route{ID: id, Msg: msg}, localTimeout)
+	ctx.ReenterAfter(f, func(res any, err error) {
+		if err != nil {
+			ctx.Stop(out)
+			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+			return
+		}
+		reply := replyToPB(res)
+		if sub, ok := reply.Body.(*clusterpb.Reply_Subscribed); ok && reply.Error == nil {
+			sub.Subscribed.Relay = pidToPB(out)
+		} else {
+			ctx.Stop(out)
+		}
+		ctx.Send(sender, reply)
+	})
+}
+
+// offDone carries an off-mailbox answer back to the grain's mailbox.
+type offDone struct{ reply *clusterpb.Reply }
+
+// offMailbox runs fn (the member's store work) in a goroutine bounded by
+// localTimeout and answers sender from the mailbox.
+func (g *grain) offMailbox(ctx actor.Context, sender *actor.PID, fn func(context.Context) *clusterpb.Reply) {
+	sys := ctx.ActorSystem()
+	f := actor.NewFuture(sys, localTimeout)
+	go func() {
+		c, cancel := context.WithTimeout(context.Background(), localTimeout)
+		defer cancel()
+		sys.Root.Send(f.PID(), &offDone{reply: fn(c)})
+	}()
+	ctx.ReenterAfter(f, func(res any, err error) {
+		d, ok := res.(*offDone)
+		if err != nil || !ok {
+			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(fmt.Errorf("cluster: the member's store did not answer: %v", err))})
+			return
+		}
+		ctx.Send(sender, d.reply)
+	})
+}

@@ -1,0 +1,244 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	protocluster "github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/asynkron/protoactor-go/remote"
+	"github.com/labstack/echo"
+	"github.com/troupehq/troupe/actors/sessions"
+	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// Options are `troupe daemon --cluster`'s.
+type Options struct {
+	// Name is the cluster's: members of one name form one cluster.
+	Name string
+	// Bind is where this member's gRPC remote listens (host:port; port 0
+	// picks one); the host is what other members dial.
+	Bind string
+	// Membership is where this member answers the automanaged provider's
+	// health checks (host:port).
+	Membership string
+	// Peers are the membership addresses of every member, this one's
+	// included: the automanaged provider polls them for the topology.
+	Peers []string
+}
+
+// refreshTTL is how often the automanaged provider polls its peers: a
+// member that stops answering leaves the topology within about that.
+const refreshTTL = 500 * time.Millisecond
+
+// Spawner starts the router in the supervision tree (actors.Runtime).
+type Spawner interface {
+	SpawnChild(props *actor.Props, name string) (*actor.PID, error)
+}
+
+// Member is this daemon's membership of the cluster.
+type Member struct {
+	opts    Options
+	cluster *protocluster.Cluster
+	router  *actor.PID
+	leave   sync.Once
+	// topology is the latest the member list published: read from the
+	// event stream, since the member list's own set is read unlocked.
+	topology atomic.Pointer[protocluster.ClusterTopology]
+	watch    *eventstream.Subscription
+}
+
+// routerName is the router's name under the guardian: the same on every
+// member, so a member asks another's by address.
+const routerName = "cluster"
+
+// Join makes sys a cluster member hosting session grains: sessions it
+// hosts are started by registry from this member's store, whose rows
+// local reads and deletes (the member's own, unclustered facade). It returns once the member has started; the topology fills in as
+// peers answer.
+func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local, opts Options) (*Member, error) {
+	host, port, err := splitHostPort(opts.Bind)
+	if err != nil {
+		return nil, fmt.Errorf("cluster bind %q: %w", opts.Bind, err)
+	}
+	_, mport, err := splitHostPort(opts.Membership)
+	if err != nil || mport == 0 {
+		return nil, fmt.Errorf("cluster membership address %q: a host:port is needed", opts.Membership)
+	}
+	if len(opts.Peers) == 0 {
+		return nil, errors.New("cluster: no peers (every member's membership address, this one's included)")
+	}
+	// The provider's own server listens on every interface; ours listens
+	// where we are told, handed to the provider as its server.
+	lis, err := net.Listen("tcp", opts.Membership)
+	if err != nil {
+		return nil, fmt.Errorf("cluster membership listener: %w", err)
+	}
+	web := echo.New()
+	web.HideBanner, web.HidePort = true, true
+	web.Listener = lis
+	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
+	rcfg := remote.Configure(host, port)
+	kind := protocluster.NewKind(Kind, grainProps(registry, local))
+	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
+		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
+	// The provider serves a node description the library builds only for
+	// its own server; until the remote listens there is none to give.
+	web.GET("/_health", func(e echo.Context) error {
+		h, p, err := sys.GetHostPort()
+		if err != nil || p == 0 {
+			return e.NoContent(http.StatusServiceUnavailable)
+		}
+		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
+	})
+	c := protocluster.New(sys, ccfg)
+	m := &Member{opts: opts, cluster: c}
+	m.watch = sys.EventStream.Subscribe(func(e any) {
+		if t, ok := e.(*protocluster.ClusterTopology); ok {
+			m.topology.Store(t)
+		}
+	})
+	if err := startMember(c); err != nil {
+		sys.EventStream.Unsubscribe(m.watch)
+		_ = web.Close()
+		return nil, err
+	}
+	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry} }), routerName); err != nil {
+		m.Leave()
+		m.Stop()
+		return nil, err
+	}
+	return m, nil
+}
+
+// startMember is c.StartMember, whose failures (a port taken) panic.
+func startMember(c *protocluster.Cluster) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cluster: start member: %v", r)
+		}
+	}()
+	c.StartMember()
+	return nil
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("port %q: %w", p, err)
+	}
+	return h, n, nil
+}
+
+// Router is the actor the facade sends session requests to
+// (sessions.Client.Clustered).
+func (m *Member) Router() *actor.PID { return m.router }
+
+// Address is this member's remote address.
+func (m *Member) Address() string { return m.cluster.ActorSystem.Address() }
+
+// Meta reads session id's row on the member hosting it.
+func (m *Member) Meta(ctx context.Context, id string) (sessions.Meta, error) {
+	res, err := m.request(ctx, &clusterpb.Request{SessionId: id, Body: &clusterpb.Request_GetMeta{GetMeta: &clusterpb.GetMeta{}}})
+	if err != nil {
+		return sessions.Meta{}, err
+	}
+	if res.Error != nil {
+		return sessions.Meta{}, errorFromPB(res.Error)
+	}
+	return fromJSON[sessions.Meta](res.GetMeta().GetMetaJson(), "session meta")
+}
+
+// Delete removes session id on the member hosting it.
+func (m *Member) Delete(ctx context.Context, id string) error {
+	res, err := m.request(ctx, &clusterpb.Request{SessionId: id, Body: &clusterpb.Request_Delete{Delete: &clusterpb.Delete{}}})
+	if err != nil {
+		return err
+	}
+	return errorFromPB(res.Error)
+}
+
+func (m *Member) request(ctx context.Context, req *clusterpb.Request) (*clusterpb.Reply, error) {
+	timeout := requestTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	res, err := m.cluster.Request(req.SessionId, Kind, req, protocluster.WithTimeout(timeout))
+	if err != nil {
+		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
+	}
+	reply, ok := res.(*clusterpb.Reply)
+	if !ok {
+		return nil, fmt.Errorf("cluster: unexpected reply %T", res)
+	}
+	if reply.RouteFailed != nil {
+		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: errorFromPB(reply.RouteFailed)}
+	}
+	return reply, nil
+}
+
+// statusTimeout bounds a member's answer to a status request.
+const statusTimeout = 5 * time.Second
+
+// Status asks every member of the topology which sessions it hosts.
+func (m *Member) Status(ctx context.Context) (sessions.ClusterStatus, error) {
+	st := sessions.ClusterStatus{Name: m.opts.Name, Self: m.Address()}
+	var members []*protocluster.Member
+	if t := m.topology.Load(); t != nil {
+		members = t.Members
+	}
+	st.Members = make([]sessions.ClusterMember, len(members))
+	var wg sync.WaitGroup
+	for i, mem := range members {
+		st.Members[i] = sessions.ClusterMember{ID: mem.Id, Address: mem.Address(), Sessions: -1}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pid := actor.NewPID(mem.Address(), m.router.Id)
+			res, err := m.cluster.ActorSystem.Root.RequestFuture(pid, &clusterpb.HostedRequest{}, statusTimeout).Result()
+			if h, ok := res.(*clusterpb.Hosted); ok && err == nil {
+				st.Members[i].Sessions = len(h.SessionIds)
+			}
+		}()
+	}
+	wg.Wait()
+	return st, ctx.Err()
+}
+
+// Leave takes this member out of the topology: the provider stops
+// answering its peers, so they place no more sessions here. The remote
+// keeps running for the sessions still stopping (Stop ends it).
+func (m *Member) Leave() {
+	m.leave.Do(func() {
+		c := m.cluster
+		c.Gossip.SetState(protocluster.GracefullyLeftKey, &emptypb.Empty{})
+		if err := c.Config.ClusterProvider.Shutdown(true); err != nil {
+			c.Logger().Warn("cluster provider shutdown", slog.Any("error", err))
+		}
+		c.IdentityLookup.Shutdown()
+		c.Gossip.Shutdown()
+	})
+}
+
+// Stop ends the remote; the actor system itself is the runtime's to stop.
+func (m *Member) Stop() {
+	m.Leave()
+	m.cluster.ActorSystem.EventStream.Unsubscribe(m.watch)
+	m.cluster.Remote.Shutdown(false)
+}
