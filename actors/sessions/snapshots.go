@@ -36,15 +36,3 @@ func (c *Client) SaveSnapshot(ctx context.Context, id string, snap Snapshot) err
 	}
 	return c.store.SaveSnapshot(ctx, id, snap)
 }
-
-// SaveSnapshot is Client.SaveSnapshot, written off the mailbox; then (if
-// set) gets its error there.
-func (a Async) SaveSnapshot(id string, snap Snapshot, then func(error)) {
-	offMailbox(a, requestTimeout, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, a.c.SaveSnapshot(ctx, id, snap)
-	}, func(_ struct{}, err error) {
-		if then != nil {
-			then(err)
-		}
-	})
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/sessions"
@@ -139,13 +140,36 @@ func (a *attachment) maybeSnapshot(c *conn, ctx actor.Context, seq int64) {
 		return
 	}
 	f.snapSize.Store(int64(len(data)))
-	id := a.id
-	c.async(ctx).SaveSnapshot(id, sessions.Snapshot{Kind: attachSnapKind, Version: attachSnapVersion, Seq: seq, Data: data}, func(err error) {
-		if err != nil {
-			c.log(ctx).Warn("attach snapshot not written", "session", id, "seq", seq, "error", err)
+	f.snapNext.Store(&sessions.Snapshot{Kind: attachSnapKind, Version: attachSnapVersion, Seq: seq, Data: data})
+	if !f.snapWriting.CompareAndSwap(false, true) {
+		return // the writer under way takes it next, in place of any older
+	}
+	store, id, log := c.cfg.Sessions, a.id, c.log(ctx)
+	// Each write is bounded by its timeout; the goroutine ends once no
+	// newer snapshot waits. One at a time per session, newest last, so an
+	// older one never lands after a newer.
+	go func() {
+		for {
+			snap := f.snapNext.Swap(nil)
+			if snap == nil {
+				f.snapWriting.Store(false)
+				if f.snapNext.Load() == nil || !f.snapWriting.CompareAndSwap(false, true) {
+					return
+				}
+				continue
+			}
+			wctx, cancel := context.WithTimeout(context.Background(), snapshotWriteTimeout)
+			err := store.SaveSnapshot(wctx, id, *snap)
+			cancel()
+			if err != nil {
+				log.Warn("attach snapshot not written", "session", id, "seq", snap.Seq, "error", err)
+			}
 		}
-	})
+	}()
 }
+
+// snapshotWriteTimeout bounds one attach snapshot's write.
+const snapshotWriteTimeout = 30 * time.Second
 
 // snapLoaded is the attach snapshot read for a (ok false: none usable).
 type snapLoaded struct {

@@ -1,6 +1,10 @@
 package acp
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
 
 // sharedFrames holds the chunk frames recently built for one session, so
 // that of the connections attached to it only the first to project an
@@ -15,6 +19,10 @@ type sharedFrames struct {
 	// snapSeq and snapSize are the session's last attach snapshot (see
 	// attachsnap.go): the one read or written by any of its attachments.
 	snapSeq, snapSize atomic.Int64
+	// snapNext is the snapshot waiting to be written (the newest taken),
+	// snapWriting that a writer is under way (attachsnap.go).
+	snapNext    atomic.Pointer[sessions.Snapshot]
+	snapWriting atomic.Bool
 }
 
 // snapshotAt records a snapshot through seq of size bytes found in the
