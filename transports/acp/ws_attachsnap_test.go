@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 // title and the approval mode first. quiet are the seqs after which no run
 // is under way.
 type history struct {
-	t      *testing.T
+	t      testing.TB
 	drafts []event.Draft
 	seq    int64 // the seq of the last draft
 	quiet  []int64
@@ -62,10 +63,44 @@ func (h *history) turn(i int, end bool) {
 
 func (h *history) append(r *wsRig, sid string) {
 	h.t.Helper()
-	_, last, err := r.rt.Sessions.Append(context.Background(), sid, h.drafts...)
-	testkit.NoError(h.t, err)
+	var last int64
+	for ds := range slices.Chunk(h.drafts, 5000) {
+		var err error
+		_, last, err = r.rt.Sessions.Append(context.Background(), sid, ds...)
+		testkit.NoError(h.t, err)
+	}
 	testkit.Equal(h.t, last, h.seq)
 	h.drafts = nil
+}
+
+// waitSnapshot waits for session sid's attach snapshot to stand at seq.
+func waitSnapshot(t testing.TB, r *wsRig, sid string, seq int64) {
+	t.Helper()
+	at := func() int64 {
+		snap, ok, err := r.rt.Store.LoadSnapshot(context.Background(), sid, "acp.attach", 1)
+		testkit.NoError(t, err)
+		if !ok {
+			return 0
+		}
+		return snap.Seq
+	}
+	for deadline := time.Now().Add(time.Minute); at() != seq; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the attach snapshot stands at %d, want %d", at(), seq)
+		}
+	}
+}
+
+// snapshotPoint is where attachments taking a snapshot every events leave
+// the last one: the first quiet seq at least every past the one before.
+func (h *history) snapshotPoint(every int64) int64 {
+	var at int64
+	for _, q := range h.quiet {
+		if q-at >= every {
+			at = q
+		}
+	}
+	return at
 }
 
 // An attach after_message an update id reads the log only past the
@@ -98,31 +133,12 @@ func TestWebSocketAttachAfterMessageReadsOnlyTheTail(t *testing.T) {
 	// The log goes on past the last snapshot: a run still under way.
 	h.turn(37, false)
 	h.append(r, sid)
-	// Where the attachments take their snapshots: the first quiet seq
-	// at least every past the last.
-	var want int64
-	for _, q := range h.quiet {
-		if q-want >= every {
-			want = q
-		}
-	}
+	want := h.snapshotPoint(every)
 	// A viewer replays the whole history (the writer's attachment folds
 	// it live): they take the snapshots on the way.
 	v := r.dial(t, "viewer")
 	v.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
-	snapSeq := func() int64 {
-		snap, ok, err := r.rt.Store.LoadSnapshot(context.Background(), sid, "acp.attach", 1)
-		testkit.NoError(t, err)
-		if !ok {
-			return 0
-		}
-		return snap.Seq
-	}
-	for deadline := time.Now().Add(10 * time.Second); snapSeq() != want; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the attach snapshot stands at %d, want %d", snapSeq(), want)
-		}
-	}
+	waitSnapshot(t, r, sid, want)
 
 	replay := func(c *acpclient.Client, anchor string) ([]string, int64) {
 		before := r.rt.Store.EventsRead()
@@ -165,5 +181,52 @@ func TestWebSocketAttachAfterMessageReadsOnlyTheTail(t *testing.T) {
 				testkit.Equal(t, read >= h.seq, true)
 			}
 		})
+	}
+}
+
+// BenchmarkAttachAfterMessage: a client attaches after_message the last
+// update of a session of 1,000 or 100,000 events (whole turns), served
+// with attach snapshots (every 1,000 events, the default) or without
+// (every attach folds from seq 1, as before them). ns/op is the attach
+// alone, from the request to its answer; events-read/op what it read of
+// the log.
+func BenchmarkAttachAfterMessage(b *testing.B) {
+	for _, turns := range []int{80, 7000} {
+		var cfg acp.WebSocketConfig
+		r := newWSRig(b, llmserver.Script{}, event.ApprovalYolo, func(c *acp.WebSocketConfig) { cfg = *c })
+		cfg.AttachSnapshotEvery = -1
+		plain := httptest.NewServer(acp.WebSocketHandler(cfg))
+		b.Cleanup(plain.Close)
+		w := r.dial(b, "writer")
+		sid, _ := w.NewSession(r.cwd)
+		h := &history{t: b, seq: 1}
+		for i := 1; i <= turns; i++ {
+			h.turn(i, true)
+		}
+		// The writer reads nothing more: it leaves, and a viewer's replay
+		// of the whole history takes the snapshots.
+		_ = w.WS.Close()
+		h.append(r, sid)
+		v := r.dial(b, "viewer")
+		v.Attach(map[string]any{"sessionId": sid, "historyPolicy": "full"})
+		waitSnapshot(b, r, sid, h.snapshotPoint(acp.DefaultAttachSnapshotEvery))
+		for _, srv := range []struct{ name, url string }{{"snapshot", r.srv.URL}, {"from-seq-1", plain.URL}} {
+			b.Run(fmt.Sprintf("events=%d/%s", h.seq, srv.name), func(b *testing.B) {
+				read := int64(0)
+				for range b.N {
+					b.StopTimer()
+					c := acpclient.Dial(b, acpclient.Options{URL: acpclient.URL(srv.url, "", ""),
+						Subprotocols: []string{acp.Subprotocol, acpclient.TokenEntry("secret")}, Name: "bench", Wait: time.Minute})
+					before := r.rt.Store.EventsRead()
+					b.StartTimer()
+					c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": fmt.Sprintf("ev-%d", h.seq)})
+					b.StopTimer()
+					read += r.rt.Store.EventsRead() - before
+					_ = c.WS.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(read)/float64(b.N), "events-read/op")
+			})
+		}
 	}
 }
