@@ -2,6 +2,8 @@ package acp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"time"
@@ -62,6 +64,27 @@ type savedAttach struct {
 	Flags         []event.AttentionFlag `json:"flags,omitempty"`
 	// States are the latest update of each state kind, as sent.
 	States map[string]json.RawMessage `json:"states,omitempty"`
+	// Models fingerprints the models the daemon offered (modelsPrint):
+	// the usage and config options saved were worked out from them, so
+	// a snapshot taken under other models is not used.
+	Models string `json:"models"`
+}
+
+// modelsPrint fingerprints what models offers: its default and its list.
+func modelsPrint(models sessions.Models) string {
+	if models == nil {
+		return ""
+	}
+	provider, model := models.Default()
+	b, err := json.Marshal(struct {
+		Provider, Model string
+		List            []sessions.Model
+	}{provider, model, models.List()})
+	if err != nil {
+		return "unknown"
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // quiet reports a fold a snapshot can keep whole in savedAttach.
@@ -70,11 +93,12 @@ func (a *attachment) quiet() bool {
 	return len(v.Runs) == 0 && v.Compaction == nil && v.Pending.Len() == 0
 }
 
-func (a *attachment) saved() (savedAttach, error) {
+func (a *attachment) saved(models sessions.Models) (savedAttach, error) {
 	v := a.view
 	s := savedAttach{Settings: v.Settings, Cwd: v.Cwd, Title: v.Title, ChildOf: v.ChildOf, Usage: v.Usage, Forks: v.Forks,
 		Shown: a.shown, Created: a.info.created, TurnStartedAt: a.info.turnStartedAt, LastUsage: a.info.usage,
-		TurnEnds: a.turnEnds, LastTurn: a.lastTurn, Raised: a.raised, Flags: a.flags, States: map[string]json.RawMessage{}}
+		TurnEnds: a.turnEnds, LastTurn: a.lastTurn, Raised: a.raised, Flags: a.flags, States: map[string]json.RawMessage{},
+		Models: modelsPrint(models)}
 	for kind, p := range a.states {
 		b, err := json.Marshal(p.Update)
 		if err != nil {
@@ -122,7 +146,7 @@ func (c *conn) snapshotEvery() int64 {
 // share that seq (sharedFrames.snapSeq): one of them writes it.
 func (a *attachment) maybeSnapshot(c *conn, ctx actor.Context, seq int64) {
 	every := c.snapshotEvery()
-	if every < 0 || a.tail != nil || !a.quiet() {
+	if every < 0 || a.tail != nil || a.frames == nil || !a.quiet() {
 		return
 	}
 	f := a.frames
@@ -130,7 +154,7 @@ func (a *attachment) maybeSnapshot(c *conn, ctx actor.Context, seq int64) {
 	if seq-last < max(every, f.snapSize.Load()/attachSnapBytesPerEvent) || !f.snapSeq.CompareAndSwap(last, seq) {
 		return
 	}
-	s, err := a.saved()
+	s, err := a.saved(c.cfg.Models)
 	var data []byte
 	if err == nil {
 		data, err = json.Marshal(s)
@@ -158,12 +182,17 @@ func (a *attachment) maybeSnapshot(c *conn, ctx actor.Context, seq int64) {
 				}
 				continue
 			}
+			if snap.Seq <= f.snapWritten.Load() {
+				continue // taken before the one written (by a slower attachment)
+			}
 			wctx, cancel := context.WithTimeout(context.Background(), snapshotWriteTimeout)
 			err := store.SaveSnapshot(wctx, id, *snap)
 			cancel()
 			if err != nil {
 				log.Warn("attach snapshot not written", "session", id, "seq", snap.Seq, "error", err)
+				continue
 			}
+			f.snapWritten.Store(snap.Seq)
 		}
 	}()
 }
@@ -180,15 +209,12 @@ type snapLoaded struct {
 }
 
 // fromSnapshot reads the session's attach snapshot before the first
-// subscription, when the replay's anchor is an update id: the
-// subscription then starts past the snapshot if it stands no later than
-// the anchor (onSnapLoaded). Any other attach subscribes from seq 1.
+// subscription, when a snapshot may serve the replay asked for
+// (snapshotServes): the subscription then starts past the snapshot if it
+// serves it (onSnapLoaded). Any other attach subscribes from seq 1.
 func (a *attachment) fromSnapshot(c *conn, ctx actor.Context) bool {
 	o := a.replay.opts
-	if o.policy != policyAfter || c.snapshotEvery() < 0 {
-		return false
-	}
-	if _, ok := acpupdate.ParseID(o.anchor); !ok {
+	if c.snapshotEvery() < 0 || !snapshotServes(0, o) {
 		return false
 	}
 	lctx, cancel := context.WithCancel(context.Background())
@@ -214,9 +240,9 @@ func (c *conn) onSnapLoaded(ctx actor.Context, m *snapLoaded) {
 		c.log(ctx).Warn("reading the attach snapshot failed", "session", a.id, "error", m.err)
 	}
 	from := int64(1)
-	if m.ok && a.replay != nil && snapshotServes(m.snap.Seq, a.replay.opts.anchor) {
+	if m.ok && a.replay != nil && snapshotServes(m.snap.Seq, a.replay.opts) {
 		var s savedAttach
-		if err := json.Unmarshal(m.snap.Data, &s); err == nil {
+		if err := json.Unmarshal(m.snap.Data, &s); err == nil && s.Models == modelsPrint(c.cfg.Models) {
 			a.restore(s, m.snap.Seq)
 			from = m.snap.Seq + 1
 		}
@@ -228,12 +254,21 @@ func (c *conn) onSnapLoaded(ctx actor.Context, m *snapLoaded) {
 	a.subscribe(c, ctx, from, true)
 }
 
-// snapshotServes reports a snapshot through seq that a replay after
-// update id anchor can start from: it folds nothing the replay shows.
-// An anchor after a whole event may be that event; one among an event's
-// updates needs the event folded again.
-func snapshotServes(seq int64, anchor string) bool {
-	pos, ok := acpupdate.ParseID(anchor)
+// snapshotServes reports a snapshot through seq that the replay o asks
+// for can start from: it folds nothing the replay shows. A replay of no
+// history (none, pending_only) starts from any; one after an update id
+// from one no later than the anchor (an anchor after a whole event may be
+// that event; one among an event's updates needs the event folded again);
+// any other (full, a message-id anchor, found only on the way) from none.
+func snapshotServes(seq int64, o attachOptions) bool {
+	switch o.policy {
+	case policyNone, policyPendingOnly:
+		return true
+	case policyAfter:
+	default:
+		return false
+	}
+	pos, ok := acpupdate.ParseID(o.anchor)
 	if !ok {
 		return false
 	}

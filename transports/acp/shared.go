@@ -20,9 +20,11 @@ type sharedFrames struct {
 	// attachsnap.go): the one read or written by any of its attachments.
 	snapSeq, snapSize atomic.Int64
 	// snapNext is the snapshot waiting to be written (the newest taken),
-	// snapWriting that a writer is under way (attachsnap.go).
+	// snapWriting that a writer is under way, snapWritten the seq of the
+	// last one it wrote (attachsnap.go).
 	snapNext    atomic.Pointer[sessions.Snapshot]
 	snapWriting atomic.Bool
+	snapWritten atomic.Int64
 }
 
 // snapshotAt records a snapshot through seq of size bytes found in the

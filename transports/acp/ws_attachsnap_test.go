@@ -106,7 +106,8 @@ func (h *history) snapshotPoint(every int64) int64 {
 // An attach after_message an update id reads the log only past the
 // session's attach snapshot, when that stands no later than the anchor,
 // and replays exactly what a fold from seq 1 replays; an anchor before the
-// snapshot is never served from it: that attach folds from seq 1.
+// snapshot is never served from it: that attach folds from seq 1. An
+// attach that replays no history (pending_only) is served by any.
 func TestWebSocketAttachAfterMessageReadsOnlyTheTail(t *testing.T) {
 	const every = 60
 	var cfg acp.WebSocketConfig
@@ -142,7 +143,11 @@ func TestWebSocketAttachAfterMessageReadsOnlyTheTail(t *testing.T) {
 
 	replay := func(c *acpclient.Client, anchor string) ([]string, int64) {
 		before := r.rt.Store.EventsRead()
-		fs, res := c.Attach(map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor})
+		params := map[string]any{"sessionId": sid, "historyPolicy": "after_message", "afterMessageId": anchor}
+		if !strings.HasPrefix(anchor, "ev-") {
+			params = map[string]any{"sessionId": sid, "historyPolicy": anchor}
+		}
+		fs, res := c.Attach(params)
 		read := r.rt.Store.EventsRead() - before
 		testkit.Equal(t, res.Replayed, len(fs))
 		var ups []string
@@ -161,6 +166,8 @@ func TestWebSocketAttachAfterMessageReadsOnlyTheTail(t *testing.T) {
 		{anchor: fmt.Sprintf("ev-%d.0", want), tail: false},
 		{anchor: fmt.Sprintf("ev-%d", want-20), tail: false},
 		{anchor: "ev-100000", tail: true}, // past the log's end: nothing but the state
+		// No history, the state alone: from any snapshot.
+		{anchor: "pending_only", tail: true},
 	} {
 		t.Run(tc.anchor, func(t *testing.T) {
 			got, read := replay(r.dial(t, "tail"), tc.anchor)
