@@ -7,8 +7,8 @@
 //
 // A connection attaches to sessions (session/new, load, resume, attach);
 // each attachment is a subscription from seq 1 (or, after_message an
-// update id, from past the attach snapshot it keeps in the store through
-// the facade: attachsnap.go) whose events are folded into a
+// update id or replaying no history, from past the attach snapshot kept
+// in the store through the facade: attachsnap.go) whose events are folded into a
 // projection.View and projected into session/update notifications with
 // transports/acpupdate, the mapping REST's history shares.
 // History up to the subscription's replay point is coalesced and sent
