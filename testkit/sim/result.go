@@ -133,6 +133,11 @@ func (r *Result) Report(w io.Writer) {
 	}
 	if len(r.Restarts) > 0 {
 		fmt.Fprintf(w, "  daemon SIGKILLed %d times; kill to every client reattached: %s\n", r.Kills, durations(r.Restarts))
+		if n := len(r.Restarts) / 10; n > 0 {
+			// The logs grow from kill to kill: a restart whose cost
+			// follows the history shows it here.
+			fmt.Fprintf(w, "    the first %d restarts: %s; the last %d: %s\n", n, durations(r.Restarts[:n]), n, durations(r.Restarts[len(r.Restarts)-n:]))
+		}
 	}
 	fmt.Fprintln(w, "\ninvariants:")
 	for _, inv := range []string{invAcked, invOnce, invToolOnce, invPromptEnds, invLeaks, invIntegrity, invUp, invShutdown} {

@@ -41,8 +41,11 @@ type attachment struct {
 	early    []event.Event
 	// loading: the response chain's decisions in the log (update.transformed)
 	// are being read; events wait in early until they are (stopLoad ends it).
-	loading   bool
-	stopLoad  context.CancelFunc
+	loading  bool
+	stopLoad context.CancelFunc
+	// stopSnap ends the read of the attach snapshot the first
+	// subscription waits for (fromSnapshot); nil when none is read.
+	stopSnap  context.CancelFunc
 	overrides overrides.Map
 	// gateHeld are events past the session's gate, waiting for its
 	// response chain (pipeline.GateOpen).
@@ -76,7 +79,11 @@ type attachment struct {
 	// info is what the answers' _meta says of the session beyond the view.
 	info sessionInfo
 	// shown are the tool calls shown with tool_call.
-	shown    map[string]bool
+	shown map[string]bool
+	// states are the latest update of each state kind
+	// (acpupdate.State): a replay closes with them, as the session's
+	// state now.
+	states   map[string]*updateParams
 	awaiting bool // the awaitingInput last sent
 	// raised are when each permission request was made (epoch ms).
 	raised map[string]int64
@@ -111,7 +118,8 @@ type attachOptions struct {
 	refused func(*jsonrpc.Error)
 }
 
-// attach checks the session exists, then subscribes from seq 1.
+// attach checks the session exists, then subscribes from seq 1 (or past
+// an attach snapshot: fromSnapshot).
 func (c *conn) attach(ctx actor.Context, id string, o attachOptions) {
 	if _, ok := c.att[id]; ok {
 		o.refused(jsonrpc.NewError(CodeAlreadyAttached, "already attached to session "+id))
@@ -177,7 +185,9 @@ func (c *conn) startAttachment(ctx actor.Context, id string, o attachOptions) {
 		return
 	}
 	a.loadOverrides(c, ctx)
-	a.subscribe(c, ctx, 1, true)
+	if !a.fromSnapshot(c, ctx) {
+		a.subscribe(c, ctx, 1, true)
+	}
 }
 
 // subscribe subscribes from seq from; first marks the attachment's
@@ -283,6 +293,7 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 			return
 		}
 		a.project(c, ctx, e)
+		a.maybeSnapshot(c, ctx, e.Seq)
 		a.release(e.Seq)
 		if a.replay != nil && e.Seq == a.replayTo {
 			a.endReplay(c, ctx)
@@ -352,6 +363,10 @@ func (a *attachment) leave(c *conn) {
 	a.unsubscribe(c)
 	if a.stopLoad != nil {
 		a.stopLoad()
+	}
+	if a.stopSnap != nil {
+		a.stopSnap()
+		a.stopSnap = nil
 	}
 	if a.tail != nil {
 		a.tail.stop()

@@ -40,6 +40,11 @@ type Config struct {
 	// written; past it the connection stops taking live events and catches
 	// up from the store once the client has read (0: DefaultOutboundLimit).
 	OutboundLimit int
+	// AttachSnapshotEvery is how many events past a session's last
+	// attach snapshot its attachments save the next, at the first quiet
+	// point (attachsnap.go); 0 is DefaultAttachSnapshotEvery, <0 never
+	// (and none is read: every attach folds from seq 1).
+	AttachSnapshotEvery int
 	// InjectMCP adds the daemon's agent-facing MCP servers to each new
 	// session's mcpServers; nil (stdio) adds none.
 	InjectMCP InjectMCP
@@ -144,6 +149,8 @@ func (c *conn) Receive(ctx actor.Context) {
 		c.onStoreBatch(ctx, m)
 	case *overridesLoaded:
 		c.onOverrides(ctx, m)
+	case *snapLoaded:
+		c.onSnapLoaded(ctx, m)
 	case *pipeline.GateOpen:
 		if a := c.att[m.Session]; a != nil && len(a.gateHeld) > 0 {
 			a.onEvents(c, ctx, nil)

@@ -6,9 +6,11 @@
 // (WebSocketHandler).
 //
 // A connection attaches to sessions (session/new, load, resume, attach);
-// each attachment is a subscription from seq 1 whose events are folded
-// into a projection.View and projected into session/update notifications
-// with transports/acpupdate, the mapping REST's history shares.
+// each attachment is a subscription from seq 1 (or, after_message an
+// update id or replaying no history, from past the attach snapshot kept
+// in the store through the facade: attachsnap.go) whose events are folded into a
+// projection.View and projected into session/update notifications with
+// transports/acpupdate, the mapping REST's history shares.
 // History up to the subscription's replay point is coalesced and sent
 // before the answer; what follows is live. Every attached connection sees
 // every event, so the many-clients rules (prompt_received, turn_complete,

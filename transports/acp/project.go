@@ -186,11 +186,17 @@ func (a *attachment) show(c *conn, ctx actor.Context, out *eventUpdates) {
 			id = acpupdate.EventID(e.Seq)
 		}
 		p := &updateParams{SessionID: a.id, Update: u, Meta: &updateMeta{Hydra: stamp{MessageID: id, RecordedAt: at}}}
+		if state {
+			if a.states == nil {
+				a.states = map[string]*updateParams{}
+			}
+			a.states[kind] = p
+		}
 		switch {
 		case a.replay == nil:
 			c.notify(ctx, "session/update", p)
 		case state:
-			a.replay.state(kind, p)
+			// A replay shows the latest of each kind at its end.
 		default:
 			a.replay.add(pos, e.RecordedAt, p)
 		}

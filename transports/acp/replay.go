@@ -36,10 +36,8 @@ type replay struct {
 	// prompt's to after its prompt_received (before it started, after it
 	// was queued), an assistant message's to after it ended.
 	anchors map[string]acpupdate.Position
-	// states are the latest update of each state kind.
-	states map[string]*updateParams
-	ending bool          // sent or dripping; live events wait in held
-	held   []event.Event // live events that came while dripping
+	ending  bool          // sent or dripping; live events wait in held
+	held    []event.Event // live events that came while dripping
 }
 
 type replayed struct {
@@ -100,7 +98,7 @@ const maxDripGap = 2 * time.Second
 type dripTick struct{ session string }
 
 func newReplay(session string, o attachOptions) *replay {
-	r := &replay{session: session, opts: o, anchors: map[string]acpupdate.Position{}, states: map[string]*updateParams{}}
+	r := &replay{session: session, opts: o, anchors: map[string]acpupdate.Position{}}
 	switch o.policy {
 	case policyAfter:
 		_, isID := acpupdate.ParseID(o.anchor)
@@ -162,11 +160,6 @@ func (r *replay) add(pos acpupdate.Position, at time.Time, p *updateParams) {
 		return
 	}
 	r.updates = append(r.updates, replayed{pos: pos, at: at, params: p})
-}
-
-// state takes a state update: the latest of each kind is replayed.
-func (r *replay) state(kind string, p *updateParams) {
-	r.states[kind] = p
 }
 
 // coalesce joins consecutive chunks of one message and keeps only each
@@ -288,7 +281,7 @@ func (a *attachment) snapshot() []*updateParams {
 		out = append(out, &updateParams{SessionID: a.id, Update: &acpupdate.Info{SessionUpdate: "session_info_update", Title: a.view.Title}})
 	}
 	for _, kind := range []string{"current_mode_update", "config_option_update", "usage_update", "hydra_compaction"} {
-		p := r.states[kind]
+		p := a.states[kind]
 		if p == nil || (kind == "hydra_compaction" && a.view.Compaction == nil) {
 			continue
 		}

@@ -1,6 +1,10 @@
 package acp
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/troupehq/troupe/actors/sessions"
+)
 
 // sharedFrames holds the chunk frames recently built for one session, so
 // that of the connections attached to it only the first to project an
@@ -12,6 +16,30 @@ import "sync/atomic"
 type sharedFrames struct {
 	refs  int // connections attached (under the hub's lock)
 	slots atomic.Pointer[[frameSlots]atomic.Pointer[sharedFrame]]
+	// snapSeq and snapSize are the session's last attach snapshot (see
+	// attachsnap.go): the one read or written by any of its attachments.
+	snapSeq, snapSize atomic.Int64
+	// snapNext is the snapshot waiting to be written (the newest taken),
+	// snapWriting that a writer is under way, snapWritten the seq of the
+	// last one it wrote (attachsnap.go).
+	snapNext    atomic.Pointer[sessions.Snapshot]
+	snapWriting atomic.Bool
+	snapWritten atomic.Int64
+}
+
+// snapshotAt records a snapshot through seq of size bytes found in the
+// store, unless one past it is known already.
+func (s *sharedFrames) snapshotAt(seq, size int64) {
+	for {
+		last := s.snapSeq.Load()
+		if last >= seq {
+			return
+		}
+		if s.snapSeq.CompareAndSwap(last, seq) {
+			s.snapSize.Store(size)
+			return
+		}
+	}
 }
 
 // attached records a connection joining (under the hub's lock); the second
