@@ -3,8 +3,10 @@ package rest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -115,24 +117,44 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	return e
 }
 
+// maxListLimit bounds a page of GET /v1/sessions.
+const maxListLimit = 10_000
+
+// list answers GET /v1/sessions: every session the query keeps, as
+// Hydra's clients ask, or, with limit (troupe's), a page of them and the
+// cursor of the next (nextCursor; cursor=it asks for that page). Cold
+// sessions are read from their rows and start no actor.
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
+	params := r.URL.Query()
 	// Piped sessions (interactive: false, troupe cat) are listed only
 	// when asked for.
-	all := r.URL.Query().Get("includeNonInteractive")
+	all := params.Get("includeNonInteractive")
 	withPiped := all == "1" || all == "true"
 	// ?status=warm|cold keeps that status; another value is ignored (the
 	// whole list), as Hydra does, so a client asking for a status this
 	// daemon does not know filters for itself.
-	only := r.URL.Query().Get("status")
+	only := params.Get("status")
 	if only != StatusWarm && only != StatusCold {
 		only = ""
 	}
-	metas, err := a.cfg.Sessions.List(ctx, r.URL.Query().Get("cwd"))
-	if err != nil {
-		a.sessionError(w, "", err)
-		return
+	q := sessions.ListQuery{Cwd: params.Get("cwd"), InteractiveOnly: !withPiped}
+	if v := params.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > maxListLimit {
+			httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("limit must be a whole number from 1 to %d", maxListLimit))
+			return
+		}
+		q.Limit = n
+	}
+	if v := params.Get("cursor"); v != "" {
+		c, err := sessions.DecodeCursor(v)
+		if err != nil {
+			httpjson.Error(w, http.StatusBadRequest, "cursor: "+err.Error())
+			return
+		}
+		q.After = &c
 	}
 	live, err := a.cfg.Sessions.Live(ctx)
 	if err != nil {
@@ -140,6 +162,20 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	running, err := a.cfg.Sessions.Running(ctx)
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	var metas []sessions.Meta
+	var next string
+	if only == StatusWarm {
+		// The warm ones are read by id: no list of every session.
+		metas, next, err = a.cfg.Sessions.ListRunning(ctx, q)
+	} else {
+		metas, next, err = a.page(ctx, q, func(m sessions.Meta) bool {
+			return only != StatusCold || m.Status == "failed" || !running[m.ID]
+		})
+	}
 	if err != nil {
 		a.sessionError(w, "", err)
 		return
@@ -157,19 +193,47 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]entry, 0, len(metas))
 	for _, m := range metas {
-		if m.Interactive != nil && !*m.Interactive && !withPiped {
-			continue
-		}
-		if only == StatusWarm && !running[m.ID] {
-			continue // a warm session's entry needs no State of the cold ones
-		}
 		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID])
 		if only != "" && e.Status != only {
 			continue
 		}
 		out = append(out, e)
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	body := map[string]any{"sessions": out}
+	if next != "" {
+		body["nextCursor"] = next
+	}
+	httpjson.WriteJSON(w, http.StatusOK, body)
+}
+
+// page is the page q picks of the sessions keep keeps, and the next
+// page's cursor: pages of the store's list are read until q.Limit are
+// kept or the list ends.
+func (a *API) page(ctx context.Context, q sessions.ListQuery, keep func(sessions.Meta) bool) ([]sessions.Meta, string, error) {
+	var out []sessions.Meta
+	for {
+		list, next, err := a.cfg.Sessions.ListPage(ctx, q)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, m := range list {
+			if !keep(m) {
+				continue
+			}
+			if q.Limit > 0 && len(out) == q.Limit {
+				return out, sessions.EncodeCursor(sessions.CursorOf(out[len(out)-1])), nil
+			}
+			out = append(out, m)
+		}
+		if next == "" {
+			return out, "", nil
+		}
+		if len(out) == q.Limit {
+			return out, sessions.EncodeCursor(sessions.CursorOf(out[len(out)-1])), nil
+		}
+		after := sessions.CursorOf(list[len(list)-1])
+		q.After = &after
+	}
 }
 
 func (a *API) get(w http.ResponseWriter, r *http.Request) {
