@@ -232,4 +232,3 @@ func (d *coldDaemon) liveSessions(b *testing.B) float64 {
 	}
 	return n
 }
-
