@@ -22,6 +22,10 @@ type (
 // CursorOf is the place of m in the list's order.
 func CursorOf(m Meta) ListCursor { return persistence.CursorOf(m) }
 
+// ListOrder is the list's order (newest first, then by id), for
+// slices.SortFunc.
+func ListOrder(a, b Meta) int { return persistence.ListOrder(a, b) }
+
 // ErrBadCursor refuses a list cursor this daemon did not give.
 var ErrBadCursor = errors.New("invalid cursor")
 
