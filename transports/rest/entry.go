@@ -78,7 +78,7 @@ const (
 // actor says whether a run is under way or queued; awaiting whether any
 // attention flag is raised (an open permission request among them), from
 // the log, whoever is attached.
-func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool) entry {
+func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool, window func(provider, model string) int) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: cmp.Or(m.Agent, AgentID), Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
@@ -93,8 +93,8 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	}
 	if m.ContextUsed > 0 {
 		e.CurrentUsage.Used = &m.ContextUsed
-		if window := a.contextWindow(m.Provider, m.Model); window > 0 {
-			e.CurrentUsage.Size = new(int64(window))
+		if size := window(m.Provider, m.Model); size > 0 {
+			e.CurrentUsage.Size = new(int64(size))
 		}
 	}
 	switch {
@@ -192,8 +192,9 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := make([]entry, 0, len(metas))
+	window := a.windows()
 	for _, m := range metas {
-		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID])
+		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID], window)
 		if only != "" && e.Status != only {
 			continue
 		}
@@ -206,6 +207,22 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	httpjson.WriteJSON(w, http.StatusOK, body)
 }
 
+// windows is contextWindow remembering its answers, for one list: a
+// resolution of the model configuration per entry was a third of a
+// list's CPU.
+func (a *API) windows() func(provider, model string) int {
+	known := map[[2]string]int{}
+	return func(provider, model string) int {
+		k := [2]string{provider, model}
+		if w, ok := known[k]; ok {
+			return w
+		}
+		w := a.contextWindow(provider, model)
+		known[k] = w
+		return w
+	}
+}
+
 // page is the page q picks of the sessions keep keeps, and the next
 // page's cursor: pages of the store's list are read until q.Limit are
 // kept or the list ends.
@@ -215,6 +232,9 @@ func (a *API) page(ctx context.Context, q sessions.ListQuery, keep func(sessions
 		list, next, err := a.cfg.Sessions.ListPage(ctx, q)
 		if err != nil {
 			return nil, "", err
+		}
+		if out == nil {
+			out = make([]sessions.Meta, 0, len(list))
 		}
 		for _, m := range list {
 			if !keep(m) {
@@ -260,5 +280,5 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	httpjson.WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id]))
+	httpjson.WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id], a.contextWindow))
 }
