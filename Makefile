@@ -28,7 +28,11 @@ test: lint
 # client, deliveries/s to 10, attach replay; llama-server start and
 # restart times against the fake llama-server; the latency a
 # one-transformer chain adds to session/prompt and session/update; with
-# HYDRA_CLI set, bench-reference below.
+# HYDRA_CLI set, bench-reference below; and what 100,000 cold sessions
+# in the daemon's home cost: start-up and memory beside an empty home,
+# REST lists (every session, a directory's, the warm ones, pages), ACP
+# session/list, troupe session list and a search (COLD_SESSIONS,
+# COLD_ROUNDS).
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./persistence/ ./runtime/llm/openai/ ./runtime/llm/openairesponses/ ./runtime/llm/google/ ./runtime/llm/anthropic/
 	$(GO) test -run '^$$' -bench SessionAppend -benchtime 2s ./actors/sessions/internal/session/
@@ -41,6 +45,7 @@ bench:
 	$(GO) test -run '^$$' -bench DaemonAgentStream -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonAgentSessions -benchtime 3x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonCLI -benchtime 10x ./cmd/troupe/
+	$(GO) test -run '^$$' -bench DaemonColdSessions -benchtime 1x -timeout 30m ./cmd/troupe/
 	$(GO) test -run '^$$' -bench DaemonMCPPrompt -benchtime 50x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench TransformerChain -benchtime 1x ./cmd/troupe/
 	$(GO) test -run '^$$' -bench History -benchtime 3x ./transports/rest/

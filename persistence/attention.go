@@ -17,18 +17,28 @@ var AttentionKinds = []event.Kind{event.AttentionChanged, event.ToolPermissionRe
 // attentionWhere is the index's WHERE, verbatim.
 const attentionWhere = "kind IN ('attention.changed', 'tool.permission_requested', 'tool.permission_resolved', 'run.ended', 'run.interrupted')"
 
-// attentionQuery reads the attention events of n named sessions (all
-// when n is 0), naming the index for the reason kindQuery does.
+// raisedWhere is migration 0013's index events_raised's WHERE, verbatim:
+// the events that raise what an attention fold can find still raised.
+const raisedWhere = "kind IN ('attention.changed', 'tool.permission_requested')"
+
+// attentionQuery reads the attention events of n named sessions, naming
+// the index for the reason kindQuery does. When n is 0 it reads those of
+// every session that ever raised a flag or asked a permission: the
+// others' (their runs' ends) fold to nothing raised, and a store of
+// 100,000 sessions that never asked has 100,000 of them.
 func attentionQuery(n int) string {
 	q := "SELECT session_id, seq, recorded_at, kind, payload FROM events INDEXED BY events_attention WHERE " + attentionWhere
 	if n > 0 {
 		q += " AND session_id IN (?" + strings.Repeat(",?", n-1) + ")"
+	} else {
+		q += " AND session_id IN (SELECT DISTINCT session_id FROM events INDEXED BY events_raised WHERE " + raisedWhere + ")"
 	}
 	return q + " ORDER BY session_id, seq"
 }
 
 // LoadAttention calls fn for the AttentionKinds events of the sessions in
-// ids (every session when ids is empty), in session then seq order, read
+// ids (when ids is empty, of every session that ever raised a flag or
+// asked a permission), in session then seq order, read
 // through their partial index: a session list pays for these events only,
 // not for the sessions' deltas.
 func (s *Store) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {

@@ -169,6 +169,30 @@ func (s *Store) write(ctx context.Context, tx *sql.Tx, b Batch, now int64) error
 		if _, err := tx.Stmt(s.stmts.status).ExecContext(ctx, st.Status, st.Reason, st.SessionID, st.Status); err != nil {
 			return fmt.Errorf("commit batch: session %s status: %w", st.SessionID, err)
 		}
+		if err := s.keepHead(ctx, tx, st.SessionID); err != nil {
+			return err
+		}
+	}
+	// A row written other than live (an import's, a seeded store's) is a
+	// cold one from the start.
+	for _, m := range b.Metas {
+		if cmp.Or(m.Status, StatusLive) == StatusLive {
+			continue
+		}
+		if err := s.keepHead(ctx, tx, m.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keepHead writes the seq and time of session id's newest event on its
+// row, as its log holds them in tx: what a list reads for a cold session
+// (sessions.go). Every status change does it, a session going cold
+// among them, after the batch's events.
+func (s *Store) keepHead(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.StmtContext(ctx, s.stmts.head).ExecContext(ctx, id); err != nil {
+		return fmt.Errorf("commit batch: session %s head: %w", id, err)
 	}
 	return nil
 }

@@ -78,6 +78,9 @@ func (s *Store) Import(ctx context.Context, imp Import) error {
 			return fmt.Errorf("import session %s: %w", id, err)
 		}
 	}
+	if err := s.keepHead(ctx, tx, id); err != nil {
+		return fmt.Errorf("import session %s: %w", id, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("import session %s: %w", id, err)
 	}

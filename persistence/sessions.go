@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/troupehq/troupe/persistence/event"
@@ -110,27 +112,160 @@ func (s *Store) CountSessions(ctx context.Context) (int, error) {
 // Sessions lists snapshots, most recently updated first. An empty cwd lists
 // every session.
 func (s *Store) Sessions(ctx context.Context, cwd string) ([]SessionMeta, error) {
-	q := "SELECT " + sessionColumns + " FROM sessions"
-	var args []any
-	if cwd != "" {
-		q += " WHERE cwd = ?"
-		args = append(args, cwd)
+	return s.SessionsPage(ctx, ListQuery{Cwd: cwd})
+}
+
+// ListQuery picks a page of the session list.
+type ListQuery struct {
+	// Cwd keeps only the sessions of this directory ("" every one).
+	Cwd string
+	// InteractiveOnly leaves out the sessions marked not interactive
+	// (troupe cat's, a fork nobody prompted).
+	InteractiveOnly bool
+	// After starts the page past this entry of the list's order (nil:
+	// at the start); Limit ends it (0: never).
+	After *ListCursor
+	Limit int
+}
+
+// ListCursor is a place in the list's order: an entry's update time and
+// id. A page starting past it is the same whatever was created or
+// updated meanwhile, but for those sessions, which move to the list's
+// head.
+type ListCursor struct {
+	UpdatedAt time.Time
+	ID        string
+}
+
+// CursorOf is the place of m in the list's order.
+func CursorOf(m SessionMeta) ListCursor { return ListCursor{UpdatedAt: m.UpdatedAt, ID: m.ID} }
+
+// Covers reports whether m is at c or before it in the list's order
+// (newest first, then by id): a page past c leaves it out.
+func (c ListCursor) Covers(m SessionMeta) bool {
+	if !m.UpdatedAt.Equal(c.UpdatedAt) {
+		return m.UpdatedAt.After(c.UpdatedAt)
 	}
-	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY updated DESC, id", args...)
+	return m.ID <= c.ID
+}
+
+// ListOrder is the list's order, for slices.SortFunc.
+func ListOrder(a, b SessionMeta) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// coldColumns are sessionColumns for a cold session, whose row keeps its
+// newest event's seq and time (migration 0013): no log is read.
+const coldColumns = `id, title, cwd, status, status_reason, provider, model, usage,
+	parent_id, forked_from_seq, interactive, child_of, transformers, agent, upstream_session_id, context_used,
+	last_seq, created_at, updated_at`
+
+// SessionsPage lists a page of snapshots, most recently updated first (by
+// id among equals). The cold sessions, all but the few an actor hosts or
+// a failure stopped, are read from their rows in the order of their
+// index, past the cursor and up to the limit; the others from their logs.
+func (s *Store) SessionsPage(ctx context.Context, q ListQuery) ([]SessionMeta, error) {
+	open, err := s.openSessions(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	cold, err := s.coldSessions(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := mergeSorted(open, cold)
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// openSessions are the sessions not cold that q keeps, in list order.
+func (s *Store) openSessions(ctx context.Context, q ListQuery) ([]SessionMeta, error) {
+	query := "SELECT " + sessionColumns + " FROM sessions INDEXED BY sessions_open WHERE status != 'cold'"
+	var args []any
+	if q.Cwd != "" {
+		query += " AND cwd = ?"
+		args = append(args, q.Cwd)
+	}
+	all, err := s.scanSessions(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	kept := all[:0]
+	for _, m := range all {
+		if q.InteractiveOnly && m.Interactive != nil && !*m.Interactive {
+			continue
+		}
+		if q.After != nil && q.After.Covers(m) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	slices.SortFunc(kept, ListOrder)
+	return kept, nil
+}
+
+// coldSessions are the cold sessions q keeps, in list order, at most
+// q.Limit of them.
+func (s *Store) coldSessions(ctx context.Context, q ListQuery) ([]SessionMeta, error) {
+	var sb strings.Builder
+	var args []any
+	sb.WriteString("SELECT " + coldColumns + " FROM sessions ")
+	if q.Cwd != "" {
+		sb.WriteString("INDEXED BY sessions_cold_by_cwd WHERE status = 'cold' AND cwd = ?")
+		args = append(args, q.Cwd)
+	} else {
+		sb.WriteString("INDEXED BY sessions_cold WHERE status = 'cold'")
+	}
+	if q.InteractiveOnly {
+		sb.WriteString(" AND (interactive IS NULL OR interactive != 0)")
+	}
+	if q.After != nil {
+		at := q.After.UpdatedAt.UnixNano()
+		sb.WriteString(" AND updated_at <= ? AND (updated_at < ? OR id > ?)")
+		args = append(args, at, at, q.After.ID)
+	}
+	sb.WriteString(" ORDER BY updated_at DESC, id")
+	if q.Limit > 0 {
+		sb.WriteString(" LIMIT ?")
+		args = append(args, q.Limit)
+	}
+	return s.scanSessions(ctx, sb.String(), args...)
+}
+
+func (s *Store) scanSessions(ctx context.Context, query string, args ...any) ([]SessionMeta, error) {
+	rows, err := s.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []SessionMeta
 	for rows.Next() {
 		m, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return nil, err
 		}
 		out = append(out, m)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+	return out, rows.Err()
+}
+
+// mergeSorted merges two lists in list order.
+func mergeSorted(a, b []SessionMeta) []SessionMeta {
+	if len(a) == 0 {
+		return b
 	}
-	return out, nil
+	out := make([]SessionMeta, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if ListOrder(a[0], b[0]) <= 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }

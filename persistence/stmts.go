@@ -11,6 +11,7 @@ import (
 type writerStmts struct {
 	upsertMeta  *sql.Stmt
 	status      *sql.Stmt
+	head        *sql.Stmt
 	leaseOwner  *sql.Stmt
 	leaseRow    *sql.Stmt
 	claim       *sql.Stmt
@@ -43,6 +44,14 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		// restart) is no activity.
 		{&w.status, `UPDATE sessions SET status = ?, status_reason = ?
 			WHERE id = ? AND (status != 'failed' OR ? = 'failed')`},
+		// A session's newest event's seq and time, kept on its row while
+		// it is cold (migration 0013): the log is read here, with two
+		// index seeks, never per event.
+		{&w.head, `UPDATE sessions SET
+			last_seq = coalesce((SELECT max(seq) FROM events WHERE session_id = ?1), 0),
+			updated_at = max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = ?1
+				ORDER BY seq DESC LIMIT 1), 0))
+			WHERE id = ?1`},
 		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
 		{&w.leaseRow, leaseRowSQL},
 		{&w.claim, `INSERT INTO leases
@@ -65,7 +74,7 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 }
 
 func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.leaseOwner, w.leaseRow, w.claim, w.release, w.renew, w.dataVersion} {
+	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.head, w.leaseOwner, w.leaseRow, w.claim, w.release, w.renew, w.dataVersion} {
 		if st != nil {
 			st.Close()
 		}

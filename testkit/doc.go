@@ -24,7 +24,9 @@
 // -update rewrites them), scale with cmd/troupe-scale (the scale
 // benchmark), sim (troupe sim's scenarios), subprocess, acpclient, and
 // daemontest (the daemon started in the test's own process);
-// cmd/daemontests counts cmd/troupe's tests by how they start the daemon.
+// cmd/daemontests counts cmd/troupe's tests by how they start the daemon;
+// coldstore seeds a store with many cold sessions through persistence (the
+// cold-list tests and BenchmarkDaemonColdSessions).
 // hydracompat (Hydra's own clients against troupe daemon: a recording
 // proxy, make hydra-compat's matrix, the recordings' replay).
 //

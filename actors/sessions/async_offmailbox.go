@@ -100,8 +100,3 @@ func (a Async) Running(then func(map[string]bool, error)) {
 func (a Async) Busy(then func(map[string]bool, error)) {
 	offMailbox(a, requestTimeout, func(ctx context.Context) (map[string]bool, error) { return a.c.Busy(ctx) }, then)
 }
-
-// List is Client.List.
-func (a Async) List(cwd string, then func([]Meta, error)) {
-	offMailbox(a, requestTimeout, func(ctx context.Context) ([]Meta, error) { return a.c.List(ctx, cwd) }, then)
-}

@@ -40,8 +40,10 @@ func (c *Client) LoadKind(ctx context.Context, id string, kind event.Kind, fn fu
 }
 
 // LoadAttention reads the attention events (persistence.AttentionKinds)
-// of the sessions in ids (every session when ids is empty), in session
-// then seq order: a fold of flags and open requests reads no deltas.
+// of the sessions in ids (when ids is empty, of every session that ever
+// raised a flag or asked a permission: no other can have one raised), in
+// session then seq order: a fold of flags and open requests reads no
+// deltas.
 func (c *Client) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {
 	return c.store.LoadAttention(ctx, ids, fn)
 }

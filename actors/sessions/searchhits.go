@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"time"
@@ -55,14 +56,15 @@ func (c *Client) SearchHits(ctx context.Context, q Query, ids []string, maxSnipp
 	if len(q.Terms) == 0 {
 		return out, nil
 	}
-	cwds, err := c.cwds(ctx)
-	if err != nil {
-		return nil, err
-	}
+	dirs := &cwds{c: c, ctx: ctx, by: map[string]string{}}
 	perTerm := make([]map[string]*Hits, len(q.Terms))
 	for i, t := range q.Terms {
-		if perTerm[i], err = c.scanTerm(ctx, t, ids, cwds, maxSnippets, width); err != nil {
+		var err error
+		if perTerm[i], err = c.scanTerm(ctx, t, ids, dirs, maxSnippets, width); err != nil {
 			return nil, err
+		}
+		if dirs.err != nil {
+			return nil, dirs.err
 		}
 	}
 	share := max(1, maxSnippets/len(q.Terms))
@@ -105,22 +107,31 @@ func sessionsHit(q Query, perTerm []map[string]*Hits) map[string]bool {
 	return hit
 }
 
-// cwds is every session's working directory: relative edited paths are
-// read against it.
-func (c *Client) cwds(ctx context.Context) (map[string]string, error) {
-	metas, err := c.List(ctx, "")
-	if err != nil {
-		return nil, err
+// cwds are the working directories of the sessions a search meets,
+// read from the store as it meets them (relative edited paths are read
+// against them): a search of 100,000 sessions that hits ten reads ten.
+type cwds struct {
+	c   *Client
+	ctx context.Context
+	by  map[string]string
+	err error
+}
+
+// of is session id's working directory ("" when the session is gone).
+func (w *cwds) of(id string) string {
+	if cwd, ok := w.by[id]; ok {
+		return cwd
 	}
-	out := make(map[string]string, len(metas))
-	for _, m := range metas {
-		out[m.ID] = m.Cwd
+	m, err := w.c.store.Session(w.ctx, id)
+	if err != nil && !errors.Is(err, ErrNotFound) && w.err == nil {
+		w.err = err
 	}
-	return out, nil
+	w.by[id] = m.Cwd
+	return m.Cwd
 }
 
 // scanTerm is one term's hits, by session.
-func (c *Client) scanTerm(ctx context.Context, t Term, ids []string, cwds map[string]string, budget, width int) (map[string]*Hits, error) {
+func (c *Client) scanTerm(ctx context.Context, t Term, ids []string, dirs *cwds, budget, width int) (map[string]*Hits, error) {
 	prefilter := t.Text
 	if t.Scope == ScopeEdit {
 		prefilter = "" // a relative path in the arguments does not hold an absolute query
@@ -129,7 +140,11 @@ func (c *Client) scanTerm(ctx context.Context, t Term, ids []string, cwds map[st
 	seenPaths := map[string]bool{} // session + "\x00" + path: an edited file counts once
 	needle := lowerRunes(t.Text)
 	err := c.store.SearchCandidates(ctx, prefilter, kindsOf(t.Scope), ids, func(e event.Event) error {
-		for _, f := range fragments(e, cwds[e.SessionID]) {
+		cwd := ""
+		if e.Kind == event.ToolStarted {
+			cwd = dirs.of(e.SessionID) // only an edit's path reads it
+		}
+		for _, f := range fragments(e, cwd) {
 			if !t.Scope.covers(f.Kind) {
 				continue
 			}

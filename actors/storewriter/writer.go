@@ -121,6 +121,12 @@ func (w *writer) append(ctx actor.Context, m *Append) {
 		return
 	}
 	if m.Meta != nil {
+		// A cold status still pending is a stopped incarnation's: the
+		// batch would write it after this newer row, leaving a hosted
+		// session's row cold, which a list trusts not to grow.
+		w.pending.Statuses = slices.DeleteFunc(w.pending.Statuses, func(c persistence.StatusChange) bool {
+			return c.SessionID == m.SessionID && c.Status == persistence.StatusCold
+		})
 		w.pending.Metas = append(w.pending.Metas, *m.Meta)
 	}
 	w.pending.Events = append(w.pending.Events, m.Events...)

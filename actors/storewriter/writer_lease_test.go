@@ -54,3 +54,29 @@ func TestClaimAfterReleaseInOneBatchKeepsTheLease(t *testing.T) {
 	drain()
 	testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
 }
+
+// A session stopped and started again within one batch: the stopped
+// incarnation's cold status, then the next one's first append, whose row
+// says live. The batch writes statuses after rows, so the cold status
+// must not survive the newer row, or the session is left cold while it
+// is hosted and written, and a list, which trusts a cold row's head,
+// shows it stale.
+func TestAppendAfterColdStatusInOneBatchKeepsTheSessionLive(t *testing.T) {
+	sys, w, inbox, store, replies := setup(t, storewriter.Options{Window: time.Hour, MaxBatch: 1000})
+	drain := func() {
+		_, err := sys.Root.RequestFuture(w, &storewriter.Drain{}, 5*time.Second).Result()
+		testkit.NoError(t, err)
+	}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Meta: &persistence.SessionMeta{ID: "s"}, Events: evs("s", 1, 1), ReplyTo: inbox})
+	drain()
+	testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+
+	sys.Root.Send(w, &storewriter.SetStatus{Change: persistence.StatusChange{SessionID: "s", Status: persistence.StatusCold}, ReplyTo: inbox})
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 2, Meta: &persistence.SessionMeta{ID: "s"}, Events: evs("s", 2, 1), ReplyTo: inbox})
+	drain()
+	testkit.ChanRead(t, replies, 5*time.Second)
+	testkit.ChanRead(t, replies, 5*time.Second)
+	m, err := store.Session(context.Background(), "s")
+	testkit.NoError(t, err)
+	testkit.Equal(t, m.Status, persistence.StatusLive)
+}

@@ -238,7 +238,8 @@ func (c *conn) sessionDetach(ctx actor.Context, id, params json.RawMessage) {
 }
 
 type listParams struct {
-	Cwd string `json:"cwd"`
+	Cwd    string `json:"cwd"`
+	Cursor string `json:"cursor"`
 }
 
 type listEntry struct {
@@ -249,18 +250,39 @@ type listEntry struct {
 	Meta      map[string]any `json:"_meta"`
 }
 
+// listPageSize is how many sessions one session/list answer holds; the
+// next are a nextCursor away, as the ACP session list protocol pages
+// them, so that an answer's cost does not grow with the store.
+const listPageSize = 1000
+
 func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 	var p listParams
 	if !c.decodeParams(ctx, id, params, &p) {
 		return
 	}
-	c.async(ctx).List(p.Cwd, func(list []sessions.Meta, err error) {
+	q := sessions.ListQuery{Cwd: p.Cwd, Limit: listPageSize}
+	if p.Cursor != "" {
+		after, err := sessions.DecodeCursor(p.Cursor)
+		if err != nil {
+			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "cursor: "+err.Error()))
+			return
+		}
+		q.After = &after
+	}
+	c.async(ctx).ListPage(q, func(list []sessions.Meta, next string, err error) {
 		if err != nil {
 			c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 			return
 		}
+		answer := func(entries []listEntry) {
+			res := map[string]any{"sessions": entries}
+			if next != "" {
+				res["nextCursor"] = next
+			}
+			c.reply(ctx, id, res)
+		}
 		if len(list) == 0 {
-			c.reply(ctx, id, map[string]any{"sessions": []listEntry{}})
+			answer([]listEntry{})
 			return
 		}
 		ids := lo.Map(list, func(m sessions.Meta, _ int) string { return m.ID })
@@ -279,7 +301,7 @@ func (c *conn) sessionList(ctx actor.Context, id, params json.RawMessage) {
 						c.fail(ctx, id, jsonrpc.NewError(jsonrpc.CodeInternal, "list sessions: "+err.Error()))
 						return
 					}
-					c.reply(ctx, id, map[string]any{"sessions": c.listEntries(list, awaiting, running, busy)})
+					answer(c.listEntries(list, awaiting, running, busy))
 				})
 			})
 		})

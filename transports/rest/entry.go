@@ -3,8 +3,10 @@ package rest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/troupehq/troupe/actors/sessions"
@@ -76,7 +78,7 @@ const (
 // actor says whether a run is under way or queued; awaiting whether any
 // attention flag is raised (an open permission request among them), from
 // the log, whoever is attached.
-func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool) entry {
+func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awaiting bool, window func(provider, model string) int) entry {
 	e := entry{
 		SessionID: m.ID, AgentID: cmp.Or(m.Agent, AgentID), Cwd: m.Cwd, Title: m.Title, Status: m.Status,
 		ForkedFromSessionID: m.ParentID, ParentSessionID: m.ChildOf, Interactive: m.Interactive, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
@@ -91,8 +93,8 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	}
 	if m.ContextUsed > 0 {
 		e.CurrentUsage.Used = &m.ContextUsed
-		if window := a.contextWindow(m.Provider, m.Model); window > 0 {
-			e.CurrentUsage.Size = new(int64(window))
+		if size := window(m.Provider, m.Model); size > 0 {
+			e.CurrentUsage.Size = new(int64(size))
 		}
 	}
 	switch {
@@ -115,24 +117,44 @@ func (a *API) entryOf(ctx context.Context, m sessions.Meta, running, hosted, awa
 	return e
 }
 
+// maxListLimit bounds a page of GET /v1/sessions.
+const maxListLimit = 10_000
+
+// list answers GET /v1/sessions: every session the query keeps, as
+// Hydra's clients ask, or, with limit (troupe's), a page of them and the
+// cursor of the next (nextCursor; cursor=it asks for that page). Cold
+// sessions are read from their rows and start no actor.
 func (a *API) list(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
+	params := r.URL.Query()
 	// Piped sessions (interactive: false, troupe cat) are listed only
 	// when asked for.
-	all := r.URL.Query().Get("includeNonInteractive")
+	all := params.Get("includeNonInteractive")
 	withPiped := all == "1" || all == "true"
 	// ?status=warm|cold keeps that status; another value is ignored (the
 	// whole list), as Hydra does, so a client asking for a status this
 	// daemon does not know filters for itself.
-	only := r.URL.Query().Get("status")
+	only := params.Get("status")
 	if only != StatusWarm && only != StatusCold {
 		only = ""
 	}
-	metas, err := a.cfg.Sessions.List(ctx, r.URL.Query().Get("cwd"))
-	if err != nil {
-		a.sessionError(w, "", err)
-		return
+	q := sessions.ListQuery{Cwd: params.Get("cwd"), InteractiveOnly: !withPiped}
+	if v := params.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > maxListLimit {
+			httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("limit must be a whole number from 1 to %d", maxListLimit))
+			return
+		}
+		q.Limit = n
+	}
+	if v := params.Get("cursor"); v != "" {
+		c, err := sessions.DecodeCursor(v)
+		if err != nil {
+			httpjson.Error(w, http.StatusBadRequest, "cursor: "+err.Error())
+			return
+		}
+		q.After = &c
 	}
 	live, err := a.cfg.Sessions.Live(ctx)
 	if err != nil {
@@ -140,6 +162,20 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	running, err := a.cfg.Sessions.Running(ctx)
+	if err != nil {
+		a.sessionError(w, "", err)
+		return
+	}
+	var metas []sessions.Meta
+	var next string
+	if only == StatusWarm {
+		// The warm ones are read by id: no list of every session.
+		metas, next, err = a.cfg.Sessions.ListRunning(ctx, q)
+	} else {
+		metas, next, err = a.page(ctx, q, func(m sessions.Meta) bool {
+			return only != StatusCold || m.Status == "failed" || !running[m.ID]
+		})
+	}
 	if err != nil {
 		a.sessionError(w, "", err)
 		return
@@ -156,20 +192,68 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := make([]entry, 0, len(metas))
+	window := a.windows()
 	for _, m := range metas {
-		if m.Interactive != nil && !*m.Interactive && !withPiped {
-			continue
-		}
-		if only == StatusWarm && !running[m.ID] {
-			continue // a warm session's entry needs no State of the cold ones
-		}
-		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID])
+		e := a.entryOf(ctx, m, running[m.ID], hosted[m.ID], awaiting[m.ID], window)
 		if only != "" && e.Status != only {
 			continue
 		}
 		out = append(out, e)
 	}
-	httpjson.WriteJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	body := map[string]any{"sessions": out}
+	if next != "" {
+		body["nextCursor"] = next
+	}
+	httpjson.WriteJSON(w, http.StatusOK, body)
+}
+
+// windows is contextWindow remembering its answers, for one list: a
+// resolution of the model configuration per entry was a third of a
+// list's CPU.
+func (a *API) windows() func(provider, model string) int {
+	known := map[[2]string]int{}
+	return func(provider, model string) int {
+		k := [2]string{provider, model}
+		if w, ok := known[k]; ok {
+			return w
+		}
+		w := a.contextWindow(provider, model)
+		known[k] = w
+		return w
+	}
+}
+
+// page is the page q picks of the sessions keep keeps, and the next
+// page's cursor: pages of the store's list are read until q.Limit are
+// kept or the list ends.
+func (a *API) page(ctx context.Context, q sessions.ListQuery, keep func(sessions.Meta) bool) ([]sessions.Meta, string, error) {
+	var out []sessions.Meta
+	for {
+		list, next, err := a.cfg.Sessions.ListPage(ctx, q)
+		if err != nil {
+			return nil, "", err
+		}
+		if out == nil {
+			out = make([]sessions.Meta, 0, len(list))
+		}
+		for _, m := range list {
+			if !keep(m) {
+				continue
+			}
+			if q.Limit > 0 && len(out) == q.Limit {
+				return out, sessions.EncodeCursor(sessions.CursorOf(out[len(out)-1])), nil
+			}
+			out = append(out, m)
+		}
+		if next == "" {
+			return out, "", nil
+		}
+		if len(out) == q.Limit {
+			return out, sessions.EncodeCursor(sessions.CursorOf(out[len(out)-1])), nil
+		}
+		after := sessions.CursorOf(list[len(list)-1])
+		q.After = &after
+	}
 }
 
 func (a *API) get(w http.ResponseWriter, r *http.Request) {
@@ -196,5 +280,5 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) {
 		a.sessionError(w, id, err)
 		return
 	}
-	httpjson.WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id]))
+	httpjson.WriteJSON(w, http.StatusOK, a.entryOf(ctx, m, running[id], slices.Contains(live, id), awaiting[id], a.contextWindow))
 }

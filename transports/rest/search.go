@@ -2,7 +2,9 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +101,7 @@ func (a *API) searchHits(ctx context.Context, req searchRequest) ([]searchHit, b
 	if err != nil || len(hits) == 0 {
 		return []searchHit{}, false, err
 	}
-	metas, err := a.cfg.Sessions.List(ctx, "")
+	metas, err := a.hitMetas(ctx, hits)
 	if err != nil {
 		return nil, false, err
 	}
@@ -126,4 +128,28 @@ func (a *API) searchHits(ctx context.Context, req searchRequest) ([]searchHit, b
 			})})
 	}
 	return out, false, nil
+}
+
+// maxHitsByID is the most hit sessions whose rows are read one by one;
+// past it, the list of every session is read instead.
+const maxHitsByID = 1000
+
+// hitMetas are the rows of the sessions hit, in the list's order.
+func (a *API) hitMetas(ctx context.Context, hits map[string]*sessions.Hits) ([]sessions.Meta, error) {
+	if len(hits) > maxHitsByID {
+		return a.cfg.Sessions.List(ctx, "")
+	}
+	out := make([]sessions.Meta, 0, len(hits))
+	for id := range hits {
+		m, err := a.cfg.Sessions.Meta(ctx, id)
+		if errors.Is(err, sessions.ErrNotFound) {
+			continue // deleted since the search read it
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	slices.SortFunc(out, sessions.ListOrder)
+	return out, nil
 }
