@@ -55,11 +55,17 @@ func runAuth(common commonFlags, pos []string, stdin io.Reader, stderr io.Writer
 // is.
 func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		pw, err := askPassword(f, stderr, "master password: ")
+		ask := func(prompt string) (string, error) { return askPassword(f, stderr, prompt) }
+		if restore, ok := withoutEcho(int(f.Fd())); ok {
+			defer restore()
+			lines := bufio.NewReader(f)
+			ask = func(prompt string) (string, error) { return askLine(lines, stderr, prompt) }
+		}
+		pw, err := ask("master password: ")
 		if err != nil {
 			return "", err
 		}
-		again, err := askPassword(f, stderr, "repeat it: ")
+		again, err := ask("repeat it: ")
 		if err != nil {
 			return "", err
 		}
@@ -70,6 +76,17 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 	}
 	line, err := bufio.NewReader(stdin).ReadString('\n')
 	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// askLine prompts for one line of a terminal whose echo is off.
+func askLine(r *bufio.Reader, stderr io.Writer, prompt string) (string, error) {
+	fmt.Fprint(stderr, prompt)
+	line, err := r.ReadString('\n')
+	fmt.Fprintln(stderr)
+	if err != nil {
 		return "", fmt.Errorf("read password: %w", err)
 	}
 	return strings.TrimRight(line, "\r\n"), nil
