@@ -49,7 +49,8 @@ func benchDaemonScale(b *testing.B, n int) {
 	llm := scaleLLM(b, scaleDeltas)
 	env := []string{"OPENAI_BASE_URL=" + llm + "/v1", "OPENAI_API_KEY="}
 	// It measures the daemon's own process (CPU, memory).
-	d := startDaemonBinary(b, b.TempDir(), env, "--provider", "openai", "--model", "tiny")
+	prof := scaleProfiles(b, n)
+	d := startDaemonBinaryOf(b, prof.bin, b.TempDir(), append(env, prof.env...), "--provider", "openai", "--model", "tiny")
 	cwd := b.TempDir()
 	testkit.NoError(b, os.WriteFile(filepath.Join(cwd, scaleFile), []byte("hello\n"), 0o644))
 	pid := d.proc.Pid()
@@ -99,6 +100,47 @@ func benchDaemonScale(b *testing.B, n int) {
 	// The benchmark's own process holds the scripted LLM servers, their
 	// router and the ACP clients: an upper bound on the LLM side's share.
 	b.ReportMetric(selfCPUUsed.Seconds(), "s-cpu-llm+clients")
+	prof.write(b, d)
+}
+
+// daemonProfiles is how one run of BenchmarkDaemonScale profiles its
+// daemon: with $TROUPE_BENCH_PPROF naming a directory, the daemon is a
+// binary built with -tags troupe_pprof (cmd/troupe/profile.go), profiling
+// its CPU from its start, and writing daemon-cpu-N.pprof and, with every
+// session idle, daemon-heap-N.pprof there.
+type daemonProfiles struct {
+	bin      string
+	env      []string
+	cpu, mem string
+}
+
+func scaleProfiles(b *testing.B, n int) daemonProfiles {
+	dir := os.Getenv("TROUPE_BENCH_PPROF")
+	if dir == "" {
+		return daemonProfiles{bin: testkit.BuildTroupe(b)}
+	}
+	p := daemonProfiles{
+		bin: testkit.BuildTroupeTags(b, "troupe_pprof"),
+		cpu: filepath.Join(dir, fmt.Sprintf("daemon-cpu-%d.pprof", n)),
+		mem: filepath.Join(dir, fmt.Sprintf("daemon-heap-%d.pprof", n)),
+	}
+	_ = os.Remove(p.mem)
+	p.env = []string{"TROUPE_CPUPROFILE=" + p.cpu, "TROUPE_MEMPROFILE=" + p.mem}
+	return p
+}
+
+// write has the daemon end its CPU profile and write its heap profile,
+// and waits for the heap profile.
+func (p daemonProfiles) write(b *testing.B, d *daemonProc) {
+	if p.mem == "" {
+		return
+	}
+	d.proc.Signal(syscall.SIGUSR2)
+	testkit.Eventually(b, time.Minute, "the daemon's heap profile", func() bool {
+		st, err := os.Stat(p.mem)
+		return err == nil && st.Size() > 0
+	})
+	b.Logf("daemon profiles: %s %s", p.cpu, p.mem)
 }
 
 // procKB reads a kB field (VmRSS, VmHWM) of a process's /proc status.
