@@ -170,7 +170,13 @@ func (p binaryDaemon) Pid() int { return p.Cmd.Process.Pid }
 // its memory or CPU, environment variables, the CLI around it.
 func startDaemonBinary(t testing.TB, home string, env []string, args ...string) *daemonProc {
 	t.Helper()
-	bin := testkit.BuildTroupe(t)
+	return startDaemonBinaryOf(t, testkit.BuildTroupe(t), home, env, args...)
+}
+
+// startDaemonBinaryOf is startDaemonBinary with a binary of the caller's
+// (one built with tags).
+func startDaemonBinaryOf(t testing.TB, bin, home string, env []string, args ...string) *daemonProc {
+	t.Helper()
 	_ = os.Remove(filepath.Join(home, "daemon.addr"))
 	p := testkit.Start(t, bin, env, append([]string{"daemon", "--home", home, "--listen", "127.0.0.1:0"}, args...)...)
 	return daemonOf(t, binaryDaemon{p}, home)

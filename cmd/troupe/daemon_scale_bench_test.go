@@ -65,7 +65,13 @@ func benchDaemonScale(b *testing.B, n int, gap time.Duration) {
 	llm := scaleLLM(b, scaleDeltas, gap)
 	env := []string{"OPENAI_BASE_URL=" + llm.url + "/v1", "OPENAI_API_KEY="}
 	// It measures the daemon's own process (CPU, memory).
-	d := startScaleDaemon(b, env, "--provider", "openai", "--model", "tiny")
+	prof := scaleProfiles(b, n)
+	var d *daemonProc
+	if prof.bin != "" {
+		d = startDaemonBinaryOf(b, prof.bin, b.TempDir(), append(env, prof.env...), "--provider", "openai", "--model", "tiny")
+	} else {
+		d = startScaleDaemon(b, env, "--provider", "openai", "--model", "tiny")
+	}
 	cwd := b.TempDir()
 	testkit.NoError(b, os.WriteFile(filepath.Join(cwd, scaleFile), []byte("hello\n"), 0o644))
 	pid := d.proc.Pid()
@@ -128,6 +134,7 @@ func benchDaemonScale(b *testing.B, n int, gap time.Duration) {
 	if gap > 0 {
 		b.ReportMetric(float64(gap.Microseconds())/1e3, "ms-delta-gap")
 	}
+	prof.write(b, d)
 }
 
 // scaleGap parses SCALE_DELTA_GAP; empty is 0, deltas at once.
@@ -191,6 +198,46 @@ func eventsAppended(b testing.TB, d *daemonProc) int64 {
 		b.Fatalf("GET /metrics: no troupe_events_appended_total counter")
 	}
 	return int64(f.Metric[0].Counter.GetValue())
+}
+
+// daemonProfiles is how one run of BenchmarkDaemonScale profiles its
+// daemon: with $TROUPE_BENCH_PPROF naming a directory, the daemon is a
+// binary built with -tags troupe_pprof (cmd/troupe/profile.go), profiling
+// its CPU from its start, and writing daemon-cpu-N.pprof and, with every
+// session idle, daemon-heap-N.pprof there.
+type daemonProfiles struct {
+	bin      string
+	env      []string
+	cpu, mem string
+}
+
+func scaleProfiles(b *testing.B, n int) daemonProfiles {
+	dir := os.Getenv("TROUPE_BENCH_PPROF")
+	if dir == "" {
+		return daemonProfiles{} // no profiles: startScaleDaemon's binary
+	}
+	p := daemonProfiles{
+		bin: testkit.BuildTroupeTags(b, "troupe_pprof"),
+		cpu: filepath.Join(dir, fmt.Sprintf("daemon-cpu-%d.pprof", n)),
+		mem: filepath.Join(dir, fmt.Sprintf("daemon-heap-%d.pprof", n)),
+	}
+	_ = os.Remove(p.mem)
+	p.env = []string{"TROUPE_CPUPROFILE=" + p.cpu, "TROUPE_MEMPROFILE=" + p.mem}
+	return p
+}
+
+// write has the daemon end its CPU profile and write its heap profile,
+// and waits for the heap profile.
+func (p daemonProfiles) write(b *testing.B, d *daemonProc) {
+	if p.mem == "" {
+		return
+	}
+	d.proc.Signal(syscall.SIGUSR2)
+	testkit.Eventually(b, time.Minute, "the daemon's heap profile", func() bool {
+		st, err := os.Stat(p.mem)
+		return err == nil && st.Size() > 0
+	})
+	b.Logf("daemon profiles: %s %s", p.cpu, p.mem)
 }
 
 // procKB reads a kB field (VmRSS, VmHWM) of a process's /proc status.
