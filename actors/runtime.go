@@ -30,6 +30,9 @@ type Options struct {
 	// 0 is sessions.DefaultIdleTimeout, <0 never.
 	IdleTimeout time.Duration
 	Store       persistence.Options
+	// StoreURL names a PostgreSQL store (postgres://…) that several
+	// daemons may share; "" is the home's SQLite file, troupe.db.
+	StoreURL string
 	Writer      storewriter.Options
 	// Sessions tunes supervision; its Session field is filled in by Boot.
 	Sessions sessions.Config
@@ -90,7 +93,12 @@ func Start(opts Options) (*Runtime, error) {
 		cmd := cmp.Or(opts.Command, filepath.Base(os.Args[0]))
 		sopts.Owner = persistence.ThisProcess(cmd)
 	}
-	store, err := persistence.Open(filepath.Join(home, datahome.StoreFile), sopts)
+	var store *persistence.Store
+	if opts.StoreURL != "" {
+		store, err = persistence.OpenPostgres(opts.StoreURL, sopts)
+	} else {
+		store, err = persistence.Open(filepath.Join(home, datahome.StoreFile), sopts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -26,14 +26,18 @@ const raisedWhere = "kind IN ('attention.changed', 'tool.permission_requested')"
 // every session that ever raised a flag or asked a permission: the
 // others' (their runs' ends) fold to nothing raised, and a store of
 // 100,000 sessions that never asked has 100,000 of them.
-func attentionQuery(n int) string {
-	q := "SELECT session_id, seq, recorded_at, kind, payload FROM events INDEXED BY events_attention WHERE " + attentionWhere
+// attentionQuery is SQLite's (what its planner test reads),
+// attentionQueryIn d's.
+func attentionQuery(n int) string { return attentionQueryIn(sqliteDialect, n) }
+
+func attentionQueryIn(d dialect, n int) string {
+	q := "SELECT session_id, seq, recorded_at, kind, payload FROM events" + d.indexedBy("events_attention") + " WHERE " + attentionWhere
 	if n > 0 {
 		q += " AND session_id IN (?" + strings.Repeat(",?", n-1) + ")"
 	} else {
-		q += " AND session_id IN (SELECT DISTINCT session_id FROM events INDEXED BY events_raised WHERE " + raisedWhere + ")"
+		q += " AND session_id IN (SELECT DISTINCT session_id FROM events" + d.indexedBy("events_raised") + " WHERE " + raisedWhere + ")"
 	}
-	return q + " ORDER BY session_id, seq"
+	return d.bind(q + " ORDER BY session_id, seq")
 }
 
 // LoadAttention calls fn for the AttentionKinds events of the sessions in
@@ -42,7 +46,7 @@ func attentionQuery(n int) string {
 // through their partial index: a session list pays for these events only,
 // not for the sessions' deltas.
 func (s *Store) LoadAttention(ctx context.Context, ids []string, fn func(event.Event) error) error {
-	rows, err := s.reader.QueryContext(ctx, attentionQuery(len(ids)), lo.ToAnySlice(ids)...)
+	rows, err := s.reader.QueryContext(ctx, attentionQueryIn(s.d, len(ids)), lo.ToAnySlice(ids)...)
 	if err != nil {
 		return fmt.Errorf("load attention events: %w", err)
 	}

@@ -112,6 +112,9 @@ func openCheckpointer(path, synchronous string, gate *sync.Mutex) (*checkpointer
 // noteCommit counts a commit of about bytes into the WAL: at least one
 // page, plus the pages its rows fill.
 func (c *checkpointer) noteCommit(bytes int, at time.Time) {
+	if c == nil { // PostgreSQL's store has none
+		return
+	}
 	c.last.Store(at.UnixNano())
 	if c.frames.Add(1+int64(bytes)/4096) < checkpointFrames {
 		return

@@ -32,6 +32,11 @@ type Batch struct {
 	Releases []string
 	// Renew refreshes the heartbeat of every lease this process holds.
 	Renew bool
+	// Epochs names, by session, the lease epoch its writes were made
+	// under (what its claim returned, Outcome.Epochs): writes under any
+	// other epoch are refused (*FencedError). A session not named is
+	// checked against the lease this process holds, whatever its epoch.
+	Epochs map[string]int64
 }
 
 // Empty reports whether the batch writes nothing.
@@ -48,17 +53,40 @@ type Outcome struct {
 	// holds their lease now.
 	Lost map[string]bool
 	// Failed holds, by session, why its writes were refused and left out
-	// while the rest of the batch committed (a seq already taken, say).
+	// while the rest of the batch committed (a seq already taken, a gap
+	// after the log's last: *SeqError).
 	Failed map[string]error
+	// Epochs holds, by session, the lease epoch of each claim granted.
+	Epochs map[string]int64
+
+	fenced map[string]*FencedError // why each of Lost was fenced
 }
 
 // LeftOut is why the writes of session id were left out of the committed
-// batch (ErrLeaseLost, or the store's refusal of its rows), or nil.
+// batch (a *FencedError, which matches ErrLeaseLost, or the store's
+// refusal of its rows), or nil.
 func (o Outcome) LeftOut(id string) error {
 	if o.Lost[id] {
+		if f := o.fenced[id]; f != nil {
+			return f
+		}
 		return ErrLeaseLost
 	}
 	return o.Failed[id]
+}
+
+func (o *Outcome) fence(f *FencedError) {
+	if o.Lost == nil {
+		o.Lost, o.fenced = map[string]bool{}, map[string]*FencedError{}
+	}
+	o.Lost[f.SessionID], o.fenced[f.SessionID] = true, f
+}
+
+func (o *Outcome) refuse(id string, err error) {
+	if o.Failed == nil {
+		o.Failed = map[string]error{}
+	}
+	o.Failed[id] = err
 }
 
 // rowsPerInsert bounds one multi-row INSERT; one statement per row would
@@ -119,7 +147,10 @@ func (s *Store) commit(ctx context.Context, b Batch, isolated bool) (Outcome, er
 	if err := s.claimAll(ctx, tx, b.Claims, now, &out); err != nil {
 		return out, err
 	}
-	if err := s.fence(tx, &b, &out); err != nil {
+	if err := s.fence(ctx, tx, &b, &out); err != nil {
+		return out, err
+	}
+	if err := s.checkSeqs(ctx, tx, &b, &out); err != nil {
 		return out, err
 	}
 	if isolated {
@@ -130,6 +161,9 @@ func (s *Store) commit(ctx context.Context, b Batch, isolated bool) (Outcome, er
 	if err != nil {
 		return out, err
 	}
+	if err := s.notifyTips(ctx, tx, b, out); err != nil {
+		return out, err
+	}
 	if err := s.leaseUpkeep(tx, b, now.UnixNano()); err != nil {
 		return out, err
 	}
@@ -137,6 +171,7 @@ func (s *Store) commit(ctx context.Context, b Batch, isolated bool) (Outcome, er
 		return out, fmt.Errorf("commit batch: %w", err)
 	}
 	committed = true
+	s.rememberTips(b, out)
 	s.ckpt.noteCommit(batchBytes(b), now)
 	return out, nil
 }
@@ -202,14 +237,18 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 		return nil
 	}
 	for _, id := range claims {
-		h, err := s.claim(ctx, tx, id, now)
+		h, epoch, err := s.claim(ctx, tx, id, now)
 		if err != nil {
 			return err
 		}
 		if h == nil {
-			s.leases.held[id] = true
+			s.leases.held[id] = epoch
+			if out.Epochs == nil {
+				out.Epochs = map[string]int64{}
+			}
+			out.Epochs[id] = epoch
 		} else {
-			delete(s.leases.held, id)
+			s.leases.forget(id)
 			if out.Refused == nil {
 				out.Refused = map[string]Holder{}
 			}
@@ -220,60 +259,123 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 }
 
 // fence drops from b the writes of sessions this process holds no lease
-// on. The transaction holds SQLite's write lock, so no lease can change
-// hands between this check and the writes; sessions the lease cache knows
-// held are not read again (see heldcache.go).
-func (s *Store) fence(tx *sql.Tx, b *Batch, out *Outcome) error {
+// on, or holds at another epoch than b.Epochs names. SQLite's transaction
+// holds its write lock, PostgreSQL's locks the lease rows it reads, so no
+// lease can change hands between this check and the writes; sessions the
+// lease cache knows held are not read again (see heldcache.go).
+func (s *Store) fence(ctx context.Context, tx *sql.Tx, b *Batch, out *Outcome) error {
 	if s.owner.ID == "" {
 		return nil
 	}
-	check := func(id string) (bool, error) {
-		if s.leases.held[id] {
-			return true, nil
+	ids := batchSessions(*b)
+	var unknown []string
+	for _, id := range ids {
+		if _, ok := s.leases.held[id]; !ok {
+			unknown = append(unknown, id)
 		}
-		if out.Lost[id] {
-			return false, nil
+	}
+	rows, err := s.readLeases(ctx, tx, unknown)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		epoch, held := s.leases.held[id]
+		row := rows[id]
+		if !held && row.owner == s.owner.ID {
+			epoch, held = row.epoch, true
+			s.leases.held[id] = epoch
 		}
-		ok, err := s.holds(tx, id)
-		if err != nil {
-			return false, err
+		want, named := b.Epochs[id]
+		switch {
+		case !held:
+			out.fence(&FencedError{SessionID: id, Epoch: want, Current: row.epoch, Owner: row.owner})
+		case named && want != epoch:
+			out.fence(&FencedError{SessionID: id, Epoch: want, Current: epoch, Owner: s.owner.ID})
 		}
-		if ok {
-			s.leases.held[id] = true
-			return true, nil
+	}
+	if len(out.Lost) > 0 {
+		dropSessions(b, out.Lost)
+	}
+	return nil
+}
+
+// batchSessions are the sessions b writes, each once, in first-seen order.
+func batchSessions(b Batch) []string {
+	var ids []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
 		}
-		if out.Lost == nil {
-			out.Lost = map[string]bool{}
-		}
-		out.Lost[id] = true
-		return false, nil
 	}
 	for _, m := range b.Metas {
-		if _, err := check(m.ID); err != nil {
-			return err
-		}
+		add(m.ID)
 	}
 	for i := range b.Events {
-		// Events of one session come in runs: check where the id changes.
-		if i > 0 && b.Events[i].SessionID == b.Events[i-1].SessionID {
-			continue
-		}
-		if _, err := check(b.Events[i].SessionID); err != nil {
-			return err
+		// Events of one session come in runs: look where the id changes.
+		if i == 0 || b.Events[i].SessionID != b.Events[i-1].SessionID {
+			add(b.Events[i].SessionID)
 		}
 	}
 	for _, st := range b.Statuses {
-		if _, err := check(st.SessionID); err != nil {
-			return err
+		add(st.SessionID)
+	}
+	return ids
+}
+
+// dropSessions removes from b the writes of the sessions in gone.
+func dropSessions(b *Batch, gone map[string]bool) {
+	b.Metas = slices.DeleteFunc(slices.Clone(b.Metas), func(m SessionMeta) bool { return gone[m.ID] })
+	b.Events = slices.DeleteFunc(slices.Clone(b.Events), func(e event.Event) bool { return gone[e.SessionID] })
+	b.Statuses = slices.DeleteFunc(slices.Clone(b.Statuses), func(st StatusChange) bool { return gone[st.SessionID] })
+}
+
+type leaseRow struct {
+	owner string
+	epoch int64
+}
+
+// readLeases reads the lease rows of ids in tx (locking them, in
+// PostgreSQL): SQLite one prepared statement each, PostgreSQL one
+// statement for all, in id order, the order every member locks them in.
+func (s *Store) readLeases(ctx context.Context, tx *sql.Tx, ids []string) (map[string]leaseRow, error) {
+	out := make(map[string]leaseRow, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if s.d != postgresDialect {
+		for _, id := range ids {
+			owner, epoch, err := s.leaseHolder(tx, id)
+			if err != nil {
+				return nil, err
+			}
+			out[id] = leaseRow{owner: owner, epoch: epoch}
 		}
+		return out, nil
 	}
-	if len(out.Lost) == 0 {
-		return nil
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("check leases: %w", err)
 	}
-	b.Metas = slices.DeleteFunc(slices.Clone(b.Metas), func(m SessionMeta) bool { return out.Lost[m.ID] })
-	b.Events = slices.DeleteFunc(slices.Clone(b.Events), func(e event.Event) bool { return out.Lost[e.SessionID] })
-	b.Statuses = slices.DeleteFunc(slices.Clone(b.Statuses), func(st StatusChange) bool { return out.Lost[st.SessionID] })
-	return nil
+	rows, err := tx.QueryContext(ctx, s.d.bind("SELECT session_id, owner, epoch FROM leases WHERE "+
+		s.d.inJSONList("session_id")+" ORDER BY session_id"+s.d.lockRows()), string(list))
+	if err != nil {
+		return nil, fmt.Errorf("check leases: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var r leaseRow
+		if err := rows.Scan(&id, &r.owner, &r.epoch); err != nil {
+			return nil, fmt.Errorf("check leases: %w", err)
+		}
+		out[id] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check leases: %w", err)
+	}
+	return out, nil
 }
 
 func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
@@ -284,7 +386,7 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 		if _, err := tx.Stmt(s.stmts.release).Exec(id, s.owner.ID); err != nil {
 			return fmt.Errorf("release lease of %s: %w", id, err)
 		}
-		delete(s.leases.held, id)
+		s.leases.forget(id)
 	}
 	if b.Renew {
 		if _, err := tx.Stmt(s.stmts.renew).Exec(now, s.owner.ID); err != nil {
@@ -335,7 +437,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, evs []event.Event)
 		// A fenced batch has fewer rows than were prepared for; rare
 		// enough to run unprepared (preparing now would wait on the
 		// connection this transaction holds).
-		_, err = tx.ExecContext(ctx, insertSQL(len(evs)), args...)
+		_, err = tx.ExecContext(ctx, s.d.bind(insertSQL(len(evs))), args...)
 	}
 	if err != nil {
 		return fmt.Errorf("commit batch: insert %d events of %s from seq %d: %w",
@@ -365,7 +467,7 @@ func (s *Store) insertStmt(n int) error {
 	if _, ok := s.insert[n]; ok {
 		return nil
 	}
-	st, err := s.writer.Prepare(insertSQL(n))
+	st, err := s.writer.Prepare(s.d.bind(insertSQL(n)))
 	if err != nil {
 		return fmt.Errorf("prepare insert of %d events: %w", n, err)
 	}

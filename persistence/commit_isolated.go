@@ -77,6 +77,9 @@ func bySession(b Batch) []sessionWrites {
 // already taken, a payload too big, a missing session row): the rest of
 // the batch can commit without them.
 func refusedRow(err error) bool {
+	if pe := pgError(err); pe != nil {
+		return pgRefusedRow(pe)
+	}
 	var se sqlite3.Error
 	if !errors.As(err, &se) {
 		return false

@@ -49,7 +49,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // process holds it, ErrHasForks when sessions were forked from it,
 // ErrSessionNotFound when it has no snapshot.
 func (s *Store) deleteIn(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
-	h, err := s.claim(ctx, tx, id, now)
+	h, _, err := s.claim(ctx, tx, id, now)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (s *Store) deleteIn(ctx context.Context, tx *sql.Tx, id string, now time.Ti
 		return &LeaseHeldError{Holder: *h}
 	}
 	var forks int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE parent_id = ?", id).Scan(&forks); err != nil {
+	if err := tx.QueryRowContext(ctx, s.d.bind("SELECT count(*) FROM sessions WHERE parent_id = ?"), id).Scan(&forks); err != nil {
 		return err
 	}
 	if forks > 0 {
@@ -65,11 +65,11 @@ func (s *Store) deleteIn(ctx context.Context, tx *sql.Tx, id string, now time.Ti
 	}
 	// Events and fold snapshots first: they reference the session's row.
 	for _, q := range []string{"DELETE FROM events WHERE session_id = ?", "DELETE FROM snapshots WHERE session_id = ?", "DELETE FROM leases WHERE session_id = ?"} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.bind(q), id); err != nil {
 			return err
 		}
 	}
-	res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE id = ?", id)
+	res, err := tx.ExecContext(ctx, s.d.bind("DELETE FROM sessions WHERE id = ?"), id)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func (s *Store) HeldBy(ctx context.Context, id string) (*Holder, error) {
 // HeldElsewhere lists the sessions whose lease another live process holds
 // (HeldBy of each, in one read of the lease table).
 func (s *Store) HeldElsewhere(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT session_id, owner, pid, host, started, heartbeat FROM leases`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT session_id, owner, pid, host, started, heartbeat FROM leases WHERE owner != ''`)
 	if err != nil {
 		return nil, fmt.Errorf("read leases: %w", err)
 	}

@@ -58,7 +58,7 @@ func (s *Store) Import(ctx context.Context, imp Import) error {
 		}
 	} else {
 		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE id = ?", id).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, s.d.bind("SELECT count(*) FROM sessions WHERE id = ?"), id).Scan(&n); err != nil {
 			return fmt.Errorf("import session %s: %w", id, err)
 		}
 		if n > 0 {

@@ -24,7 +24,7 @@ func (s *Store) LoadRange(ctx context.Context, session string, from, to int64, f
 		q += " AND seq <= ?"
 		args = append(args, to)
 	}
-	rows, err := s.reader.QueryContext(ctx, q+" ORDER BY seq", args...)
+	rows, err := s.reader.QueryContext(ctx, s.d.bind(q+" ORDER BY seq"), args...)
 	if err != nil {
 		return fmt.Errorf("load session %s from %d: %w", session, from, err)
 	}
@@ -73,7 +73,7 @@ var kindByName = func() map[string]event.Kind {
 // LastSeq is the highest committed seq of a session, 0 for none.
 func (s *Store) LastSeq(ctx context.Context, session string) (int64, error) {
 	var seq sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, "SELECT max(seq) FROM events WHERE session_id = ?", session).Scan(&seq)
+	err := s.reader.QueryRowContext(ctx, s.d.bind("SELECT max(seq) FROM events WHERE session_id = ?"), session).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("last seq of %s: %w", session, err)
 	}
@@ -87,12 +87,15 @@ var kindIndexes = map[event.Kind]string{event.UpdateTransformed: "events_update_
 // not a parameter: SQLite uses a partial index only when the query's WHERE
 // repeats the index's (known kinds hold no quote); and the index is named,
 // since without statistics SQLite takes the primary key as cheaper.
-func kindQuery(kind event.Kind) string {
+// kindQuery is SQLite's (what its planner test reads), kindQueryIn d's.
+func kindQuery(kind event.Kind) string { return kindQueryIn(sqliteDialect, kind) }
+
+func kindQueryIn(d dialect, kind event.Kind) string {
 	from := "events"
 	if ix := kindIndexes[kind]; ix != "" {
-		from += " INDEXED BY " + ix
+		from += d.indexedBy(ix)
 	}
-	return "SELECT seq, recorded_at, payload FROM " + from + " WHERE session_id = ? AND kind = '" + string(kind) + "' ORDER BY seq"
+	return d.bind("SELECT seq, recorded_at, payload FROM " + from + " WHERE session_id = ? AND kind = '" + string(kind) + "' ORDER BY seq")
 }
 
 // LoadKind calls fn for every event of session of one kind, in seq order.
@@ -102,7 +105,7 @@ func (s *Store) LoadKind(ctx context.Context, session string, kind event.Kind, f
 	if !kind.Known() {
 		return fmt.Errorf("load %s events of %s: unknown kind", kind, session)
 	}
-	rows, err := s.reader.QueryContext(ctx, kindQuery(kind), session)
+	rows, err := s.reader.QueryContext(ctx, kindQueryIn(s.d, kind), session)
 	if err != nil {
 		return fmt.Errorf("load %s events of %s: %w", kind, session, err)
 	}

@@ -46,9 +46,9 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 		// Every edit is read, matching or not: it may hide a match of the
 		// text it replaced.
 		if edits {
-			sb.WriteString(" AND (kind = 'prompt.updated' OR instr(lower(CAST(payload AS TEXT)), lower(?)) > 0)")
+			sb.WriteString(" AND (kind = 'prompt.updated' OR " + s.d.containsFold(s.d.payloadText()) + ")")
 		} else {
-			sb.WriteString(" AND instr(lower(CAST(payload AS TEXT)), lower(?)) > 0")
+			sb.WriteString(" AND " + s.d.containsFold(s.d.payloadText()))
 		}
 		args = append(args, q)
 	}
@@ -59,11 +59,11 @@ func (s *Store) SearchCandidates(ctx context.Context, q string, kinds []event.Ki
 		if err != nil {
 			return fmt.Errorf("search events: %w", err)
 		}
-		sb.WriteString(" AND session_id IN (SELECT value FROM json_each(?))")
+		sb.WriteString(" AND " + s.d.inJSONList("session_id"))
 		args = append(args, string(list))
 	}
 	sb.WriteString(" ORDER BY session_id, seq")
-	rows, err := s.reader.QueryContext(ctx, sb.String(), args...)
+	rows, err := s.reader.QueryContext(ctx, s.d.bind(sb.String()), args...)
 	if err != nil {
 		return fmt.Errorf("search events: %w", err)
 	}

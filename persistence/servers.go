@@ -40,8 +40,11 @@ func (s *Store) RecordServer(ctx context.Context, r ServerRecord) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	_, err := s.writer.ExecContext(ctx, `INSERT OR REPLACE INTO llama_servers
-		(name, pid, pgid, started, host, port, owner_pid, owner_started, recorded_at) VALUES (?,?,?,?,?,?,?,?,?)`,
+	_, err := s.writer.ExecContext(ctx, s.d.bind(`INSERT INTO llama_servers
+		(name, pid, pgid, started, host, port, owner_pid, owner_started, recorded_at) VALUES (?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, pgid = excluded.pgid, started = excluded.started,
+			host = excluded.host, port = excluded.port, owner_pid = excluded.owner_pid,
+			owner_started = excluded.owner_started, recorded_at = excluded.recorded_at`),
 		r.Name, r.PID, r.PGID, r.Started, r.Host, r.Port, r.OwnerPID, r.OwnerStarted, r.RecordedAt.UnixNano())
 	if err != nil {
 		return fmt.Errorf("record server %s: %w", r.Name, err)
@@ -55,7 +58,7 @@ func (s *Store) ForgetServer(ctx context.Context, name string, pid int) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if _, err := s.writer.ExecContext(ctx, `DELETE FROM llama_servers WHERE name = ? AND pid = ?`, name, pid); err != nil {
+	if _, err := s.writer.ExecContext(ctx, s.d.bind(`DELETE FROM llama_servers WHERE name = ? AND pid = ?`), name, pid); err != nil {
 		return fmt.Errorf("forget server %s: %w", name, err)
 	}
 	return nil

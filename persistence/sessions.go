@@ -53,12 +53,14 @@ type SessionMeta struct {
 // A commit writes no session row for its events (that UPDATE was a third
 // of a one-event commit), so a snapshot's last seq and last update come
 // from the session's newest event: one index seek each.
-const sessionColumns = `id, title, cwd, status, status_reason, provider, model, usage,
+func sessionColumns(d dialect) string {
+	return `id, title, cwd, status, status_reason, provider, model, usage,
 	parent_id, forked_from_seq, interactive, child_of, transformers, agent, upstream_session_id, context_used,
 	coalesce((SELECT max(seq) FROM events WHERE session_id = sessions.id), 0),
 	created_at,
-	max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
+	` + d.greatest() + `(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = sessions.id
 		ORDER BY seq DESC LIMIT 1), 0)) AS updated`
+}
 
 func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 	var m SessionMeta
@@ -89,7 +91,7 @@ func scanSession(row interface{ Scan(...any) error }) (SessionMeta, error) {
 
 // Session reads one session's snapshot.
 func (s *Store) Session(ctx context.Context, id string) (SessionMeta, error) {
-	row := s.reader.QueryRowContext(ctx, "SELECT "+sessionColumns+" FROM sessions WHERE id = ?", id)
+	row := s.reader.QueryRowContext(ctx, s.d.bind("SELECT "+sessionColumns(s.d)+" FROM sessions WHERE id = ?"), id)
 	m, err := scanSession(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return SessionMeta{}, fmt.Errorf("load session %s: %w", id, ErrSessionNotFound)
@@ -185,7 +187,7 @@ func (s *Store) SessionsPage(ctx context.Context, q ListQuery) ([]SessionMeta, e
 
 // openSessions are the sessions not cold that q keeps, in list order.
 func (s *Store) openSessions(ctx context.Context, q ListQuery) ([]SessionMeta, error) {
-	query := "SELECT " + sessionColumns + " FROM sessions INDEXED BY sessions_open WHERE status != 'cold'"
+	query := "SELECT " + sessionColumns(s.d) + " FROM sessions" + s.d.indexedBy("sessions_open") + " WHERE status != 'cold'"
 	var args []any
 	if q.Cwd != "" {
 		query += " AND cwd = ?"
@@ -214,15 +216,15 @@ func (s *Store) openSessions(ctx context.Context, q ListQuery) ([]SessionMeta, e
 func (s *Store) coldSessions(ctx context.Context, q ListQuery) ([]SessionMeta, error) {
 	var sb strings.Builder
 	var args []any
-	sb.WriteString("SELECT " + coldColumns + " FROM sessions ")
+	sb.WriteString("SELECT " + coldColumns + " FROM sessions")
 	if q.Cwd != "" {
-		sb.WriteString("INDEXED BY sessions_cold_by_cwd WHERE status = 'cold' AND cwd = ?")
+		sb.WriteString(s.d.indexedBy("sessions_cold_by_cwd") + " WHERE status = 'cold' AND cwd = ?")
 		args = append(args, q.Cwd)
 	} else {
-		sb.WriteString("INDEXED BY sessions_cold WHERE status = 'cold'")
+		sb.WriteString(s.d.indexedBy("sessions_cold") + " WHERE status = 'cold'")
 	}
 	if q.InteractiveOnly {
-		sb.WriteString(" AND (interactive IS NULL OR interactive != 0)")
+		sb.WriteString(" AND (interactive IS NULL OR " + s.d.isTrue("interactive") + ")")
 	}
 	if q.After != nil {
 		at := q.After.UpdatedAt.UnixNano()
@@ -238,7 +240,7 @@ func (s *Store) coldSessions(ctx context.Context, q ListQuery) ([]SessionMeta, e
 }
 
 func (s *Store) scanSessions(ctx context.Context, query string, args ...any) ([]SessionMeta, error) {
-	rows, err := s.reader.QueryContext(ctx, query, args...)
+	rows, err := s.reader.QueryContext(ctx, s.d.bind(query), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -42,8 +42,10 @@ func (s *Store) SaveSnapshot(ctx context.Context, session string, snap Snapshot)
 	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	_, err = s.writer.ExecContext(ctx, `INSERT OR REPLACE INTO snapshots
-		(session_id, kind, version, seq, check_hash, data, written_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err = s.writer.ExecContext(ctx, s.d.bind(`INSERT INTO snapshots
+		(session_id, kind, version, seq, check_hash, data, written_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id, kind) DO UPDATE SET version = excluded.version, seq = excluded.seq,
+			check_hash = excluded.check_hash, data = excluded.data, written_at = excluded.written_at`),
 		session, snap.Kind, snap.Version, snap.Seq, check, snap.Data, time.Now().UnixNano())
 	if err != nil {
 		return classifyWrite(fmt.Errorf("save %s snapshot of %s at %d: %w", snap.Kind, session, snap.Seq, err))
@@ -60,7 +62,7 @@ func (s *Store) SaveSnapshot(ctx context.Context, session string, snap Snapshot)
 func (s *Store) LoadSnapshot(ctx context.Context, session, kind string, version int) (Snapshot, bool, error) {
 	snap := Snapshot{Kind: kind}
 	var check []byte
-	err := s.reader.QueryRowContext(ctx, "SELECT version, seq, check_hash, data FROM snapshots WHERE session_id = ? AND kind = ?",
+	err := s.reader.QueryRowContext(ctx, s.d.bind("SELECT version, seq, check_hash, data FROM snapshots WHERE session_id = ? AND kind = ?"),
 		session, kind).Scan(&snap.Version, &snap.Seq, &check, &snap.Data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Snapshot{}, false, nil
@@ -91,7 +93,7 @@ func (s *Store) eventCheck(ctx context.Context, session string, seq int64) ([]by
 		kind    string
 		payload []byte
 	)
-	err := s.reader.QueryRowContext(ctx, "SELECT recorded_at, kind, payload FROM events WHERE session_id = ? AND seq = ?",
+	err := s.reader.QueryRowContext(ctx, s.d.bind("SELECT recorded_at, kind, payload FROM events WHERE session_id = ? AND seq = ?"),
 		session, seq).Scan(&at, &kind, &payload)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

@@ -14,13 +14,15 @@ type writerStmts struct {
 	head        *sql.Stmt
 	leaseOwner  *sql.Stmt
 	leaseRow    *sql.Stmt
+	leaseSeed   *sql.Stmt // PostgreSQL's
 	claim       *sql.Stmt
 	release     *sql.Stmt
 	renew       *sql.Stmt
-	dataVersion *sql.Stmt
+	lastSeq     *sql.Stmt
+	dataVersion *sql.Stmt // SQLite's
 }
 
-func (w *writerStmts) prepare(db *sql.DB) error {
+func (w *writerStmts) prepare(db *sql.DB, d dialect) error {
 	for _, p := range []struct {
 		to  **sql.Stmt
 		sql string
@@ -49,47 +51,59 @@ func (w *writerStmts) prepare(db *sql.DB) error {
 		// index seeks, never per event.
 		{&w.head, `UPDATE sessions SET
 			last_seq = coalesce((SELECT max(seq) FROM events WHERE session_id = ?1), 0),
-			updated_at = max(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = ?1
+			updated_at = ` + d.greatest() + `(updated_at, coalesce((SELECT recorded_at FROM events WHERE session_id = ?1
 				ORDER BY seq DESC LIMIT 1), 0))
 			WHERE id = ?1`},
-		{&w.leaseOwner, "SELECT owner FROM leases WHERE session_id = ?"},
-		{&w.leaseRow, leaseRowSQL},
+		{&w.leaseOwner, "SELECT owner, epoch FROM leases WHERE session_id = ?" + d.lockRows()},
+		{&w.leaseRow, leaseRowSQL + d.lockRows()},
 		{&w.claim, `INSERT INTO leases
-			(session_id, owner, pid, host, started, command, acquired_at, heartbeat)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			(session_id, owner, pid, host, started, command, acquired_at, heartbeat, epoch)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, pid = excluded.pid,
 				host = excluded.host, started = excluded.started, command = excluded.command,
-				acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat`},
-		{&w.release, "DELETE FROM leases WHERE session_id = ? AND owner = ?"},
+				acquired_at = excluded.acquired_at, heartbeat = excluded.heartbeat, epoch = excluded.epoch`},
+		{&w.release, releaseSQL},
 		{&w.renew, "UPDATE leases SET heartbeat = ? WHERE owner = ?"},
-		{&w.dataVersion, "PRAGMA data_version"},
+		{&w.lastSeq, "SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?"},
 	} {
-		st, err := db.Prepare(p.sql)
+		st, err := db.Prepare(d.bind(p.sql))
 		if err != nil {
 			return fmt.Errorf("prepare %q: %w", p.sql, err)
 		}
 		*p.to = st
 	}
+	dialectOnly := "PRAGMA data_version"
+	to := &w.dataVersion
+	if d == postgresDialect {
+		dialectOnly = `INSERT INTO leases (session_id, owner, pid, host, acquired_at, heartbeat)
+			VALUES ($1, '', 0, '', 0, 0) ON CONFLICT (session_id) DO NOTHING`
+		to = &w.leaseSeed
+	}
+	st, err := db.Prepare(dialectOnly)
+	if err != nil {
+		return fmt.Errorf("prepare %q: %w", dialectOnly, err)
+	}
+	*to = st
 	return nil
 }
 
 func (w *writerStmts) close() {
-	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.head, w.leaseOwner, w.leaseRow, w.claim, w.release, w.renew, w.dataVersion} {
+	for _, st := range []*sql.Stmt{w.upsertMeta, w.status, w.head, w.leaseOwner, w.leaseRow, w.leaseSeed, w.claim, w.release, w.renew, w.lastSeq, w.dataVersion} {
 		if st != nil {
 			st.Close()
 		}
 	}
 }
 
-// holds reports whether this process holds session's lease.
-func (s *Store) holds(tx *sql.Tx, session string) (bool, error) {
-	var owner string
-	err := tx.Stmt(s.stmts.leaseOwner).QueryRow(session).Scan(&owner)
+// leaseHolder reads which owner holds session's lease in tx, and at which
+// epoch ("" and 0 for none).
+func (s *Store) leaseHolder(tx *sql.Tx, session string) (owner string, epoch int64, err error) {
+	err = tx.Stmt(s.stmts.leaseOwner).QueryRow(session).Scan(&owner, &epoch)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return "", 0, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("check lease of %s: %w", session, err)
+		return "", 0, fmt.Errorf("check lease of %s: %w", session, err)
 	}
-	return owner == s.owner.ID, nil
+	return owner, epoch, nil
 }

@@ -36,9 +36,15 @@ type Options struct {
 	LeaseTTL time.Duration
 }
 
-// Store is an open event store.
+// Store is an open event store: a SQLite file (Open), troupe's embedded
+// default, or a PostgreSQL database (OpenPostgres) that several daemons
+// share. One type serves both: the dialect picks the few fragments of SQL
+// that differ (dialect.go), and everything else (batches, leases and
+// their fencing, seq checks, snapshots, lists) is the same code.
 type Store struct {
-	path   string
+	d      dialect
+	path   string // the SQLite file; "" for PostgreSQL
+	desc   string // PostgreSQL's URL without its password
 	writer *sql.DB
 	reader *sql.DB
 
@@ -56,6 +62,8 @@ type Store struct {
 	ckpt *checkpointer
 
 	readOnly bool // OpenReadOnly: no writer, no checkpointer; writes fail
+
+	tips *tipWatcher // PostgreSQL's LISTEN for Follow; nil for SQLite
 
 	eventsRead         atomic.Int64 // rows Load/LoadRange read (EventsRead)
 	snapshotsDiscarded atomic.Int64 // see SnapshotsDiscarded
@@ -80,7 +88,7 @@ func Open(path string, opts Options) (*Store, error) {
 	// One connection: SQLite has one writer anyway, and a single connection
 	// makes the writer's transactions strictly ordered.
 	w.SetMaxOpenConns(1)
-	if err := migrate(w); err != nil {
+	if err := migrate(w, sqliteDialect); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -102,7 +110,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = DefaultLeaseTTL
 	}
-	if err := s.stmts.prepare(w); err != nil {
+	if err := s.stmts.prepare(w, sqliteDialect); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -137,8 +145,20 @@ func dsn(path string, params url.Values) string {
 // LeaseTTL is how long a lease outlives its last heartbeat.
 func (s *Store) LeaseTTL() time.Duration { return s.leaseTTL }
 
-// Path is the database file.
+// Path is the database file; "" for a PostgreSQL store.
 func (s *Store) Path() string { return s.path }
+
+// Describe names the store for people: the SQLite file, or the
+// PostgreSQL URL without its password.
+func (s *Store) Describe() string {
+	if s.d == postgresDialect {
+		return s.desc
+	}
+	return s.path
+}
+
+// Postgres reports whether the store is a PostgreSQL database.
+func (s *Store) Postgres() bool { return s.d == postgresDialect }
 
 // Close releases this process's leases and closes both pools. Callers stop
 // the writer actor first.
@@ -155,6 +175,7 @@ func (s *Store) Close() error {
 	s.insert = map[int]*sql.Stmt{}
 	s.stmtMu.Unlock()
 	s.stmts.close()
+	s.tips.close()
 	return errors.Join(ckpt, released, s.reader.Close(), s.writer.Close())
 }
 
@@ -171,6 +192,9 @@ func (s *Store) WALSize() int64 {
 // IntegrityCheck runs PRAGMA integrity_check and returns its verdict ("ok"
 // when the file is sound).
 func (s *Store) IntegrityCheck() (string, error) {
+	if s.d == postgresDialect {
+		return "", fmt.Errorf("integrity check %s: SQLite's alone (a PostgreSQL store's server checks its own)", s.desc)
+	}
 	var verdict string
 	if err := s.reader.QueryRow("PRAGMA integrity_check").Scan(&verdict); err != nil {
 		return "", fmt.Errorf("integrity check %s: %w", s.path, err)

@@ -47,6 +47,9 @@ func (e *WriteError) Is(target error) bool {
 // errors and a read-only, unopenable or corrupt file are ErrStoreWrite.
 // Anything else (a constraint, a cancelled context) is returned as it is.
 func classifyWrite(err error) error {
+	if pe := pgError(err); pe != nil {
+		return pgWriteError(err, pe)
+	}
 	var se sqlite3.Error
 	if err == nil || !errors.As(err, &se) {
 		return err

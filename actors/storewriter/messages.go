@@ -18,9 +18,13 @@ var ErrStaleGeneration = errors.New("append from a stale session generation afte
 type Append struct {
 	SessionID string
 	Gen       uint64 // the session incarnation; see ErrStaleGeneration
-	Meta      *persistence.SessionMeta
-	Events    []event.Event
-	ReplyTo   *actor.PID
+	// Epoch is the lease epoch the session's claim was granted at
+	// (Claimed.Epoch): the store refuses the events when the lease has
+	// moved past it (persistence.FencedError). 0 names none.
+	Epoch   int64
+	Meta    *persistence.SessionMeta
+	Events  []event.Event
+	ReplyTo *actor.PID
 }
 
 // Committed reports that the session's log is durable up to LastSeq, or that
@@ -54,10 +58,12 @@ type Claim struct {
 }
 
 // Claimed answers Claim. Held is the live process that holds the lease
-// instead; Err a failed commit.
+// instead; Err a failed commit; Epoch the lease's epoch when granted
+// (0 for a store that writes without leases).
 type Claimed struct {
 	SessionID string
 	Held      *persistence.Holder
+	Epoch     int64
 	Err       error
 }
 

@@ -130,6 +130,12 @@ func (w *writer) append(ctx actor.Context, m *Append) {
 		w.pending.Metas = append(w.pending.Metas, *m.Meta)
 	}
 	w.pending.Events = append(w.pending.Events, m.Events...)
+	if m.Epoch != 0 {
+		if w.pending.Epochs == nil {
+			w.pending.Epochs = map[string]int64{}
+		}
+		w.pending.Epochs[m.SessionID] = m.Epoch
+	}
 	var last int64
 	if n := len(m.Events); n > 0 {
 		last = m.Events[n-1].Seq
@@ -214,6 +220,7 @@ func answer(root *actor.RootContext, replies []reply, outcome persistence.Outcom
 			if h, held := outcome.Refused[c.SessionID]; held {
 				c.Held = &h
 			}
+			c.Epoch = outcome.Epochs[c.SessionID]
 		}
 		if r.to != nil {
 			root.Send(r.to, r.msg)
@@ -275,6 +282,7 @@ func (w *writer) succeed(ctx actor.Context, m *batchDone) {
 			if h, held := m.outcome.Refused[msg.SessionID]; held {
 				msg.Held = &h
 			}
+			msg.Epoch = m.outcome.Epochs[msg.SessionID]
 		}
 		w.send(ctx, r.to, r.msg)
 	}

@@ -2,6 +2,7 @@ package storewriter_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -79,4 +80,50 @@ func TestAppendAfterColdStatusInOneBatchKeepsTheSessionLive(t *testing.T) {
 	m, err := store.Session(context.Background(), "s")
 	testkit.NoError(t, err)
 	testkit.Equal(t, m.Status, persistence.StatusLive)
+}
+
+// The writer tells a claim's epoch, and the store refuses an append made
+// under an older one: a session incarnation that claimed before the
+// lease last changed hands cannot write after it.
+func TestAppendUnderAnOlderEpochIsFenced(t *testing.T) {
+	store, err := persistence.Open(filepath.Join(t.TempDir(), "troupe.db"), persistence.Options{Owner: persistence.ThisProcess("test")})
+	testkit.NoError(t, err)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	w := sys.Root.Spawn(storewriter.Props(store, storewriter.Options{}))
+	defer func() {
+		_ = sys.Root.PoisonFuture(w).Wait()
+		store.Close()
+	}()
+	replies := make(chan any, 10)
+	inbox := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *storewriter.Committed, *storewriter.Claimed:
+			replies <- m
+		}
+	}))
+	claim := func() int64 {
+		sys.Root.Send(w, &storewriter.Claim{SessionID: "s", ReplyTo: inbox})
+		c := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Claimed)
+		testkit.NoError(t, c.Err)
+		return c.Epoch
+	}
+	first := claim()
+	testkit.Equal(t, first, int64(1))
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Epoch: first, Meta: &persistence.SessionMeta{ID: "s"}, Events: evs("s", 1, 1), ReplyTo: inbox})
+	testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+
+	sys.Root.Send(w, &storewriter.Release{SessionID: "s"})
+	second := claim()
+	testkit.Equal(t, second, first+1)
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 1, Epoch: first, Events: evs("s", 2, 1), ReplyTo: inbox})
+	var fenced *persistence.FencedError
+	if cm := testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed); !errors.As(cm.Err, &fenced) || fenced.Current != second {
+		t.Fatalf("append under the epoch before: %+v", cm)
+	}
+	sys.Root.Send(w, &storewriter.Append{SessionID: "s", Gen: 2, Epoch: second, Events: evs("s", 2, 1), ReplyTo: inbox})
+	testkit.NoError(t, testkit.ChanRead(t, replies, 5*time.Second).(*storewriter.Committed).Err)
+	last, err := store.LastSeq(context.Background(), "s")
+	testkit.NoError(t, err)
+	testkit.Equal(t, last, int64(2))
 }

@@ -31,6 +31,7 @@ type daemonFlags struct {
 	logFile         string
 	logTime         string // the logger's time format: set for --log-file
 	mcpRecall       bool
+	store           string
 	cluster         clusterFlags
 	fs              *pflag.FlagSet // where they were registered: which were given
 }
@@ -47,6 +48,7 @@ func (f *daemonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.cwd, "cwd", "", "directory of sessions created without one (default: current)")
 	fs.StringVar(&f.logFile, "log-file", "", "write logs, stdout and stderr to this file, rotated by size (daemon start uses $TROUPE_HOME/daemon.log)")
 	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
+	fs.StringVar(&f.store, "store", "", "keep sessions in this PostgreSQL database (postgres://…; default $"+storeEnv+", else the home's SQLite file)")
 	f.cluster.register(fs)
 }
 
@@ -165,8 +167,17 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 	if err != nil {
 		return daemon.Config{}, err
 	}
+	store, fromEnv, err := f.storeURL()
+	if err != nil {
+		return daemon.Config{}, err
+	}
+	if fromEnv {
+		// Recorded as if given: a restart keeps the store whatever the
+		// restarting shell's environment says.
+		args = append(args, "--store="+store)
+	}
 	return daemon.Config{
-		Cluster: clustered,
+		Cluster: clustered, Store: store,
 		Home:    f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},

@@ -66,6 +66,10 @@ type Config struct {
 	// SessionMiddleware wraps every session's Receive (a troupe_faults
 	// binary's injected failures; nil in a real one).
 	SessionMiddleware []actor.ReceiverMiddleware
+	// Store names a PostgreSQL store (postgres://…, no password in it:
+	// PGPASSWORD or ~/.pgpass give that) shared by several daemons; ""
+	// is the home's SQLite file.
+	Store string
 	// Cluster, when its Name is set, makes the daemon a member of that
 	// protoactor cluster: its front ends serve every member's sessions.
 	Cluster cluster.Options
@@ -187,7 +191,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: d.home, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
+	rt, err = actors.Start(actors.Options{Home: d.home, StoreURL: cfg.Store, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
 		SessionMiddleware: cfg.SessionMiddleware})
 	if err != nil {
 		return err

@@ -96,6 +96,7 @@ type session struct {
 	failed     bool
 	failReason string
 	claimed    bool                // this process holds the session's lease
+	epoch      int64               // at this epoch (0: a store without leases); appends carry it
 	held       *persistence.Holder // another live process holds it: serve nothing
 	buffered   []pendingRequest
 	cancelLoad context.CancelFunc
@@ -249,7 +250,7 @@ func (s *session) onClaimed(ctx actor.Context, m *storewriter.Claimed) {
 		panic(err)
 	}
 	if m.Held == nil {
-		s.claimed = true
+		s.claimed, s.epoch = true, m.Epoch
 		s.load(ctx)
 		return
 	}
@@ -585,7 +586,7 @@ func (s *session) commit(ctx actor.Context, drafts []event.Draft, to *actor.PID,
 }
 
 func (s *session) sendAppend(ctx actor.Context, evs []event.Event) {
-	m := &storewriter.Append{SessionID: s.cfg.ID, Gen: s.gen, Events: evs, ReplyTo: ctx.Self()}
+	m := &storewriter.Append{SessionID: s.cfg.ID, Gen: s.gen, Epoch: s.epoch, Events: evs, ReplyTo: ctx.Self()}
 	if s.metaDirty || !s.metaSent {
 		meta := s.f.st.Meta(persistence.StatusLive)
 		m.Meta = &meta

@@ -1,0 +1,3 @@
+-- PostgreSQL's 0006 (see 0006_session_interactive.sqlite.sql): the
+-- tristate as a nullable BOOLEAN.
+ALTER TABLE sessions ADD COLUMN interactive BOOLEAN;
