@@ -33,7 +33,10 @@ type Options struct {
 	// StoreURL names a PostgreSQL store (postgres://…) that several
 	// daemons may share; "" is the home's SQLite file, troupe.db.
 	StoreURL string
-	Writer      storewriter.Options
+	// LeaseTTL, when set, overrides Store.LeaseTTL: how long a session's
+	// lease outlives this process's last heartbeat.
+	LeaseTTL time.Duration
+	Writer   storewriter.Options
 	// Sessions tunes supervision; its Session field is filled in by Boot.
 	Sessions sessions.Config
 	// SessionMiddleware wraps every session's Receive (fault injection in
@@ -88,6 +91,9 @@ func Start(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	sopts := opts.Store
+	if opts.LeaseTTL > 0 {
+		sopts.LeaseTTL = opts.LeaseTTL
+	}
 	if sopts.Owner.ID == "" {
 		// Every booted runtime hosts sessions, so it writes as an owner.
 		cmd := cmp.Or(opts.Command, filepath.Base(os.Args[0]))

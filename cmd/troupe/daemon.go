@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/troupehq/troupe/actors/sessions/engine"
+	"github.com/troupehq/troupe/persistence"
 	"github.com/troupehq/troupe/runtime/logfile"
 	"github.com/troupehq/troupe/runtime/logging"
 	"github.com/troupehq/troupe/transports/daemon"
@@ -32,6 +34,7 @@ type daemonFlags struct {
 	logTime         string // the logger's time format: set for --log-file
 	mcpRecall       bool
 	store           string
+	leaseTTL        time.Duration
 	cluster         clusterFlags
 	fs              *pflag.FlagSet // where they were registered: which were given
 }
@@ -49,6 +52,7 @@ func (f *daemonFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logFile, "log-file", "", "write logs, stdout and stderr to this file, rotated by size (daemon start uses $TROUPE_HOME/daemon.log)")
 	fs.BoolVar(&f.mcpRecall, "mcp-recall", false, "offer every session created over /acp the hydra-acp-recall MCP server")
 	fs.StringVar(&f.store, "store", "", "keep sessions in this PostgreSQL database (postgres://…; default $"+storeEnv+", else the home's SQLite file)")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", persistence.DefaultLeaseTTL, "how long a session's lease outlives its holder's last heartbeat: another member takes over a silent member's sessions after it")
 	f.cluster.register(fs)
 }
 
@@ -177,8 +181,8 @@ func (f *daemonFlags) config(stderr io.Writer) (daemon.Config, error) {
 		args = append(args, "--store="+store)
 	}
 	return daemon.Config{
-		Cluster: clustered, Store: store,
-		Home:    f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
+		Cluster: clustered, Store: store, LeaseTTL: f.leaseTTL,
+		Home: f.common.home, Log: log, Listen: f.listen, MetricsListen: f.metricsListen, TLSCert: f.tlsCert, TLSKey: f.tlsKey, AllowedOrigins: origins,
 		Engine: engine.Options{Thinking: f.models.thinking, Mode: f.approval, MaxSteps: f.models.maxTurns,
 			AutoRetry: !f.models.noRetry, RetryDelay: f.models.retryDelay, Selection: f.models.selection()},
 		DefaultCwd: f.cwd, MCPRecall: f.mcpRecall, Version: currentVersion(),

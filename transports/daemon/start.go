@@ -70,6 +70,10 @@ type Config struct {
 	// PGPASSWORD or ~/.pgpass give that) shared by several daemons; ""
 	// is the home's SQLite file.
 	Store string
+	// LeaseTTL is how long a session's lease outlives its holder's last
+	// heartbeat (0: persistence.DefaultLeaseTTL): how soon another member
+	// takes over the sessions of one that went silent.
+	LeaseTTL time.Duration
 	// Cluster, when its Name is set, makes the daemon a member of that
 	// protoactor cluster: its front ends serve every member's sessions.
 	Cluster cluster.Options
@@ -191,7 +195,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: d.home, StoreURL: cfg.Store, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
+	rt, err = actors.Start(actors.Options{Home: d.home, StoreURL: cfg.Store, LeaseTTL: cfg.LeaseTTL, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
 		SessionMiddleware: cfg.SessionMiddleware})
 	if err != nil {
 		return err
