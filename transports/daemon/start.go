@@ -203,7 +203,7 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	d.rt = rt
 	pipe.Links = rt.Spawner(actors.SpawnerChainLinks) // before any session can come live
 	if cfg.Cluster.Name != "" {
-		if err := joinCluster(rt, cfg.Cluster, log); err != nil {
+		if err := joinCluster(rt, cfg.Cluster, cfg.Store != "", log); err != nil {
 			return err
 		}
 	}

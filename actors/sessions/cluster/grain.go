@@ -3,9 +3,11 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	protocluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
 	"github.com/troupehq/troupe/actors/sessions/internal/session"
@@ -27,6 +29,13 @@ const localTimeout = 30 * time.Second
 type grain struct {
 	registry *actor.PID
 	store    Local
+	// handoff: the store is shared, so when the topology moves the grain
+	// elsewhere (the identity lookup stops it here) the session it
+	// served stops too, giving its lease up for the new owner to claim.
+	// With a store per member it would only strand the session.
+	handoff bool
+	leaving *atomic.Bool // the member is leaving: its sessions drain as the daemon stops
+	id      string       // the session's, from ClusterInit
 }
 
 // Local is what a grain asks of its own member beyond the registry: the
@@ -36,14 +45,29 @@ type Local interface {
 	Delete(ctx context.Context, id string) error
 }
 
-func grainProps(registry *actor.PID, local Local) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor { return &grain{registry: registry, store: local} })
+func grainProps(registry *actor.PID, local Local, handoff bool, leaving *atomic.Bool) *actor.Props {
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &grain{registry: registry, store: local, handoff: handoff, leaving: leaving}
+	})
 }
 
 func (g *grain) Receive(ctx actor.Context) {
-	req, ok := ctx.Message().(*clusterpb.Request)
-	if !ok {
-		return // the cluster's own lifecycle messages (ClusterInit, Started)
+	var req *clusterpb.Request
+	switch m := ctx.Message().(type) {
+	case *clusterpb.Request:
+		req = m
+	case *protocluster.ClusterInit:
+		g.id = m.Identity.GetIdentity()
+		return
+	case *actor.Stopping:
+		if g.handoff && g.id != "" && !g.leaving.Load() {
+			// Kill, not passivate: a run in progress is cut as by a
+			// crash, and the new owner's recovery resumes it.
+			ctx.Send(g.registry, &sessions.Kill{ID: g.id})
+		}
+		return
+	default:
+		return // the actor's other lifecycle messages
 	}
 	sender, id := ctx.Sender(), req.SessionId
 	switch b := req.Body.(type) {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,17 @@ type Options struct {
 	// Peers are the membership addresses of every member, this one's
 	// included: the automanaged provider polls them for the topology.
 	Peers []string
+	// Orphans, set when every member shares one store (PostgreSQL), lists
+	// the live sessions whose lease no live process holds (the store's
+	// Orphans): the member wakes those the cluster places on it, and a
+	// session the topology moves away stops here so its new owner can
+	// claim it. Nil: each member has its own store, and a session lives
+	// where its log is.
+	Orphans func(context.Context) ([]string, error)
+	// ReclaimEvery is how often Orphans is asked (0: every 2 s); the
+	// store's lease TTL bounds how soon a silent member's sessions are
+	// orphans at all.
+	ReclaimEvery time.Duration
 }
 
 // refreshTTL is how often the automanaged provider polls its peers: a
@@ -58,11 +70,15 @@ type Member struct {
 	// event stream, since the member list's own set is read unlocked.
 	topology atomic.Pointer[protocluster.ClusterTopology]
 	watch    *eventstream.Subscription
+	leaving  atomic.Bool
 }
 
 // routerName is the router's name under the guardian: the same on every
 // member, so a member asks another's by address.
 const routerName = "cluster"
+
+// reclaimerName is the reclaimer's name under the guardian.
+const reclaimerName = "cluster-reclaim"
 
 // Join makes sys a cluster member hosting session grains: sessions it
 // hosts are started by registry from this member's store, whose rows
@@ -91,7 +107,8 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	web.Listener = lis
 	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
 	rcfg := remote.Configure(host, port)
-	kind := protocluster.NewKind(Kind, grainProps(registry, local))
+	m := &Member{opts: opts}
+	kind := protocluster.NewKind(Kind, grainProps(registry, local, opts.Orphans != nil, &m.leaving))
 	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
 		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
 	// The provider serves a node description the library builds only for
@@ -104,7 +121,7 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
 	})
 	c := protocluster.New(sys, ccfg)
-	m := &Member{opts: opts, cluster: c}
+	m.cluster = c
 	m.watch = sys.EventStream.Subscribe(func(e any) {
 		if t, ok := e.(*protocluster.ClusterTopology); ok {
 			m.topology.Store(t)
@@ -115,10 +132,18 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		_ = web.Close()
 		return nil, err
 	}
-	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry} }), routerName); err != nil {
+	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil} }), routerName); err != nil {
 		m.Leave()
 		m.Stop()
 		return nil, err
+	}
+	if opts.Orphans != nil {
+		every := cmp.Or(opts.ReclaimEvery, defaultReclaimEvery)
+		if _, err := tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &reclaimer{m: m, every: every} }), reclaimerName); err != nil {
+			m.Leave()
+			m.Stop()
+			return nil, err
+		}
 	}
 	return m, nil
 }
@@ -226,6 +251,7 @@ func (m *Member) Status(ctx context.Context) (sessions.ClusterStatus, error) {
 // keeps running for the sessions still stopping (Stop ends it).
 func (m *Member) Leave() {
 	m.leave.Do(func() {
+		m.leaving.Store(true)
 		c := m.cluster
 		c.Gossip.SetState(protocluster.GracefullyLeftKey, &emptypb.Empty{})
 		if err := c.Config.ClusterProvider.Shutdown(true); err != nil {

@@ -27,10 +27,24 @@ const requestTimeout = 30 * time.Second
 type router struct {
 	cluster  *protocluster.Cluster
 	registry *actor.PID
+	// retryHeld: the store is shared, so a session refused as held by
+	// another process is one moving between members (its old host still
+	// stopping it, or a silent member's lease not yet lapsed): the
+	// request is tried again until heldRetryFor has passed.
+	retryHeld bool
+	done      chan struct{} // closed as the router stops: retries give up
 }
+
+// heldRetryFor bounds a request's retries while its session is held
+// elsewhere; below requestTimeout, so the facade hears the refusal itself.
+const heldRetryFor = 20 * time.Second
 
 func (r *router) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		r.done = make(chan struct{})
+	case *actor.Stopping:
+		close(r.done)
 	case *sessions.Route:
 		r.route(ctx, ctx.Sender(), m)
 	case *sessions.Kill:
@@ -81,8 +95,18 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Request, seen func(any, *clusterpb.Reply)) {
 	root := ctx.ActorSystem().Root
 	c := r.cluster
+	done, retryHeld := r.done, r.retryHeld
 	go func() {
+		giveUp := time.Now().Add(heldRetryFor)
 		res, err := c.Request(req.SessionId, Kind, req, protocluster.WithTimeout(requestTimeout))
+		for wait := 50 * time.Millisecond; retryHeld && err == nil && isHeld(res) && time.Now().Add(wait).Before(giveUp); wait = min(2*wait, time.Second) {
+			select {
+			case <-done:
+				return
+			case <-time.After(wait):
+			}
+			res, err = c.Request(req.SessionId, Kind, req, protocluster.WithTimeout(requestTimeout))
+		}
 		var reply any
 		pb, ok := res.(*clusterpb.Reply)
 		switch {
@@ -102,6 +126,17 @@ func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Reques
 			root.Send(sender, reply)
 		}
 	}()
+}
+
+// isHeld reports whether res refuses the request because another process
+// holds the session's lease.
+func isHeld(res any) bool {
+	pb, ok := res.(*clusterpb.Reply)
+	if !ok {
+		return false
+	}
+	held := sessions.KindHeld.String()
+	return pb.GetError().GetKind() == held || pb.GetRouteFailed().GetKind() == held
 }
 
 // tell sends req to its session's grain with no answer awaited.
