@@ -2,7 +2,7 @@ GO       ?= go
 BIN      ?= bin/troupe
 ARGS     ?= help
 
-.PHONY: proto cluster-test build test bench bench-restart bench-scale bench-daemon-scale bench-ab-quick bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
+.PHONY: proto cluster-test bench-cluster build test bench bench-restart bench-scale bench-daemon-scale bench-ab-quick bench-reference lint run soak fuzz hydra-compat acp-agents web-vendor
 
 build:
 	$(GO) build -o $(BIN) ./cmd/troupe
@@ -201,3 +201,11 @@ proto:
 cluster-test:
 	$(GO) test -count=1 -run 'TestCluster|TestRequestsCross|TestRepliesCross|TestEventsCross' ./actors/sessions/cluster/
 	$(GO) test -count=1 -run 'TestDaemonCluster' ./cmd/troupe/
+
+# bench-cluster times one streamed run (500 deltas) through real daemons:
+# one on SQLite, one on PostgreSQL, and two cluster members on PostgreSQL
+# with the client on the member not hosting the session; -count runs the
+# three in turn, so they alternate (BENCH_COUNT rounds).
+BENCH_COUNT ?= 5
+bench-cluster:
+	$(GO) test -count=$(BENCH_COUNT) -run '^$$' -bench BenchmarkDaemonClusterStream -benchtime 20x ./cmd/troupe/

@@ -19,7 +19,7 @@ import (
 // membership listeners. The provider's peers are a fixed list, so each
 // member must know every member's port before any starts: the ports are
 // taken from the kernel (port 0) and released for the members to bind.
-func clusterPorts(t *testing.T, n int) []string {
+func clusterPorts(t testing.TB, n int) []string {
 	t.Helper()
 	var addrs []string
 	var held []net.Listener
@@ -36,7 +36,7 @@ func clusterPorts(t *testing.T, n int) []string {
 }
 
 // clusterHealth is a member's /v1/health cluster, once it answers.
-func clusterHealth(t *testing.T, d *daemonProc) *daemonclient.ClusterHealth {
+func clusterHealth(t testing.TB, d *daemonProc) *daemonclient.ClusterHealth {
 	t.Helper()
 	res, err := http.Get(d.url + "/v1/health")
 	testkit.NoError(t, err)
