@@ -36,6 +36,10 @@ type Options struct {
 	// LeaseTTL, when set, overrides Store.LeaseTTL: how long a session's
 	// lease outlives this process's last heartbeat.
 	LeaseTTL time.Duration
+	// Member names this process as a member of a cluster sharing its store
+	// (its host): sessions then run only where their workspace exists
+	// (sessions.SessionConfig.Member). "" outside such a cluster.
+	Member string
 	Writer   storewriter.Options
 	// Sessions tunes supervision; its Session field is filled in by Boot.
 	Sessions sessions.Config
@@ -127,7 +131,7 @@ func Start(opts Options) (*Runtime, error) {
 	}
 	scfg := opts.Sessions
 	scfg.Session = sessions.SessionConfig{Store: store, IdleTimeout: opts.IdleTimeout, Engine: opts.Engine, Dispatcher: rt.dispatch,
-		OnLive: opts.OnSessionLive, ProcKey: key}
+		OnLive: opts.OnSessionLive, ProcKey: key, Member: opts.Member}
 	scfg.Middleware = append([]actor.ReceiverMiddleware{logPanics}, opts.SessionMiddleware...)
 	wopts := opts.Writer
 	if wopts.Dispatcher == nil {

@@ -195,7 +195,14 @@ func (d *Daemon) assemble(ctx context.Context, cfg Config, log *slog.Logger) err
 	// A chained session's link starts whenever the session comes live,
 	// whatever woke it (the chains are restored before anything can).
 	live := func(id string, last int64) { pipe.Live(rt.System, rt.Sessions, id, last) }
-	rt, err = actors.Start(actors.Options{Home: d.home, StoreURL: cfg.Store, LeaseTTL: cfg.LeaseTTL, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
+	member := ""
+	if cfg.Cluster.Name != "" && cfg.Store != "" {
+		// Any member may host any session: each runs only where its
+		// workspace is, and says so where it is not.
+		member, _ = os.Hostname()
+		member = cmp.Or(member, cfg.Cluster.Bind)
+	}
+	rt, err = actors.Start(actors.Options{Home: d.home, StoreURL: cfg.Store, LeaseTTL: cfg.LeaseTTL, Member: member, Logger: log, Engine: sessionEngine, Command: "troupe daemon", OnSessionLive: live,
 		SessionMiddleware: cfg.SessionMiddleware})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -350,7 +351,35 @@ func (s *session) runConfig(ctx actor.Context, runID string, startStep int) run.
 	}
 	cfg.Compaction = eng.Compaction
 	cfg.Compaction.Enabled = lo.FromPtrOr(st.Settings.AutoCompaction, true)
+	if member := s.cfg.Member; member != "" {
+		resolve := cfg.Resolve
+		cfg.Resolve = func(rctx context.Context) (run.Model, error) {
+			if err := workspaceHere(st.Cwd, member); err != nil {
+				return run.Model{}, err
+			}
+			return resolve(rctx)
+		}
+	}
 	return cfg
+}
+
+// workspaceHere refuses a run whose workspace is not a directory on this
+// member: a cluster places a session by its id, and tools run where the
+// session is hosted, so a workspace that exists on another machine only
+// (or no longer at all) is reported, never silently replaced. It runs in
+// the run's resolver goroutine (a stat may hang on a network mount).
+func workspaceHere(cwd, member string) error {
+	if cwd == "" {
+		return nil
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the session's workspace %s is not on cluster member %s (%v): troupe does not run it elsewhere", cwd, member, err)
+	case !fi.IsDir():
+		return fmt.Errorf("the session's workspace %s on cluster member %s is not a directory", cwd, member)
+	}
+	return nil
 }
 
 func (s *session) ensureQueue(ctx actor.Context) {

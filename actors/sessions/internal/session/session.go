@@ -45,6 +45,11 @@ type Config struct {
 	// the session commits anything or serves a request. It runs inside
 	// the session's Receive, so it must not block.
 	OnLive func(id string, lastSeq int64)
+	// Member, when set, names the cluster member this process is: a
+	// session hosted by any member of a shared store runs only where its
+	// workspace exists, and a run on a member that lacks it ends with an
+	// error naming the member instead of running tools elsewhere.
+	Member string
 }
 
 // Props builds a session actor. Middleware wraps its Receive (the runtime
