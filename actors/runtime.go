@@ -40,7 +40,7 @@ type Options struct {
 	// (its host): sessions then run only where their workspace exists
 	// (sessions.SessionConfig.Member). "" outside such a cluster.
 	Member string
-	Writer   storewriter.Options
+	Writer storewriter.Options
 	// Sessions tunes supervision; its Session field is filled in by Boot.
 	Sessions sessions.Config
 	// SessionMiddleware wraps every session's Receive (fault injection in
