@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -125,6 +126,7 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	m.watch = sys.EventStream.Subscribe(func(e any) {
 		if t, ok := e.(*protocluster.ClusterTopology); ok {
 			m.topology.Store(t)
+			metrics.ClusterMembers.Set(float64(len(t.Members)))
 		}
 	})
 	if err := startMember(c); err != nil {

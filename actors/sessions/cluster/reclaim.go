@@ -10,6 +10,7 @@ import (
 	protocluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"github.com/troupehq/troupe/runtime/metrics"
 )
 
 // A member that crashed or froze leaves sessions the store says are live
@@ -103,9 +104,11 @@ func (r *reclaimer) scan(ctx actor.Context) {
 					err := r.m.wake(c, id)
 					mu.Lock()
 					if err != nil {
+						metrics.ClusterSessionsWoken.WithLabelValues("error").Inc()
 						done.failed++
 						r.log.Warn("wake orphaned session", "session", id, "error", err)
 					} else {
+						metrics.ClusterSessionsWoken.WithLabelValues("ok").Inc()
 						done.woken++
 					}
 					mu.Unlock()
