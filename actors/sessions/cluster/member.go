@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,10 @@ type Options struct {
 	// store's lease TTL bounds how soon a silent member's sessions are
 	// orphans at all.
 	ReclaimEvery time.Duration
+	// Workspaces are the workspace roots this member has (absolute
+	// paths): sessions whose cwd is under one are placed only on members
+	// that have it (placement.go). Needs a shared store.
+	Workspaces []string
 }
 
 // refreshTTL is how often the automanaged provider polls its peers: a
@@ -72,6 +77,7 @@ type Member struct {
 	topology atomic.Pointer[protocluster.ClusterTopology]
 	watch    *eventstream.Subscription
 	leaving  atomic.Bool
+	place    *placement // nil without a shared store: every session is of kind Kind
 }
 
 // routerName is the router's name under the guardian: the same on every
@@ -108,10 +114,29 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	web.Listener = lis
 	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
 	rcfg := remote.Configure(host, port)
+	if len(opts.Workspaces) > 0 && opts.Orphans == nil {
+		return nil, errors.New("cluster workspaces: sessions move between members only with a shared store (--store)")
+	}
 	m := &Member{opts: opts}
-	kind := protocluster.NewKind(Kind, grainProps(registry, local, opts.Orphans != nil, &m.leaving))
+	if opts.Orphans != nil {
+		m.place = &placement{cwd: func(ctx context.Context, id string) (string, error) {
+			meta, err := local.Meta(ctx, id)
+			return meta.Cwd, err
+		}}
+	}
+	props := grainProps(registry, local, opts.Orphans != nil, &m.leaving)
+	kinds := []*protocluster.Kind{protocluster.NewKind(Kind, props)}
+	kindNames := []string{Kind}
+	for _, root := range opts.Workspaces {
+		if !filepath.IsAbs(root) {
+			return nil, fmt.Errorf("cluster workspace %q: an absolute path is needed", root)
+		}
+		k := rootKind(filepath.Clean(root))
+		kinds = append(kinds, protocluster.NewKind(k, props))
+		kindNames = append(kindNames, k)
+	}
 	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
-		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
+		protocluster.WithKinds(kinds...), protocluster.WithRequestTimeout(requestTimeout))
 	// The provider serves a node description the library builds only for
 	// its own server; until the remote listens there is none to give.
 	web.GET("/_health", func(e echo.Context) error {
@@ -119,13 +144,16 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		if err != nil || p == 0 {
 			return e.NoContent(http.StatusServiceUnavailable)
 		}
-		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
+		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, kindNames))
 	})
 	c := protocluster.New(sys, ccfg)
 	m.cluster = c
 	m.watch = sys.EventStream.Subscribe(func(e any) {
 		if t, ok := e.(*protocluster.ClusterTopology); ok {
 			m.topology.Store(t)
+			if m.place != nil {
+				m.place.update(t)
+			}
 			metrics.ClusterMembers.Set(float64(len(t.Members)))
 		}
 	})
@@ -134,7 +162,9 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		_ = web.Close()
 		return nil, err
 	}
-	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil} }), routerName); err != nil {
+	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor {
+		return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil, place: m.place}
+	}), routerName); err != nil {
 		m.Leave()
 		m.Stop()
 		return nil, err
@@ -198,6 +228,9 @@ func (m *Member) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if res.Error == nil {
+		m.place.forget(id)
+	}
 	return errorFromPB(res.Error)
 }
 
@@ -206,7 +239,11 @@ func (m *Member) request(ctx context.Context, req *clusterpb.Request) (*clusterp
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	res, err := m.cluster.Request(req.SessionId, Kind, req, protocluster.WithTimeout(timeout))
+	kind, err := m.place.kind(ctx, req.SessionId, "")
+	if err != nil {
+		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
+	}
+	res, err := m.cluster.Request(req.SessionId, kind, req, protocluster.WithTimeout(timeout))
 	if err != nil {
 		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
 	}
