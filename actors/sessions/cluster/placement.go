@@ -51,7 +51,7 @@ type placement struct {
 	gen     atomic.Int64
 	roots   atomic.Pointer[[]string]        // every root seen offered, longest first
 	offered atomic.Pointer[map[string]bool] // the roots offered now
-	kinds   sync.Map // session id -> decided
+	kinds   sync.Map                        // session id -> decided
 }
 
 type decided struct {
