@@ -3,11 +3,9 @@ package cluster
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,11 +13,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	protocluster "github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
-	"github.com/labstack/echo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
 	"google.golang.org/protobuf/types/known/emptypb"
@@ -32,8 +28,11 @@ type Options struct {
 	// Bind is where this member's gRPC remote listens (host:port; port 0
 	// picks one); the host is what other members dial.
 	Bind string
+	// Etcd are the endpoints of the etcd the members keep the topology in
+	// (protoactor's etcd provider); set, Membership and Peers are unused.
+	Etcd []string
 	// Membership is where this member answers the automanaged provider's
-	// health checks (host:port).
+	// health checks (host:port), without Etcd.
 	Membership string
 	// Peers are the membership addresses of every member, this one's
 	// included: the automanaged provider polls them for the topology.
@@ -51,10 +50,6 @@ type Options struct {
 	ReclaimEvery time.Duration
 }
 
-// refreshTTL is how often the automanaged provider polls its peers: a
-// member that stops answering leaves the topology within about that.
-const refreshTTL = 500 * time.Millisecond
-
 // Spawner starts the router in the supervision tree (actors.Runtime).
 type Spawner interface {
 	SpawnChild(props *actor.Props, name string) (*actor.PID, error)
@@ -71,6 +66,26 @@ type Member struct {
 	topology atomic.Pointer[protocluster.ClusterTopology]
 	watch    *eventstream.Subscription
 	leaving  atomic.Bool
+	// release frees what the membership holds past its provider's
+	// Shutdown (Stop).
+	release func()
+}
+
+// membership is the provider keeping the topology, and what it holds
+// past its Shutdown: release frees that, once the member stops or if it
+// never started.
+type membership struct {
+	provider protocluster.ClusterProvider
+	release  func()
+}
+
+// newMembership is the provider opts name: etcd's with Etcd, else the
+// automanaged one.
+func newMembership(sys *actor.ActorSystem, opts Options, host string) (membership, error) {
+	if len(opts.Etcd) > 0 {
+		return etcdMembership(sys, opts, host)
+	}
+	return automanagedMembership(sys, opts)
 }
 
 // routerName is the router's name under the guardian: the same on every
@@ -89,37 +104,15 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	if err != nil {
 		return nil, fmt.Errorf("cluster bind %q: %w", opts.Bind, err)
 	}
-	_, mport, err := splitHostPort(opts.Membership)
-	if err != nil || mport == 0 {
-		return nil, fmt.Errorf("cluster membership address %q: a host:port is needed", opts.Membership)
-	}
-	if len(opts.Peers) == 0 {
-		return nil, errors.New("cluster: no peers (every member's membership address, this one's included)")
-	}
-	// The provider's own server listens on every interface; ours listens
-	// where we are told, handed to the provider as its server.
-	lis, err := net.Listen("tcp", opts.Membership)
+	mem, err := newMembership(sys, opts, host)
 	if err != nil {
-		return nil, fmt.Errorf("cluster membership listener: %w", err)
+		return nil, err
 	}
-	web := echo.New()
-	web.HideBanner, web.HidePort = true, true
-	web.Listener = lis
-	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
 	rcfg := remote.Configure(host, port)
-	m := &Member{opts: opts}
+	m := &Member{opts: opts, release: mem.release}
 	kind := protocluster.NewKind(Kind, grainProps(registry, local, opts.Orphans != nil, &m.leaving))
-	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
+	ccfg := protocluster.Configure(opts.Name, mem.provider, disthash.New(), rcfg,
 		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
-	// The provider serves a node description the library builds only for
-	// its own server; until the remote listens there is none to give.
-	web.GET("/_health", func(e echo.Context) error {
-		h, p, err := sys.GetHostPort()
-		if err != nil || p == 0 {
-			return e.NoContent(http.StatusServiceUnavailable)
-		}
-		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
-	})
 	c := protocluster.New(sys, ccfg)
 	m.cluster = c
 	m.watch = sys.EventStream.Subscribe(func(e any) {
@@ -129,7 +122,7 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	})
 	if err := startMember(c); err != nil {
 		sys.EventStream.Unsubscribe(m.watch)
-		_ = web.Close()
+		mem.release()
 		return nil, err
 	}
 	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil} }), routerName); err != nil {
@@ -267,4 +260,5 @@ func (m *Member) Stop() {
 	m.Leave()
 	m.cluster.ActorSystem.EventStream.Unsubscribe(m.watch)
 	m.cluster.Remote.Shutdown(false)
+	m.release()
 }
