@@ -143,3 +143,18 @@ func TestDaemonClusterEtcdRefusesWhatItCannotUse(t *testing.T) {
 		}
 	}
 }
+
+// A member whose etcd has gone still stops on SIGTERM, and cleanly: its
+// leaving (deleting its key) is given up after a bound, the key left to
+// its lease, instead of waiting for an etcd that does not answer.
+func TestDaemonClusterEtcdStopsWithoutItsEtcd(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	d := startDaemonBinary(t, t.TempDir(), nil, "--cluster", "gone", "--cluster-etcd", etcd.Endpoint)
+	testkit.Eventually(t, 30*time.Second, "the member sees itself", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 1 })
+	testkit.NoError(t, etcd.Stop())
+	d.proc.Signal(syscall.SIGTERM)
+	testkit.Equal(t, d.proc.Wait(t, acpWait), 0)
+	if !strings.Contains(d.proc.Stderr(), "the key goes when its lease runs out") {
+		t.Fatalf("the member did not say it left its key to the lease:\n%s", d.proc.Stderr())
+	}
+}
