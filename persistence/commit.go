@@ -161,9 +161,8 @@ func (s *Store) commit(ctx context.Context, b Batch, isolated bool) (Outcome, er
 	if err != nil {
 		return out, err
 	}
-	if err := s.notifyTips(ctx, tx, b, out); err != nil {
-		return out, err
-	}
+	// PostgreSQL's followers hear of the new events from a trigger on
+	// the insert (migration 0015), in this transaction.
 	if err := s.leaseUpkeep(tx, b, now.UnixNano()); err != nil {
 		return out, err
 	}
@@ -336,6 +335,15 @@ type leaseRow struct {
 	epoch int64
 }
 
+// leasesAndTipsPostgres reads and locks the lease rows of a JSON list of
+// sessions, in id order (every member locks in that order), with each
+// session's last seq: one round trip where fence and checkSeqs would take
+// two.
+const leasesAndTipsPostgres = `SELECT le.session_id, le.owner, le.epoch,
+	COALESCE((SELECT e.seq FROM events e WHERE e.session_id = le.session_id ORDER BY e.seq DESC LIMIT 1), 0)
+	FROM leases le JOIN json_array_elements_text($1::json) AS l(id) ON le.session_id = l.id
+	ORDER BY le.session_id FOR UPDATE OF le`
+
 // readLeases reads the lease rows of ids in tx (locking them, in
 // PostgreSQL): SQLite one prepared statement each, PostgreSQL one
 // statement for all, in id order, the order every member locks them in.
@@ -358,8 +366,7 @@ func (s *Store) readLeases(ctx context.Context, tx *sql.Tx, ids []string) (map[s
 	if err != nil {
 		return nil, fmt.Errorf("check leases: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, s.d.bind("SELECT session_id, owner, epoch FROM leases WHERE "+
-		s.d.inJSONList("session_id")+" ORDER BY session_id"+s.d.lockRows()), string(list))
+	rows, err := tx.QueryContext(ctx, leasesAndTipsPostgres, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("check leases: %w", err)
 	}
@@ -367,10 +374,17 @@ func (s *Store) readLeases(ctx context.Context, tx *sql.Tx, ids []string) (map[s
 	for rows.Next() {
 		var id string
 		var r leaseRow
-		if err := rows.Scan(&id, &r.owner, &r.epoch); err != nil {
+		var last int64
+		if err := rows.Scan(&id, &r.owner, &r.epoch, &last); err != nil {
 			return nil, fmt.Errorf("check leases: %w", err)
 		}
 		out[id] = r
+		if r.owner == s.owner.ID {
+			// Read under the lease's row lock, so no other member can
+			// append before this transaction ends: checkSeqs needs no
+			// statement of its own for it.
+			s.leases.last[id] = last
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("check leases: %w", err)

@@ -21,12 +21,12 @@ import (
 // backend makes a new, empty store location of one database.
 type backend struct {
 	name   string
-	target func(t *testing.T) string
+	target func(t testing.TB) string
 }
 
 var backends = []backend{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "troupe.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.Database(t) }},
+	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "troupe.db") }},
+	{"postgres", func(t testing.TB) string { return pgtest.Database(t) }},
 }
 
 // eachBackend runs test once per database, as a subtest named after it.

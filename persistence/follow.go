@@ -2,11 +2,7 @@ package persistence
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,32 +73,6 @@ func (s *Store) Follow(ctx context.Context, session string, from int64, fn func(
 		case <-timer.C:
 		}
 	}
-}
-
-// notifyTips tells PostgreSQL's followers, in the commit's transaction,
-// of each session's last seq after b.
-func (s *Store) notifyTips(ctx context.Context, tx *sql.Tx, b Batch, out Outcome) error {
-	if s.d != postgresDialect || len(b.Events) == 0 {
-		return nil
-	}
-	last := map[string]int64{}
-	for _, e := range b.Events {
-		if out.Failed[e.SessionID] == nil {
-			last[e.SessionID] = e.Seq
-		}
-	}
-	payloads := make([]string, 0, len(last))
-	for id, seq := range last {
-		payloads = append(payloads, strconv.FormatInt(seq, 10)+" "+id)
-	}
-	list, err := json.Marshal(payloads)
-	if err != nil {
-		return fmt.Errorf("commit batch: notify: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, "SELECT pg_notify('"+tipChannel+"', p) FROM json_array_elements_text($1::json) AS p", string(list)); err != nil {
-		return fmt.Errorf("commit batch: notify: %w", err)
-	}
-	return nil
 }
 
 // tipWatcher owns a PostgreSQL store's LISTEN connection: one goroutine,

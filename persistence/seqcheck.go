@@ -83,6 +83,9 @@ func (s *Store) checkSeqs(ctx context.Context, tx *sql.Tx, b *Batch, out *Outcom
 	return nil
 }
 
+const lastSeqsPostgres = `SELECT l.id, COALESCE((SELECT e.seq FROM events e WHERE e.session_id = l.id
+	ORDER BY e.seq DESC LIMIT 1), 0) FROM json_array_elements_text($1::json) AS l(id)`
+
 // lastSeqs reads the last seq of each of ids' logs in tx (0 for none):
 // SQLite one prepared statement each, PostgreSQL one statement for all.
 func (s *Store) lastSeqs(ctx context.Context, tx *sql.Tx, ids []string) (map[string]int64, error) {
@@ -104,8 +107,9 @@ func (s *Store) lastSeqs(ctx context.Context, tx *sql.Tx, ids []string) (map[str
 	if err != nil {
 		return nil, fmt.Errorf("last seqs: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, s.d.bind("SELECT session_id, max(seq) FROM events WHERE "+
-		s.d.inJSONList("session_id")+" GROUP BY session_id"), string(list))
+	// One backward step of the (session_id, seq) key per session: a
+	// max() grouped over an IN list lets the planner scan every event.
+	rows, err := tx.QueryContext(ctx, lastSeqsPostgres, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("last seqs: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/troupehq/troupe/runtime/metrics"
+
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/persistence"
@@ -265,6 +267,10 @@ func (w *writer) done(ctx actor.Context, m *batchDone) {
 func (w *writer) succeed(ctx actor.Context, m *batchDone) {
 	for id, err := range m.outcome.Failed {
 		w.log.Error("a session's writes were refused; the rest of the batch committed", "session", id, "error", err)
+	}
+	for id := range m.outcome.Lost {
+		w.log.Warn("a session's writes were fenced: another process holds its lease now", "session", id, "error", m.outcome.LeftOut(id))
+		metrics.LeaseFenced.Inc()
 	}
 	var fenced map[string]bool // made on the first fence: most batches have none
 	for _, r := range m.replies {

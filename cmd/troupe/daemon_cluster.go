@@ -16,6 +16,7 @@ import (
 // member's address and every member's).
 type clusterFlags struct {
 	name, bind, etcd, membership, peers string
+	workspaces                          []string
 }
 
 func (f *clusterFlags) register(fs *pflag.FlagSet) {
@@ -24,18 +25,19 @@ func (f *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.etcd, "cluster-etcd", "", "comma-separated etcd endpoints (http://host:2379) the members keep the topology in, instead of --cluster-membership and --cluster-peers")
 	fs.StringVar(&f.membership, "cluster-membership", "", "where this member answers the automanaged membership checks (host:port)")
 	fs.StringVar(&f.peers, "cluster-peers", "", "comma-separated membership addresses of every member, this one's included")
+	fs.StringSliceVar(&f.workspaces, "cluster-workspaces", nil, "workspace roots this member has (absolute, comma-separated): sessions under one are placed only on members that have it (needs --store)")
 }
 
 // options are the daemon's cluster options; the zero Options without
 // --cluster.
 func (f *clusterFlags) options() (cluster.Options, error) {
 	if f.name == "" {
-		if f.etcd != "" || f.membership != "" || f.peers != "" {
-			return cluster.Options{}, errors.New("--cluster-etcd, --cluster-membership and --cluster-peers need --cluster")
+		if f.etcd != "" || f.membership != "" || f.peers != "" || len(f.workspaces) > 0 {
+			return cluster.Options{}, errors.New("--cluster-etcd, --cluster-membership, --cluster-peers and --cluster-workspaces need --cluster")
 		}
 		return cluster.Options{}, nil
 	}
-	opts := cluster.Options{Name: f.name, Bind: f.bind}
+	opts := cluster.Options{Name: f.name, Bind: f.bind, Workspaces: f.workspaces}
 	if f.etcd != "" {
 		if f.membership != "" || f.peers != "" {
 			return cluster.Options{}, errors.New("--cluster-etcd is the membership: give it without --cluster-membership and --cluster-peers (the automanaged provider's)")

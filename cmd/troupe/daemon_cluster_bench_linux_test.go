@@ -22,19 +22,20 @@ const benchDeltas = 500
 // SQLite file; one daemon on PostgreSQL; two cluster members on one
 // PostgreSQL, the client on the member that does not host the session.
 // Per run: prompt to first update (the first agent_message_chunk the
-// client reads), stream wall time per delta, and the daemons' CPU per
-// delta (every member's, from /proc). `make bench-cluster` runs it.
+// client reads), stream wall time per delta, the daemons' CPU per delta
+// (every member's, from /proc) and PostgreSQL's (its server and
+// backends). `make bench-cluster` runs it.
 func BenchmarkDaemonClusterStream(b *testing.B) {
 	srv := llmserver.New(b, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(llmserver.Tokens(benchDeltas, "tok ")))})
 	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
 	flags := []string{"--provider", "openai", "--model", "tiny", "--approval-mode", "yolo"}
 	b.Run("sqlite-single", func(b *testing.B) {
 		d := startDaemonBinary(b, b.TempDir(), env, flags...)
-		benchStream(b, d.dialACP(b, "bench"), "", []*daemonProc{d})
+		benchStream(b, d.dialACP(b, "bench"), "", []*daemonProc{d}, nil)
 	})
 	b.Run("postgres-single", func(b *testing.B) {
 		d := startDaemonBinary(b, b.TempDir(), env, append(flags, "--store", pgtest.Database(b))...)
-		benchStream(b, d.dialACP(b, "bench"), "", []*daemonProc{d})
+		benchStream(b, d.dialACP(b, "bench"), "", []*daemonProc{d}, pgtest.Shared(b))
 	})
 	b.Run("postgres-cluster-remote", func(b *testing.B) {
 		store := pgtest.Database(b)
@@ -53,7 +54,7 @@ func BenchmarkDaemonClusterStream(b *testing.B) {
 		for range 64 {
 			id, _ := c.NewSession(b.TempDir())
 			if hostOf(b, members[0], other) > 0 {
-				benchStream(b, c, id, members)
+				benchStream(b, c, id, members, pgtest.Shared(b))
 				return
 			}
 			_ = id
@@ -74,15 +75,19 @@ func hostOf(b testing.TB, d *daemonProc, address string) int {
 
 // benchStream prompts session id (a new one when "") over c once per
 // iteration and reports the figures; procs are the daemons whose CPU
-// counts.
-func benchStream(b *testing.B, c *acpclient.Client, id string, procs []*daemonProc) {
+// counts, pg the PostgreSQL server whose CPU is reported beside (nil: none).
+func benchStream(b *testing.B, c *acpclient.Client, id string, procs []*daemonProc, pg *pgtest.Server) {
 	if id == "" {
 		id, _ = c.NewSession(b.TempDir())
 	}
-	var first, stream, cpu time.Duration
+	var first, stream, cpu, pgCPU time.Duration
 	runs := 0
 	for b.Loop() {
 		before := cpuOf(b, procs)
+		var pgBefore time.Duration
+		if pg != nil {
+			pgBefore = pg.CPU()
+		}
 		start := time.Now()
 		req := c.Prompt(id, "go")
 		var firstAt time.Time
@@ -96,11 +101,15 @@ func benchStream(b *testing.B, c *acpclient.Client, id string, procs []*daemonPr
 		first += firstAt.Sub(start)
 		stream += end.Sub(firstAt)
 		cpu += cpuOf(b, procs) - before
+		if pg != nil {
+			pgCPU += pg.CPU() - pgBefore
+		}
 		runs++
 	}
 	b.ReportMetric(float64(first.Microseconds())/float64(runs), "µs/first-update")
 	b.ReportMetric(float64(stream.Nanoseconds())/1e3/float64(runs*benchDeltas), "µs-wall/delta")
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(runs*benchDeltas), "µs-cpu/delta")
+	b.ReportMetric(float64(pgCPU.Nanoseconds())/1e3/float64(runs*benchDeltas), "µs-pg-cpu/delta")
 }
 
 // cpuOf sums the user and system CPU of procs (/proc/PID/stat, in clock

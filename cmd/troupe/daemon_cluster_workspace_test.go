@@ -2,9 +2,14 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/troupehq/troupe/testkit/acpclient"
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
@@ -41,5 +46,59 @@ func TestDaemonClusterReportsAMissingWorkspace(t *testing.T) {
 	}
 	if len(srv.Requests()) == calls {
 		t.Fatal("the run with its workspace back called no model")
+	}
+}
+
+// Members that name their workspace roots (--cluster-workspaces) host the
+// sessions under them: sessions created through either member are placed
+// on the member that has their workspace, prompted from the other; with
+// that member gone, a prompt is refused with an error that names the
+// root, not run on a member without it.
+func TestDaemonClusterPlacesSessionsWhereTheirWorkspaceIs(t *testing.T) {
+	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(llmserver.Text("ran where the workspace is")))})
+	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
+	store := pgtest.Database(t)
+	peers := clusterPorts(t, 2)
+	roots := []string{t.TempDir(), t.TempDir()}
+	var members []*daemonProc
+	for i, p := range peers {
+		members = append(members, startDaemonBinary(t, t.TempDir(), env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
+			"--store", store, "--lease-ttl", "3s", "--cluster", "ws", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ","),
+			"--cluster-workspaces", roots[i]))
+	}
+	for _, d := range members {
+		testkit.Eventually(t, 30*time.Second, "two members", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 2 })
+	}
+	self := []string{clusterHealth(t, members[0]).Self, clusterHealth(t, members[1]).Self}
+
+	// Each member creates sessions in the other's workspace.
+	clients := []*acpclient.Client{members[0].dialACP(t, "a"), members[1].dialACP(t, "b")}
+	ids := [2][]string{}
+	for i := range 2 {
+		for n := range 3 {
+			cwd := filepath.Join(roots[i], "project"+strconv.Itoa(n))
+			testkit.NoError(t, os.Mkdir(cwd, 0o700))
+			id, _ := clients[1-i].NewSession(cwd)
+			ids[i] = append(ids[i], id)
+		}
+	}
+	for i := range 2 {
+		testkit.Equal(t, hostOf(t, members[i], self[i]), 3)
+	}
+	if f := clients[1].WaitAnswer(clients[1].Prompt(ids[0][0], "go")); f.Error != nil {
+		t.Fatalf("a prompt through the member without the workspace: %s", f.Raw)
+	}
+
+	// Without the member that has them, the sessions are refused.
+	members[1].proc.Signal(syscall.SIGTERM)
+	testkit.Equal(t, members[1].proc.Wait(t, acpWait), 0)
+	testkit.Eventually(t, 30*time.Second, "one member", func() bool { c := clusterHealth(t, members[0]); return c != nil && len(c.Members) == 1 })
+	f := clients[0].WaitAnswer(clients[0].Prompt(ids[1][0], "go"))
+	if f.Error == nil || !strings.Contains(f.Raw, "no member of the cluster offers the session's workspace") || !strings.Contains(f.Raw, roots[1]) {
+		t.Fatalf("a prompt whose workspace no member has: %s", f.Raw)
+	}
+	clients[0].Attach(map[string]any{"sessionId": ids[0][1], "historyPolicy": "full"})
+	if f := clients[0].WaitAnswer(clients[0].Prompt(ids[0][1], "go")); f.Error != nil {
+		t.Fatalf("a prompt in the remaining member's workspace: %s", f.Raw)
 	}
 }

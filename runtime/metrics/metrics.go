@@ -23,6 +23,22 @@ var (
 		Name: "troupe_events_replayed_total",
 		Help: "Stored events replayed to subscribers (clients attaching, loading, resuming); its rate is the replay rate.",
 	})
+	LeaseFenced = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "troupe_store_fenced_writes_total",
+		Help: "Sessions whose writes the store refused because another process took their lease over (this one stalled past the lease TTL): nothing of them was written.",
+	})
+)
+
+// A cluster (troupe daemon --cluster); every member serves its own.
+var (
+	ClusterMembers = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "troupe_cluster_members",
+		Help: "Members in this member's latest view of the cluster's topology, itself included.",
+	})
+	ClusterSessionsWoken = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "troupe_cluster_orphans_woken_total",
+		Help: "Orphaned sessions (live in the shared store, their lease holder gone) this member woke, by outcome (ok, error).",
+	}, []string{"outcome"})
 )
 
 // Prompts and models.
@@ -100,7 +116,8 @@ var (
 // updated lists every collector the runtime updates, for NewRegistry.
 func updated() []prometheus.Collector {
 	return []prometheus.Collector{
-		EventsAppended, CommitSeconds, EventsReplayed,
+		EventsAppended, CommitSeconds, EventsReplayed, LeaseFenced,
+		ClusterMembers, ClusterSessionsWoken,
 		PromptFirstUpdateSeconds, ModelFirstTokenSeconds, ModelTokens, ModelRetries,
 		ToolCalls, ToolCallSeconds, PermissionRequests, PermissionWaitSeconds,
 		LlamaServerRestarts, AgentRestarts, ActorRestarts,

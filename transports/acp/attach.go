@@ -308,9 +308,10 @@ func (a *attachment) onEvents(c *conn, ctx actor.Context, evs []event.Event) {
 }
 
 // onClosed: the subscription ended. One this side ended is expected;
-// otherwise the session stopped (idle, or killed): it is cold until the
-// client next changes it.
-func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
+// one whose session moved to another cluster member is taken up again
+// there at once; otherwise the session stopped (idle, or killed): it is
+// cold until the client next changes it.
+func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string, moved bool) {
 	if a.staleClosed > 0 {
 		a.staleClosed--
 		return
@@ -326,6 +327,15 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 		a.replay.opts.refused(jsonrpc.NewError(jsonrpc.CodeInternal, fmt.Sprintf("session %s: its history could not be replayed: %s", a.id, reason)))
 		return
 	}
+	if moved {
+		// The session is (or will be) hosted by another member, perhaps
+		// with a run resumed there: subscribing again from the next seq
+		// replays what was missed from the store, then goes live.
+		c.log(ctx).Info("session moved to another cluster member; subscribing again", "session", a.id, "from", a.view.LastSeq+1)
+		a.sub = nil
+		a.resubscribe(c, ctx, reason)
+		return
+	}
 	a.sub, a.cold = nil, true
 	c.log(ctx).Debug("session subscription closed", "session", a.id, "reason", reason)
 	// The session went cold (idle, or stopped); the attachment stays and
@@ -337,6 +347,27 @@ func (a *attachment) onClosed(c *conn, ctx actor.Context, reason string) {
 		params["reason"] = reason
 	}
 	c.notify(ctx, "hydra-acp/session/closed", params)
+}
+
+// resubscribe subscribes a moved session's attachment again from its
+// next seq; if that fails the attachment goes cold (the client's next
+// change tries again) and the client hears why, as of any close.
+func (a *attachment) resubscribe(c *conn, ctx actor.Context, reason string) {
+	c.async(ctx).Subscribe(a.id, a.view.LastSeq+1, false, func(s sessions.Subscribed, err error) {
+		if c.att[a.id] != a {
+			if err == nil {
+				c.cfg.Sessions.Unsubscribe(a.id, s.Subscription)
+			}
+			return
+		}
+		if err != nil {
+			c.log(ctx).Warn("subscribe again after a move failed", "session", a.id, "error", err)
+			a.cold = true
+			c.notify(ctx, "hydra-acp/session/closed", map[string]string{"sessionId": a.id, "reason": reason + "; subscribing again failed: " + err.Error()})
+			return
+		}
+		a.sub = s.Subscription
+	})
 }
 
 // wake resubscribes a cold attachment before a request that starts the

@@ -143,7 +143,7 @@ func (c *conn) Receive(ctx actor.Context) {
 		}
 	case *sessions.Closed:
 		if a := c.att[m.SessionID]; a != nil {
-			a.onClosed(c, ctx, m.Reason)
+			a.onClosed(c, ctx, m.Reason, m.Moved)
 		}
 	case *storeBatch:
 		c.onStoreBatch(ctx, m)

@@ -17,8 +17,9 @@ import (
 const refreshTTL = 500 * time.Millisecond
 
 // automanagedMembership is the automanaged provider: every member polls
-// every other's health endpoint (opts.Peers, at opts.Membership).
-func automanagedMembership(sys *actor.ActorSystem, opts Options) (membership, error) {
+// every other's health endpoint (opts.Peers, at opts.Membership), which
+// names the grain kinds it hosts.
+func automanagedMembership(sys *actor.ActorSystem, opts Options, kinds []string) (membership, error) {
 	_, mport, err := splitHostPort(opts.Membership)
 	if err != nil || mport == 0 {
 		return membership{}, fmt.Errorf("cluster membership address %q: a host:port is needed", opts.Membership)
@@ -42,7 +43,7 @@ func automanagedMembership(sys *actor.ActorSystem, opts Options) (membership, er
 		if err != nil || p == 0 {
 			return e.NoContent(http.StatusServiceUnavailable)
 		}
-		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, []string{Kind}))
+		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, kinds))
 	})
 	// The provider's Shutdown closes the server; closing it again is for
 	// a member that never started.

@@ -15,13 +15,15 @@
 // new owner can claim the lease (grain.go), a request refused because the
 // lease is still held elsewhere is tried again (router.go), and each
 // member wakes the orphans a crashed or frozen member left in the store
-// (reclaim.go); the store's lease epoch fences a member that comes back
+// (reclaim.go), sessions are placed on members that have their workspace
+// (placement.go); the store's lease epoch fences a member that comes back
 // after its sessions were taken over. Without one each member has its own
 // store: a session's log lives on the member hosting it, and a member's
 // loss leaves its sessions unreachable until it returns.
 //
 // It owns the cluster's wiring, the membership providers' set-up, the
-// grain, the router, the relays, the reclaimer and the conversions; it
-// must not read or fold session logs (the session actor does) nor hold
-// session state, nor write to etcd beyond what the provider does.
+// grain, the router, the relays, the reclaimer, the placement and the
+// conversions; it must not read or fold session logs (the session actor
+// does) nor hold session state, nor write to etcd beyond what the
+// provider does.
 package cluster

@@ -3,9 +3,11 @@ package cluster
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +20,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"github.com/troupehq/troupe/runtime/metrics"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -48,6 +51,10 @@ type Options struct {
 	// store's lease TTL bounds how soon a silent member's sessions are
 	// orphans at all.
 	ReclaimEvery time.Duration
+	// Workspaces are the workspace roots this member has (absolute
+	// paths): sessions whose cwd is under one are placed only on members
+	// that have it (placement.go). Needs a shared store.
+	Workspaces []string
 }
 
 // Spawner starts the router in the supervision tree (actors.Runtime).
@@ -66,6 +73,7 @@ type Member struct {
 	topology atomic.Pointer[protocluster.ClusterTopology]
 	watch    *eventstream.Subscription
 	leaving  atomic.Bool
+	place    *placement // nil without a shared store: every session is of kind Kind
 	// release frees what the membership holds past its provider's
 	// Shutdown (Stop).
 	release func()
@@ -80,12 +88,13 @@ type membership struct {
 }
 
 // newMembership is the provider opts name: etcd's with Etcd, else the
-// automanaged one.
-func newMembership(sys *actor.ActorSystem, opts Options, host string) (membership, error) {
+// automanaged one; kinds are the grain kinds this member hosts (etcd's
+// provider reads them from the cluster itself).
+func newMembership(sys *actor.ActorSystem, opts Options, host string, kinds []string) (membership, error) {
 	if len(opts.Etcd) > 0 {
 		return etcdMembership(sys, opts, host)
 	}
-	return automanagedMembership(sys, opts)
+	return automanagedMembership(sys, opts, kinds)
 }
 
 // routerName is the router's name under the guardian: the same on every
@@ -104,20 +113,44 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	if err != nil {
 		return nil, fmt.Errorf("cluster bind %q: %w", opts.Bind, err)
 	}
-	mem, err := newMembership(sys, opts, host)
+	if len(opts.Workspaces) > 0 && opts.Orphans == nil {
+		return nil, errors.New("cluster workspaces: sessions move between members only with a shared store (--store)")
+	}
+	m := &Member{opts: opts}
+	if opts.Orphans != nil {
+		m.place = &placement{cwd: func(ctx context.Context, id string) (string, error) {
+			meta, err := local.Meta(ctx, id)
+			return meta.Cwd, err
+		}}
+	}
+	props := grainProps(registry, local, opts.Orphans != nil, &m.leaving)
+	kinds := []*protocluster.Kind{protocluster.NewKind(Kind, props)}
+	kindNames := []string{Kind}
+	for _, root := range opts.Workspaces {
+		if !filepath.IsAbs(root) {
+			return nil, fmt.Errorf("cluster workspace %q: an absolute path is needed", root)
+		}
+		k := rootKind(filepath.Clean(root))
+		kinds = append(kinds, protocluster.NewKind(k, props))
+		kindNames = append(kindNames, k)
+	}
+	mem, err := newMembership(sys, opts, host, kindNames)
 	if err != nil {
 		return nil, err
 	}
+	m.release = mem.release
 	rcfg := remote.Configure(host, port)
-	m := &Member{opts: opts, release: mem.release}
-	kind := protocluster.NewKind(Kind, grainProps(registry, local, opts.Orphans != nil, &m.leaving))
 	ccfg := protocluster.Configure(opts.Name, mem.provider, disthash.New(), rcfg,
-		protocluster.WithKinds(kind), protocluster.WithRequestTimeout(requestTimeout))
+		protocluster.WithKinds(kinds...), protocluster.WithRequestTimeout(requestTimeout))
 	c := protocluster.New(sys, ccfg)
 	m.cluster = c
 	m.watch = sys.EventStream.Subscribe(func(e any) {
 		if t, ok := e.(*protocluster.ClusterTopology); ok {
 			m.topology.Store(t)
+			if m.place != nil {
+				m.place.update(t)
+			}
+			metrics.ClusterMembers.Set(float64(len(t.Members)))
 		}
 	})
 	if err := startMember(c); err != nil {
@@ -125,7 +158,9 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		mem.release()
 		return nil, err
 	}
-	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor { return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil} }), routerName); err != nil {
+	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor {
+		return &router{cluster: c, registry: registry, retryHeld: opts.Orphans != nil, place: m.place}
+	}), routerName); err != nil {
 		m.Leave()
 		m.Stop()
 		return nil, err
@@ -189,6 +224,9 @@ func (m *Member) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	if res.Error == nil {
+		m.place.forget(id)
+	}
 	return errorFromPB(res.Error)
 }
 
@@ -197,7 +235,11 @@ func (m *Member) request(ctx context.Context, req *clusterpb.Request) (*clusterp
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	res, err := m.cluster.Request(req.SessionId, Kind, req, protocluster.WithTimeout(timeout))
+	kind, err := m.place.kind(ctx, req.SessionId, "")
+	if err != nil {
+		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
+	}
+	res, err := m.cluster.Request(req.SessionId, kind, req, protocluster.WithTimeout(timeout))
 	if err != nil {
 		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
 	}

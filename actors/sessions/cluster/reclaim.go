@@ -10,6 +10,7 @@ import (
 	protocluster "github.com/asynkron/protoactor-go/cluster"
 	"github.com/troupehq/troupe/actors/actorlog"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
+	"github.com/troupehq/troupe/runtime/metrics"
 )
 
 // A member that crashed or froze leaves sessions the store says are live
@@ -91,7 +92,7 @@ func (r *reclaimer) scan(ctx actor.Context) {
 			r.log.Warn("list orphaned sessions", "error", err)
 			return
 		}
-		mine := r.m.placedHere(ids)
+		mine := r.m.placedHere(c, ids)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		work := make(chan string)
@@ -103,9 +104,11 @@ func (r *reclaimer) scan(ctx actor.Context) {
 					err := r.m.wake(c, id)
 					mu.Lock()
 					if err != nil {
+						metrics.ClusterSessionsWoken.WithLabelValues("error").Inc()
 						done.failed++
 						r.log.Warn("wake orphaned session", "session", id, "error", err)
 					} else {
+						metrics.ClusterSessionsWoken.WithLabelValues("ok").Inc()
 						done.woken++
 					}
 					mu.Unlock()
@@ -125,7 +128,7 @@ func (r *reclaimer) scan(ctx actor.Context) {
 
 // placedHere keeps the ids the cluster's identity lookup places on this
 // member under the latest topology.
-func (m *Member) placedHere(ids []string) []string {
+func (m *Member) placedHere(ctx context.Context, ids []string) []string {
 	t := m.topology.Load()
 	if t == nil || len(ids) == 0 {
 		return nil
@@ -135,7 +138,11 @@ func (m *Member) placedHere(ids []string) []string {
 	me := m.Address()
 	var out []string
 	for _, id := range ids {
-		if rdv.GetByClusterIdentity(&protocluster.ClusterIdentity{Identity: id, Kind: Kind}) == me {
+		kind, err := m.place.kind(ctx, id, "")
+		if err != nil {
+			continue // its workspace is on no member now: it waits for one
+		}
+		if rdv.GetByClusterIdentity(&protocluster.ClusterIdentity{Identity: id, Kind: kind}) == me {
 			out = append(out, id)
 		}
 	}

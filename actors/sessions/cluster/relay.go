@@ -62,20 +62,23 @@ func (r *relayIn) Receive(ctx actor.Context) {
 	case *clusterpb.Events:
 		ctx.Send(r.target, eventsFromPB(m))
 	case *clusterpb.Closed:
-		r.close(ctx, m.Reason)
+		r.close(ctx, m.Reason, false)
 	case *actor.Terminated:
 		if m.Who.Equal(r.target) {
 			ctx.Stop(ctx.Self()) // the client left: relayOut sees this stop and ends the subscription
 			return
 		}
-		r.close(ctx, lostReason) // the hosting member left
+		// The hosting member left, or the topology moved the session off
+		// it (its grain, relayOut's parent, stopped): the session lives
+		// on, somewhere.
+		r.close(ctx, lostReason, true)
 	}
 }
 
-func (r *relayIn) close(ctx actor.Context, reason string) {
+func (r *relayIn) close(ctx actor.Context, reason string, moved bool) {
 	if !r.closed {
 		r.closed = true
-		ctx.Send(r.target, &session.Closed{SessionID: r.sessionID, Reason: reason})
+		ctx.Send(r.target, &session.Closed{SessionID: r.sessionID, Reason: reason, Moved: moved})
 	}
 	ctx.Stop(ctx.Self())
 }

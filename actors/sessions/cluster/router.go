@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type router struct {
 	// request is tried again until heldRetryFor has passed.
 	retryHeld bool
 	done      chan struct{} // closed as the router stops: retries give up
+	place     *placement    // each session's grain kind (nil: always Kind)
 }
 
 // heldRetryFor bounds a request's retries while its session is held
@@ -48,7 +50,7 @@ func (r *router) Receive(ctx actor.Context) {
 	case *sessions.Route:
 		r.route(ctx, ctx.Sender(), m)
 	case *sessions.Kill:
-		r.ask(ctx, ctx.Sender(), &clusterpb.Request{SessionId: m.ID, Body: &clusterpb.Request_Kill{Kill: &clusterpb.Kill{}}}, nil)
+		r.ask(ctx, ctx.Sender(), &clusterpb.Request{SessionId: m.ID, Body: &clusterpb.Request_Kill{Kill: &clusterpb.Kill{}}}, "", nil)
 	case *sessions.Live:
 		ctx.Forward(r.registry)
 	case *clusterpb.HostedRequest:
@@ -69,6 +71,10 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 		// retry of this request names the same prompt.
 		p.IdempotencyKey = newMessageID()
 	}
+	var cwd string // a session being created names its workspace
+	if c, ok := m.Msg.(*session.Create); ok {
+		cwd = c.Created.Cwd
+	}
 	switch msg := m.Msg.(type) {
 	case *session.Unsubscribe:
 		r.tell(m.ID, req)
@@ -76,7 +82,7 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 		in := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &relayIn{target: msg.Target, sessionID: m.ID} }), "relay-in")
 		req.GetSubscribe().Target = pidToPB(in)
 		root := ctx.ActorSystem().Root
-		r.ask(ctx, sender, req, func(res any, pb *clusterpb.Reply) {
+		r.ask(ctx, sender, req, "", func(res any, pb *clusterpb.Reply) {
 			if s, ok := res.(*session.Subscribed); ok && s.Err == nil {
 				if out := pidFromPB(pb.GetSubscribed().GetRelay()); out != nil {
 					root.Send(in, &watchRelay{out: out})
@@ -86,26 +92,37 @@ func (r *router) route(ctx actor.Context, sender *actor.PID, m *sessions.Route) 
 			root.Stop(in)
 		})
 	default:
-		r.ask(ctx, sender, req, nil)
+		r.ask(ctx, sender, req, cwd, nil)
 	}
 }
 
 // ask sends req to its session's grain and answers sender with the reply
 // as the registry would have (after seen, if set, has looked at it).
-func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Request, seen func(any, *clusterpb.Reply)) {
+func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Request, cwd string, seen func(any, *clusterpb.Reply)) {
 	root := ctx.ActorSystem().Root
 	c := r.cluster
-	done, retryHeld := r.done, r.retryHeld
+	done, retryHeld, place := r.done, r.retryHeld, r.place
 	go func() {
 		giveUp := time.Now().Add(heldRetryFor)
-		res, err := c.Request(req.SessionId, Kind, req, protocluster.WithTimeout(requestTimeout))
+		kind, err := place.kind(context.Background(), req.SessionId, cwd)
+		if err != nil {
+			failed := &sessions.RouteFailed{Err: &sessions.UnreachableError{Session: req.SessionId, Err: err}}
+			if seen != nil {
+				seen(failed, nil)
+			}
+			if sender != nil {
+				root.Send(sender, failed)
+			}
+			return
+		}
+		res, err := c.Request(req.SessionId, kind, req, protocluster.WithTimeout(requestTimeout))
 		for wait := 50 * time.Millisecond; retryHeld && err == nil && isHeld(res) && time.Now().Add(wait).Before(giveUp); wait = min(2*wait, time.Second) {
 			select {
 			case <-done:
 				return
 			case <-time.After(wait):
 			}
-			res, err = c.Request(req.SessionId, Kind, req, protocluster.WithTimeout(requestTimeout))
+			res, err = c.Request(req.SessionId, kind, req, protocluster.WithTimeout(requestTimeout))
 		}
 		var reply any
 		pb, ok := res.(*clusterpb.Reply)
@@ -141,9 +158,13 @@ func isHeld(res any) bool {
 
 // tell sends req to its session's grain with no answer awaited.
 func (r *router) tell(id string, req *clusterpb.Request) {
-	c := r.cluster
+	c, place := r.cluster, r.place
 	go func() {
-		if pid := c.Get(id, Kind); pid != nil {
+		kind, err := place.kind(context.Background(), id, "")
+		if err != nil {
+			return // nothing hosts it: nothing to tell
+		}
+		if pid := c.Get(id, kind); pid != nil {
 			c.ActorSystem.Root.Send(pid, req)
 		}
 	}()

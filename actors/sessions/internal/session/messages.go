@@ -86,6 +86,12 @@ type Events struct {
 type Closed struct {
 	SessionID string
 	Reason    string
+	// Moved: the subscription ended because the session's host changed
+	// (a cluster member was lost, or the topology moved the session to
+	// another member), not because the session stopped. It may be
+	// running elsewhere already: subscribe again from the next seq and
+	// nothing is missed.
+	Moved bool
 }
 
 // PassivateRequest is sent by an idle session to its parent, which answers
