@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,5 +159,41 @@ func TestDaemonClusterEtcdStopsWithoutItsEtcd(t *testing.T) {
 	testkit.Equal(t, d.proc.Wait(t, acpWait), 0)
 	if !strings.Contains(d.proc.Stderr(), "the key goes when its lease runs out") {
 		t.Fatalf("the member did not say it left its key to the lease:\n%s", d.proc.Stderr())
+	}
+}
+
+// The grain kinds a member hosts reach the others through etcd as they do
+// through the automanaged provider: with --cluster-workspaces, sessions
+// made in a member's root are placed on it, whichever member made them.
+func TestDaemonClusterOnEtcdPlacesByWorkspace(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	store := pgtest.Database(t)
+	roots := []string{t.TempDir(), t.TempDir()}
+	bin := testkit.BuildTroupe(t)
+	var procs []*testkit.Proc
+	var homes []string
+	for _, root := range roots {
+		home := t.TempDir()
+		homes = append(homes, home)
+		procs = append(procs, testkit.Start(t, bin, nil, "daemon", "--home", home, "--listen", "127.0.0.1:0",
+			"--store", store, "--cluster", "ws-etcd", "--cluster-etcd", etcd.Endpoint, "--cluster-workspaces", root))
+	}
+	var members []*daemonProc
+	for i, p := range procs {
+		members = append(members, daemonOf(t, binaryDaemon{p}, homes[i]))
+	}
+	for _, d := range members {
+		testkit.Eventually(t, 30*time.Second, "two members", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 2 })
+	}
+	clients := []*acpclient.Client{members[0].dialACP(t, "a"), members[1].dialACP(t, "b")}
+	for i, root := range roots {
+		for n := range 2 {
+			cwd := filepath.Join(root, "project"+strconv.Itoa(n))
+			testkit.NoError(t, os.Mkdir(cwd, 0o700))
+			clients[1-i].NewSession(cwd)
+		}
+	}
+	for i, d := range members {
+		testkit.Equal(t, hostOf(t, members[1-i], clusterHealth(t, d).Self), 2)
 	}
 }
