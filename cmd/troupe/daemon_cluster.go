@@ -70,6 +70,11 @@ func etcdEndpoints(list string) ([]string, error) {
 			if err != nil || u.Host == "" && u.Path == "" {
 				return nil, fmt.Errorf("--cluster-etcd: endpoint %q is not a URL with a host", ep)
 			}
+			// etcd's client takes no credentials from a URL, and the flag
+			// is recorded in the pid file and on command lines.
+			if u.User != nil {
+				return nil, fmt.Errorf("--cluster-etcd: endpoint %q carries user information, which etcd's client does not use; give the endpoint alone", u.Redacted())
+			}
 			switch u.Scheme {
 			case "http", "https", "unix", "unixs":
 			default:

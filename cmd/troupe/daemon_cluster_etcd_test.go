@@ -126,8 +126,9 @@ func chunksUntil(c *acpclient.Client, cond func(acpclient.Frame) bool) string {
 
 // --cluster-etcd is the whole membership: given with the automanaged
 // provider's flags, without --cluster, with an endpoint etcd's client
-// does not dial, or with a bind host other members cannot dial, the
-// daemon refuses to start and says why.
+// does not dial or with a password in it (never printed), or with a bind
+// host other members cannot dial, the daemon refuses to start and says
+// why.
 func TestDaemonClusterEtcdRefusesWhatItCannotUse(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -138,10 +139,11 @@ func TestDaemonClusterEtcdRefusesWhatItCannotUse(t *testing.T) {
 		{[]string{"--cluster-etcd", "http://127.0.0.1:1"}, "need --cluster"},
 		{[]string{"--cluster", "x", "--cluster-etcd", "ftp://127.0.0.1:1"}, "http, https, unix or unixs"},
 		{[]string{"--cluster", "x", "--cluster-etcd", "http://127.0.0.1:1,"}, "an empty endpoint"},
+		{[]string{"--cluster", "x", "--cluster-etcd", "http://root:secret@127.0.0.1:1"}, "carries user information"},
 		{[]string{"--cluster", "x", "--cluster-etcd", "http://127.0.0.1:1", "--cluster-bind", "0.0.0.0:0"}, "the address other members dial"},
 	} {
 		r := cli(t, nil, "", append([]string{"daemon", "--home", t.TempDir(), "--listen", "127.0.0.1:0"}, c.args...)...)
-		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "secret") {
 			t.Errorf("troupe daemon %s: exit %d, stderr %q (want 2 and %q)", strings.Join(c.args, " "), r.code, r.stderr, c.want)
 		}
 	}
