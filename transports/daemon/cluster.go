@@ -35,6 +35,6 @@ func joinCluster(rt *actors.Runtime, opts cluster.Options, shared bool, log *slo
 	// stops; the remote last, once its sessions have stopped.
 	rt.OnShutdown(actors.StageInput, func(context.Context) error { m.Leave(); return nil })
 	rt.OnShutdown(actors.StageStore, func(context.Context) error { m.Stop(); return nil })
-	log.Info("joined the cluster", "cluster", opts.Name, "address", m.Address(), "peers", opts.Peers)
+	log.Info("joined the cluster", "cluster", opts.Name, "address", m.Address(), "etcd", opts.Etcd, "peers", opts.Peers)
 	return nil
 }

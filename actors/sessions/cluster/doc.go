@@ -2,7 +2,8 @@
 // (github.com/asynkron/protoactor-go/cluster over its gRPC remote): each
 // session is a grain of kind "session" whose identity is the session id,
 // placed on a member by the cluster's identity lookup (disthash), with
-// membership from the automanaged provider. A member's front ends reach
+// membership from protoactor's etcd provider (etcd.go) or its automanaged
+// one (automanaged.go). A member's front ends reach
 // any session through the sessions facade, whose registry stand-in here
 // (the router) sends each request to the session's grain; the grain hands
 // it to its own member's sessions registry. Every message between members
@@ -20,7 +21,9 @@
 // store: a session's log lives on the member hosting it, and a member's
 // loss leaves its sessions unreachable until it returns.
 //
-// It owns the cluster's wiring, the grain, the router, the relays, the
-// reclaimer, the placement and the conversions; it must not read or fold session logs
-// (the session actor does) nor hold session state.
+// It owns the cluster's wiring, the membership providers' set-up, the
+// grain, the router, the relays, the reclaimer, the placement and the
+// conversions; it must not read or fold session logs (the session actor
+// does) nor hold session state, nor write to etcd beyond what the
+// provider does.
 package cluster

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -16,11 +15,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	protocluster "github.com/asynkron/protoactor-go/cluster"
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/asynkron/protoactor-go/remote"
-	"github.com/labstack/echo"
 	"github.com/troupehq/troupe/actors/sessions"
 	"github.com/troupehq/troupe/actors/sessions/cluster/clusterpb"
 	"github.com/troupehq/troupe/runtime/metrics"
@@ -34,8 +31,11 @@ type Options struct {
 	// Bind is where this member's gRPC remote listens (host:port; port 0
 	// picks one); the host is what other members dial.
 	Bind string
+	// Etcd are the endpoints of the etcd the members keep the topology in
+	// (protoactor's etcd provider); set, Membership and Peers are unused.
+	Etcd []string
 	// Membership is where this member answers the automanaged provider's
-	// health checks (host:port).
+	// health checks (host:port), without Etcd.
 	Membership string
 	// Peers are the membership addresses of every member, this one's
 	// included: the automanaged provider polls them for the topology.
@@ -57,10 +57,6 @@ type Options struct {
 	Workspaces []string
 }
 
-// refreshTTL is how often the automanaged provider polls its peers: a
-// member that stops answering leaves the topology within about that.
-const refreshTTL = 500 * time.Millisecond
-
 // Spawner starts the router in the supervision tree (actors.Runtime).
 type Spawner interface {
 	SpawnChild(props *actor.Props, name string) (*actor.PID, error)
@@ -78,6 +74,27 @@ type Member struct {
 	watch    *eventstream.Subscription
 	leaving  atomic.Bool
 	place    *placement // nil without a shared store: every session is of kind Kind
+	// release frees what the membership holds past its provider's
+	// Shutdown (Stop).
+	release func()
+}
+
+// membership is the provider keeping the topology, and what it holds
+// past its Shutdown: release frees that, once the member stops or if it
+// never started.
+type membership struct {
+	provider protocluster.ClusterProvider
+	release  func()
+}
+
+// newMembership is the provider opts name: etcd's with Etcd, else the
+// automanaged one; kinds are the grain kinds this member hosts (etcd's
+// provider reads them from the cluster itself).
+func newMembership(sys *actor.ActorSystem, opts Options, host string, kinds []string) (membership, error) {
+	if len(opts.Etcd) > 0 {
+		return etcdMembership(sys, opts, host)
+	}
+	return automanagedMembership(sys, opts, kinds)
 }
 
 // routerName is the router's name under the guardian: the same on every
@@ -96,24 +113,6 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	if err != nil {
 		return nil, fmt.Errorf("cluster bind %q: %w", opts.Bind, err)
 	}
-	_, mport, err := splitHostPort(opts.Membership)
-	if err != nil || mport == 0 {
-		return nil, fmt.Errorf("cluster membership address %q: a host:port is needed", opts.Membership)
-	}
-	if len(opts.Peers) == 0 {
-		return nil, errors.New("cluster: no peers (every member's membership address, this one's included)")
-	}
-	// The provider's own server listens on every interface; ours listens
-	// where we are told, handed to the provider as its server.
-	lis, err := net.Listen("tcp", opts.Membership)
-	if err != nil {
-		return nil, fmt.Errorf("cluster membership listener: %w", err)
-	}
-	web := echo.New()
-	web.HideBanner, web.HidePort = true, true
-	web.Listener = lis
-	provider := automanaged.NewWithTesting(refreshTTL, mport, web, opts.Peers...)
-	rcfg := remote.Configure(host, port)
 	if len(opts.Workspaces) > 0 && opts.Orphans == nil {
 		return nil, errors.New("cluster workspaces: sessions move between members only with a shared store (--store)")
 	}
@@ -135,17 +134,14 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 		kinds = append(kinds, protocluster.NewKind(k, props))
 		kindNames = append(kindNames, k)
 	}
-	ccfg := protocluster.Configure(opts.Name, provider, disthash.New(), rcfg,
+	mem, err := newMembership(sys, opts, host, kindNames)
+	if err != nil {
+		return nil, err
+	}
+	m.release = mem.release
+	rcfg := remote.Configure(host, port)
+	ccfg := protocluster.Configure(opts.Name, mem.provider, disthash.New(), rcfg,
 		protocluster.WithKinds(kinds...), protocluster.WithRequestTimeout(requestTimeout))
-	// The provider serves a node description the library builds only for
-	// its own server; until the remote listens there is none to give.
-	web.GET("/_health", func(e echo.Context) error {
-		h, p, err := sys.GetHostPort()
-		if err != nil || p == 0 {
-			return e.NoContent(http.StatusServiceUnavailable)
-		}
-		return e.JSON(http.StatusOK, automanaged.NewNode(opts.Name, sys.ID, h, p, mport, kindNames))
-	})
 	c := protocluster.New(sys, ccfg)
 	m.cluster = c
 	m.watch = sys.EventStream.Subscribe(func(e any) {
@@ -159,7 +155,7 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	})
 	if err := startMember(c); err != nil {
 		sys.EventStream.Unsubscribe(m.watch)
-		_ = web.Close()
+		mem.release()
 		return nil, err
 	}
 	if m.router, err = tree.SpawnChild(actor.PropsFromProducer(func() actor.Actor {
@@ -306,4 +302,5 @@ func (m *Member) Stop() {
 	m.Leave()
 	m.cluster.ActorSystem.EventStream.Unsubscribe(m.watch)
 	m.cluster.Remote.Shutdown(false)
+	m.release()
 }
