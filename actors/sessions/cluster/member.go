@@ -101,6 +101,9 @@ func newMembership(sys *actor.ActorSystem, opts Options, host string, kinds []st
 // member, so a member asks another's by address.
 const routerName = "cluster"
 
+// remoteConnectTries is how often a connection to a member is tried.
+const remoteConnectTries = 2
+
 // reclaimerName is the reclaimer's name under the guardian.
 const reclaimerName = "cluster-reclaim"
 
@@ -140,6 +143,12 @@ func Join(sys *actor.ActorSystem, tree Spawner, registry *actor.PID, local Local
 	}
 	m.release = mem.release
 	rcfg := remote.Configure(host, port)
+	// A member's connection is tried this often, 2 s apart, before what
+	// was sent to it becomes dead letters (protoactor's default, 5, holds
+	// every request to a lost member's cached grains for 10 s, which was
+	// most of a failover's time): the cluster's request then looks the
+	// session up again and reaches its new host.
+	rcfg.MaxRetryCount = remoteConnectTries
 	ccfg := protocluster.Configure(opts.Name, mem.provider, disthash.New(), rcfg,
 		protocluster.WithKinds(kinds...), protocluster.WithRequestTimeout(requestTimeout))
 	c := protocluster.New(sys, ccfg)
@@ -239,9 +248,12 @@ func (m *Member) request(ctx context.Context, req *clusterpb.Request) (*clusterp
 	if err != nil {
 		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
 	}
-	res, err := m.cluster.Request(req.SessionId, kind, req, protocluster.WithTimeout(timeout))
+	res, err := requestMoving(m.cluster, req.SessionId, kind, req, timeout, m.place != nil, ctx.Done())
 	if err != nil {
 		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: err}
+	}
+	if deadLetter(res, nil) {
+		return nil, &sessions.UnreachableError{Session: req.SessionId, Err: errMemberGone}
 	}
 	reply, ok := res.(*clusterpb.Reply)
 	if !ok {

@@ -29,17 +29,11 @@ type router struct {
 	cluster  *protocluster.Cluster
 	registry *actor.PID
 	// retryHeld: the store is shared, so a session refused as held by
-	// another process is one moving between members (its old host still
-	// stopping it, or a silent member's lease not yet lapsed): the
-	// request is tried again until heldRetryFor has passed.
+	// another process is one moving between members (requestMoving).
 	retryHeld bool
 	done      chan struct{} // closed as the router stops: retries give up
 	place     *placement    // each session's grain kind (nil: always Kind)
 }
-
-// heldRetryFor bounds a request's retries while its session is held
-// elsewhere; below requestTimeout, so the facade hears the refusal itself.
-const heldRetryFor = 20 * time.Second
 
 func (r *router) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
@@ -103,7 +97,6 @@ func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Reques
 	c := r.cluster
 	done, retryHeld, place := r.done, r.retryHeld, r.place
 	go func() {
-		giveUp := time.Now().Add(heldRetryFor)
 		kind, err := place.kind(context.Background(), req.SessionId, cwd)
 		if err != nil {
 			failed := &sessions.RouteFailed{Err: &sessions.UnreachableError{Session: req.SessionId, Err: err}}
@@ -115,20 +108,14 @@ func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Reques
 			}
 			return
 		}
-		res, err := c.Request(req.SessionId, kind, req, protocluster.WithTimeout(requestTimeout))
-		for wait := 50 * time.Millisecond; retryHeld && err == nil && isHeld(res) && time.Now().Add(wait).Before(giveUp); wait = min(2*wait, time.Second) {
-			select {
-			case <-done:
-				return
-			case <-time.After(wait):
-			}
-			res, err = c.Request(req.SessionId, kind, req, protocluster.WithTimeout(requestTimeout))
-		}
+		res, err := requestMoving(c, req.SessionId, kind, req, requestTimeout, retryHeld, done)
 		var reply any
 		pb, ok := res.(*clusterpb.Reply)
 		switch {
 		case err != nil:
 			reply = &sessions.RouteFailed{Err: fmt.Errorf("cluster: %w", err)}
+		case deadLetter(res, nil):
+			reply = &sessions.RouteFailed{Err: errMemberGone}
 		case !ok:
 			reply = &sessions.RouteFailed{Err: fmt.Errorf("cluster: unexpected reply %T", res)}
 		default:
@@ -143,17 +130,6 @@ func (r *router) ask(ctx actor.Context, sender *actor.PID, req *clusterpb.Reques
 			root.Send(sender, reply)
 		}
 	}()
-}
-
-// isHeld reports whether res refuses the request because another process
-// holds the session's lease.
-func isHeld(res any) bool {
-	pb, ok := res.(*clusterpb.Reply)
-	if !ok {
-		return false
-	}
-	held := sessions.KindHeld.String()
-	return pb.GetError().GetKind() == held || pb.GetRouteFailed().GetKind() == held
 }
 
 // tell sends req to its session's grain with no answer awaited.
