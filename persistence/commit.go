@@ -108,6 +108,13 @@ func (s *Store) Commit(ctx context.Context, b Batch) (Outcome, error) {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	out, err := s.commit(ctx, b, false)
+	for try := 1; try < pgConflictTries && pgConflict(err); try++ {
+		// Another member's transaction took the same lease rows in
+		// another order (PostgreSQL ended ours to break the cycle):
+		// nothing of ours was written, so the batch simply runs again.
+		time.Sleep(time.Duration(try) * pgConflictPause)
+		out, err = s.commit(ctx, b, false)
+	}
 	if err != nil && refusedRow(err) {
 		// Which session's row it was SQLite does not say (a multi-row
 		// INSERT mixes sessions), so the batch runs again with each
@@ -235,6 +242,10 @@ func (s *Store) claimAll(ctx context.Context, tx *sql.Tx, claims []string, now t
 	if s.owner.ID == "" {
 		return nil
 	}
+	// In id order, the order every member locks lease rows in (fence's
+	// too): two members claiming the same sessions then queue instead of
+	// deadlocking.
+	claims = slices.Sorted(slices.Values(claims))
 	for _, id := range claims {
 		h, epoch, err := s.claim(ctx, tx, id, now)
 		if err != nil {
@@ -396,7 +407,8 @@ func (s *Store) leaseUpkeep(tx *sql.Tx, b Batch, now int64) error {
 	if s.owner.ID == "" {
 		return nil
 	}
-	for _, id := range b.Releases {
+	// Released in id order too (see claimAll).
+	for _, id := range slices.Sorted(slices.Values(b.Releases)) {
 		if _, err := tx.Stmt(s.stmts.release).Exec(id, s.owner.ID); err != nil {
 			return fmt.Errorf("release lease of %s: %w", id, err)
 		}

@@ -118,6 +118,22 @@ func HasPassword(dsn string) bool {
 }
 
 // pgError is err's PostgreSQL error, nil when it is none.
+// pgConflictTries bounds how often Commit runs a batch whose transaction
+// PostgreSQL ended for a deadlock or a serialization failure, and
+// pgConflictPause is the wait before the first retry (growing by as much
+// each time).
+const (
+	pgConflictTries = 5
+	pgConflictPause = 5 * time.Millisecond
+)
+
+// pgConflict reports whether err ended a transaction that may simply run
+// again: a deadlock broken (40P01) or a serialization failure (40001).
+func pgConflict(err error) bool {
+	pe := pgError(err)
+	return pe != nil && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
 func pgError(err error) *pgconn.PgError {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
