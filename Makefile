@@ -196,11 +196,14 @@ proto:
 	cd actors/sessions/cluster/clusterpb && PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative session.proto
 
 # cluster-test runs the cluster's tests that start members: one in process
-# beside a daemon binary, and three daemon binaries on loopback (without
-# -race: protoactor's cluster races with itself, ARCHITECTURE.md).
+# beside a daemon binary, and daemon binaries on loopback over a real
+# PostgreSQL and etcd (without -race: protoactor's cluster races with
+# itself, ARCHITECTURE.md); the member-loss test streams CLUSTER_SESSIONS
+# sessions (make test: 24).
+CLUSTER_SESSIONS ?= 300
 cluster-test:
 	$(GO) test -count=1 -run 'TestCluster|TestRequestsCross|TestRepliesCross|TestEventsCross' ./actors/sessions/cluster/
-	$(GO) test -count=1 -run 'TestDaemonCluster' ./cmd/troupe/
+	TROUPE_CLUSTER_SESSIONS=$(CLUSTER_SESSIONS) $(GO) test -count=1 -timeout 20m -run 'TestDaemonCluster|TestDaemonKeepsSessionsInPostgres' ./cmd/troupe/
 
 # bench-cluster times one streamed run (500 deltas) through real daemons:
 # one on SQLite, one on PostgreSQL, and two cluster members on PostgreSQL
