@@ -38,19 +38,11 @@ func BenchmarkDaemonClusterStream(b *testing.B) {
 		benchStream(b, d.dialACP(b, "bench"), "", []*daemonProc{d}, pgtest.Shared(b))
 	})
 	b.Run("postgres-cluster-remote", func(b *testing.B) {
-		store := pgtest.Database(b)
-		peers := clusterPorts(b, 2)
-		var members []*daemonProc
-		for _, p := range peers {
-			members = append(members, startDaemonBinary(b, b.TempDir(), env, append(flags, "--store", store,
-				"--cluster", "bench", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ","))...))
-		}
-		for _, d := range members {
-			testkit.Eventually(b, 30*time.Second, "two members", func() bool { c := clusterHealth(b, d); return c != nil && len(c.Members) == 2 })
-		}
+		cl := startPGClusterOn(b, 2, "bench", srv, nil)
+		members := cl.members
 		c := members[0].dialACP(b, "bench")
 		// A session the cluster places on the other member.
-		other := clusterHealth(b, members[1]).Self
+		other := cl.self(b, 1)
 		for range 64 {
 			id, _ := c.NewSession(b.TempDir())
 			if hostOf(b, members[0], other) > 0 {

@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
-	"github.com/troupehq/troupe/testkit/pgtest"
 )
 
 // A client of one member, attached to a session hosted on another, keeps
@@ -19,21 +17,11 @@ import (
 // client sees the run to its end and the prompt answered, with no update
 // twice, without doing anything.
 func TestDaemonClusterClientFollowsAMovedSession(t *testing.T) {
-	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(
-		llmserver.Text("before the loss "), llmserver.Delay(2*time.Second), llmserver.Text("after the loss")))})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	store := pgtest.Database(t)
-	peers := clusterPorts(t, 2)
-	var members []*daemonProc
-	for _, p := range peers {
-		members = append(members, startDaemonBinary(t, t.TempDir(), env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
-			"--store", store, "--lease-ttl", "3s", "--cluster", "move", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ",")))
-	}
-	for _, d := range members {
-		testkit.Eventually(t, 30*time.Second, "two members", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 2 })
-	}
+	cl := startPGCluster(t, 2, "move", llmserver.Steps(
+		llmserver.Text("before the loss "), llmserver.Delay(2*time.Second), llmserver.Text("after the loss")), nil, "--lease-ttl", "3s")
+	members := cl.members
 	c := members[0].dialACP(t, "editor")
-	other := clusterHealth(t, members[1]).Self
+	other := cl.self(t, 1)
 	var id string
 	for range 64 {
 		id, _ = c.NewSession(t.TempDir())

@@ -13,7 +13,6 @@ import (
 
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/llmserver"
-	"github.com/troupehq/troupe/testkit/pgtest"
 )
 
 // In a cluster sharing a store any member may host a session, and its
@@ -23,11 +22,7 @@ import (
 // back, the same session runs.
 func TestDaemonClusterReportsAMissingWorkspace(t *testing.T) {
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(llmserver.Text("ran in the workspace")))})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	peers := clusterPorts(t, 1)
-	d := startDaemonBinary(t, t.TempDir(), env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
-		"--store", pgtest.Database(t), "--cluster", "ws", "--cluster-membership", peers[0], "--cluster-peers", peers[0])
-	testkit.Eventually(t, 30*time.Second, "the member sees itself", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 1 })
+	d := startPGClusterOn(t, 1, "ws", srv, nil).members[0]
 
 	work := t.TempDir()
 	c := d.dialACP(t, "editor")
@@ -55,21 +50,11 @@ func TestDaemonClusterReportsAMissingWorkspace(t *testing.T) {
 // that member gone, a prompt is refused with an error that names the
 // root, not run on a member without it.
 func TestDaemonClusterPlacesSessionsWhereTheirWorkspaceIs(t *testing.T) {
-	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(llmserver.Text("ran where the workspace is")))})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	store := pgtest.Database(t)
-	peers := clusterPorts(t, 2)
 	roots := []string{t.TempDir(), t.TempDir()}
-	var members []*daemonProc
-	for i, p := range peers {
-		members = append(members, startDaemonBinary(t, t.TempDir(), env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
-			"--store", store, "--lease-ttl", "3s", "--cluster", "ws", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ","),
-			"--cluster-workspaces", roots[i]))
-	}
-	for _, d := range members {
-		testkit.Eventually(t, 30*time.Second, "two members", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 2 })
-	}
-	self := []string{clusterHealth(t, members[0]).Self, clusterHealth(t, members[1]).Self}
+	cl := startPGCluster(t, 2, "ws", llmserver.Steps(llmserver.Text("ran where the workspace is")),
+		func(i int) []string { return []string{"--cluster-workspaces", roots[i]} }, "--lease-ttl", "3s")
+	members := cl.members
+	self := []string{cl.self(t, 0), cl.self(t, 1)}
 
 	// Each member creates sessions in the other's workspace.
 	clients := []*acpclient.Client{members[0].dialACP(t, "a"), members[1].dialACP(t, "b")}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -85,15 +86,14 @@ func (r *reclaimer) scan(ctx actor.Context) {
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	c := r.ctx
 	go func() {
-		var done reclaimDone
-		defer func() { root.Send(self, &done) }()
+		var woken, failed atomic.Int64
+		defer func() { root.Send(self, &reclaimDone{woken: int(woken.Load()), failed: int(failed.Load())}) }()
 		ids, err := r.m.opts.Orphans(c)
 		if err != nil {
 			r.log.Warn("list orphaned sessions", "error", err)
 			return
 		}
 		mine := r.m.placedHere(c, ids)
-		var mu sync.Mutex
 		var wg sync.WaitGroup
 		work := make(chan string)
 		for range min(wakers, len(mine)) {
@@ -101,17 +101,14 @@ func (r *reclaimer) scan(ctx actor.Context) {
 			go func() {
 				defer wg.Done()
 				for id := range work {
-					err := r.m.wake(c, id)
-					mu.Lock()
-					if err != nil {
+					if err := r.m.wake(c, id); err != nil {
 						metrics.ClusterSessionsWoken.WithLabelValues("error").Inc()
-						done.failed++
+						failed.Add(1)
 						r.log.Warn("wake orphaned session", "session", id, "error", err)
 					} else {
 						metrics.ClusterSessionsWoken.WithLabelValues("ok").Inc()
-						done.woken++
+						woken.Add(1)
 					}
-					mu.Unlock()
 				}
 			}()
 		}
