@@ -170,27 +170,59 @@ func TestDaemonClusterLosesAMemberMidStream(t *testing.T) {
 		}
 	}
 
-	// The logs: no gap, no duplicate; each tool call completed once and
-	// ran once.
+	// The logs: no gap, no duplicate, up to the session's last seq; one
+	// run for the one prompt, started once and ended once at the end of
+	// its turn (the crash policy resumes an interrupted run under its own
+	// id: a run.interrupted names it, no second run.started); each tool
+	// call completed once and ran once.
 	s, err := persistence.OpenPostgres(store, persistence.Options{})
 	testkit.NoError(t, err)
 	defer s.Close()
 	ran := map[string]int{}
+	resumed := 0
 	for _, l := range clients {
 		var next int64 = 1
 		completed := map[string]int{}
+		var started []string
+		var ended []event.RunEndedPayload
+		var interrupted []event.RunInterruptedPayload
 		testkit.NoError(t, s.Load(context.Background(), l.id, 1, func(e event.Event) error {
 			if e.Seq != next {
 				return fmt.Errorf("session %s: seq %d where %d was due", l.id, e.Seq, next)
 			}
 			next++
-			if e.Kind == event.ToolCompleted {
+			switch e.Kind {
+			case event.ToolCompleted:
 				var p event.ToolCompletedPayload
 				testkit.NoError(t, e.Decode(&p))
 				completed[p.ToolCallID]++
+			case event.RunStarted:
+				var p event.RunStartedPayload
+				testkit.NoError(t, e.Decode(&p))
+				started = append(started, p.RunID)
+			case event.RunEnded:
+				var p event.RunEndedPayload
+				testkit.NoError(t, e.Decode(&p))
+				ended = append(ended, p)
+			case event.RunInterrupted:
+				var p event.RunInterruptedPayload
+				testkit.NoError(t, e.Decode(&p))
+				interrupted = append(interrupted, p)
 			}
 			return nil
 		}))
+		meta, err := s.Session(context.Background(), l.id)
+		testkit.NoError(t, err)
+		testkit.Equal(t, next-1, meta.LastSeq)
+		if len(started) != 1 || len(ended) != 1 || ended[0].RunID != started[0] || ended[0].StopReason != event.StopEndTurn {
+			t.Fatalf("session %s: runs started %v, ended %+v", l.id, started, ended)
+		}
+		for _, p := range interrupted {
+			if p.RunID != started[0] || p.Policy != event.CrashResume {
+				t.Fatalf("session %s: run %s interrupted %+v", l.id, started[0], p)
+			}
+		}
+		resumed += len(interrupted)
 		lines, _ := os.ReadFile(filepath.Join(l.cwd, "ran.log"))
 		for _, call := range strings.Fields(string(lines)) {
 			ran[call]++
@@ -204,7 +236,11 @@ func TestDaemonClusterLosesAMemberMidStream(t *testing.T) {
 			t.Fatalf("tool call %s ran %d times", call, times)
 		}
 	}
-	t.Logf("%d tool calls, each run once", len(ran))
+	if resumed == 0 {
+		// The kill cut no run: the test did not test a loss mid-stream.
+		t.Fatalf("no run was resumed after an interruption; the killed member hosted %d sessions", most)
+	}
+	t.Logf("%d tool calls, each run once; %d runs resumed", len(ran), resumed)
 
 	// The killed member restarts on its home and takes sessions again.
 	members[victim] = start(victim)

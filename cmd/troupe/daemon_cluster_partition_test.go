@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,8 +34,12 @@ func TestDaemonClusterPartitionFencesTheFrozenMember(t *testing.T) {
 	store := pgtest.Database(t)
 	peers := clusterPorts(t, 3)
 	var members []*daemonProc
+	var logs []string // each member's --log-file
 	for _, p := range peers {
-		members = append(members, startDaemonBinary(t, t.TempDir(), env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
+		home := t.TempDir()
+		logs = append(logs, filepath.Join(home, "member.log"))
+		members = append(members, startDaemonBinary(t, home, env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
+			"--log-file", logs[len(logs)-1],
 			"--store", store, "--lease-ttl", "2s", "--cluster", "partition", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ",")))
 	}
 	for _, d := range members {
@@ -113,6 +119,11 @@ func TestDaemonClusterPartitionFencesTheFrozenMember(t *testing.T) {
 	resumed = true
 	members[frozen].untilMetric(t, "the resumed member's writes fenced", func(sc scrape) bool {
 		return sc.value("troupe_store_fenced_writes_total") > fencedBefore
+	})
+	// And says so in its log.
+	testkit.Eventually(t, 30*time.Second, "the resumed member's log naming its writes fenced", func() bool {
+		b, _ := os.ReadFile(logs[frozen])
+		return strings.Contains(string(b), "writes were fenced: another process holds its lease now")
 	})
 	// It drops them: its runs' sessions stop once fenced. (The others
 	// keep it out of the topology: protoactor blocks a member id once it

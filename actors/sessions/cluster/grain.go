@@ -36,6 +36,9 @@ type grain struct {
 	handoff bool
 	leaving *atomic.Bool // the member is leaving: its sessions drain as the daemon stops
 	id      string       // the session's, from ClusterInit
+	// pending are the senders of the requests still waiting on the
+	// member (see answerPending).
+	pending map[*actor.PID]struct{}
 }
 
 // Local is what a grain asks of its own member beyond the registry: the
@@ -60,6 +63,7 @@ func (g *grain) Receive(ctx actor.Context) {
 		g.id = m.Identity.GetIdentity()
 		return
 	case *actor.Stopping:
+		g.answerPending(ctx)
 		if g.handoff && g.id != "" && !g.leaving.Load() {
 			// Kill, not passivate: a run in progress is cut as by a
 			// crash, and the new owner's recovery resumes it.
@@ -101,16 +105,46 @@ func (g *grain) Receive(ctx actor.Context) {
 	}
 }
 
+// wait notes that sender's request is waiting on the member; the returned
+// func answers it, once, unless the grain stopped first.
+func (g *grain) wait(ctx actor.Context, sender *actor.PID) func(*clusterpb.Reply) {
+	if g.pending == nil {
+		g.pending = map[*actor.PID]struct{}{}
+	}
+	g.pending[sender] = struct{}{}
+	return func(reply *clusterpb.Reply) {
+		if _, ok := g.pending[sender]; ok {
+			delete(g.pending, sender)
+			ctx.Send(sender, reply)
+		}
+	}
+}
+
+// answerPending answers the requests still waiting when the grain stops
+// as if they had met no actor. The identity lookup stops a grain whenever
+// a topology leaves it on a member that no longer owns it, and also one a
+// requester with an older view just activated there; a continuation never
+// runs once the grain stops, so its sender would wait out its whole
+// timeout. A dead letter is what the router's requestMoving sends again
+// after dropping the cached PID, to wherever the session lives now.
+func (g *grain) answerPending(ctx actor.Context) {
+	for sender := range g.pending {
+		ctx.Send(sender, &actor.DeadLetterResponse{Target: ctx.Self()})
+	}
+	g.pending = nil
+}
+
 // local asks the registry and answers sender with the reply in protobuf,
 // without holding the mailbox meanwhile.
 func (g *grain) local(ctx actor.Context, sender *actor.PID, msg any) {
+	answer := g.wait(ctx, sender)
 	f := ctx.RequestFuture(g.registry, msg, localTimeout)
 	ctx.ReenterAfter(f, func(res any, err error) {
 		if err != nil {
-			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+			answer(&clusterpb.Reply{RouteFailed: errorToPB(err)})
 			return
 		}
-		ctx.Send(sender, replyToPB(res))
+		answer(replyToPB(res))
 	})
 }
 
@@ -125,11 +159,12 @@ func (g *grain) subscribe(ctx actor.Context, sender *actor.PID, id string, s *cl
 	}
 	out := ctx.SpawnPrefix(actor.PropsFromProducer(func() actor.Actor { return &relayOut{target: target} }), "relay-out")
 	msg := &session.Subscribe{From: s.From, LiveOnly: s.LiveOnly, Weak: s.Weak, Target: out}
+	answer := g.wait(ctx, sender)
 	f := ctx.RequestFuture(g.registry, &sessions.Route{ID: id, Msg: msg}, localTimeout)
 	ctx.ReenterAfter(f, func(res any, err error) {
 		if err != nil {
 			ctx.Stop(out)
-			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(err)})
+			answer(&clusterpb.Reply{RouteFailed: errorToPB(err)})
 			return
 		}
 		reply := replyToPB(res)
@@ -138,7 +173,7 @@ func (g *grain) subscribe(ctx actor.Context, sender *actor.PID, id string, s *cl
 		} else {
 			ctx.Stop(out)
 		}
-		ctx.Send(sender, reply)
+		answer(reply)
 	})
 }
 
@@ -155,12 +190,13 @@ func (g *grain) offMailbox(ctx actor.Context, sender *actor.PID, fn func(context
 		defer cancel()
 		sys.Root.Send(f.PID(), &offDone{reply: fn(c)})
 	}()
+	answer := g.wait(ctx, sender)
 	ctx.ReenterAfter(f, func(res any, err error) {
 		d, ok := res.(*offDone)
 		if err != nil || !ok {
-			ctx.Send(sender, &clusterpb.Reply{RouteFailed: errorToPB(fmt.Errorf("cluster: the member's store did not answer: %v", err))})
+			answer(&clusterpb.Reply{RouteFailed: errorToPB(fmt.Errorf("cluster: the member's store did not answer: %v", err))})
 			return
 		}
-		ctx.Send(sender, d.reply)
+		answer(d.reply)
 	})
 }

@@ -31,6 +31,7 @@ var errMemberGone = errors.New("cluster: the member hosting the session is unrea
 func requestMoving(c *protocluster.Cluster, id, kind string, req *clusterpb.Request, timeout time.Duration, retryHeld bool, done <-chan struct{}) (any, error) {
 	giveUp := time.Now().Add(movingFor)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		dropLeft(c, id, kind)
 		res, err := c.Request(id, kind, req, protocluster.WithTimeout(timeout))
 		lost := deadLetter(res, err)
 		if !lost && !(retryHeld && err == nil && isHeld(res)) {
@@ -50,6 +51,27 @@ func requestMoving(c *protocluster.Cluster, id, kind string, req *clusterpb.Requ
 		case <-time.After(wait):
 		}
 	}
+}
+
+// dropLeft drops session id's cached PID when it names a member the
+// topology no longer has. The library tells watchers a member left (a
+// relay's Terminated, so a client's subscribing again) before it clears
+// the member's PIDs from the cache, so a request made at once could still
+// be sent to it; a member that is only frozen (SIGSTOP, a partition)
+// accepts the connection and never answers, and the request would wait
+// out its whole timeout instead of meeting a dead letter. The member list
+// is replaced before watchers are told.
+func dropLeft(c *protocluster.Cluster, id, kind string) {
+	pid, ok := c.PidCache.Get(id, kind)
+	if !ok || pid.GetAddress() == c.ActorSystem.Address() {
+		return
+	}
+	for _, m := range c.MemberList.Members().Members() {
+		if m.Address() == pid.GetAddress() {
+			return
+		}
+	}
+	c.PidCache.RemoveByValue(id, kind, pid)
 }
 
 // deadLetter reports whether a request reached no actor.
