@@ -41,3 +41,24 @@ func TestKillAndDelete(t *testing.T) {
 	testkit.Equal(t, errors.Is(err, sessions.ErrNotFound), true)
 	testkit.Equal(t, errors.Is(c.Delete(ctx, r.id), sessions.ErrNotFound), true)
 }
+
+// A Kill sent without a sender (a cluster grain handing its session over
+// tells the registry, asking nothing) stops the session like an asked
+// one, and the registry, which has no one to answer, keeps serving.
+func TestKillToldWithoutASender(t *testing.T) {
+	r := newRig(t, llmserver.Script{})
+	ctx := context.Background()
+	c := r.rt.Sessions
+	r.rt.System.Root.Send(r.rt.Registry(), &sessions.Kill{ID: r.id})
+	testkit.Eventually(t, wait, "the told session stopped and cold", func() bool {
+		live, err := c.Live(ctx)
+		m, merr := c.Meta(ctx, r.id)
+		return err == nil && merr == nil && !slices.Contains(live, r.id) && m.Status == "cold"
+	})
+	// The registry still serves: the session wakes on a request.
+	_, err := c.State(ctx, r.id)
+	testkit.NoError(t, err)
+	live, err := c.Live(ctx)
+	testkit.NoError(t, err)
+	testkit.Equal(t, slices.Contains(live, r.id), true)
+}

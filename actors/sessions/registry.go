@@ -152,7 +152,11 @@ func (r *registry) kill(ctx actor.Context, id string) {
 		r.answer(ctx, ctx.Sender(), &Killed{})
 		return
 	}
-	e.killers = append(e.killers, ctx.Sender())
+	if k := ctx.Sender(); k != nil {
+		// A Kill told, not asked (a cluster grain handing its session
+		// over), wants no answer.
+		e.killers = append(e.killers, k)
+	}
 	if !e.stopping {
 		e.stopping = true
 		ctx.Send(e.pid, &session.Passivate{})

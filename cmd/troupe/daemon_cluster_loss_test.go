@@ -17,7 +17,6 @@ import (
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
-	"github.com/troupehq/troupe/testkit/pgtest"
 )
 
 // clusterSessions is how many sessions the member-loss test streams:
@@ -87,24 +86,8 @@ func TestDaemonClusterLosesAMemberMidStream(t *testing.T) {
 	}
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Replies: replies, Default: ptr(llmserver.Steps(
 		llmserver.Text("streamed "), llmserver.Delay(3*time.Second), llmserver.Text("to the end")))})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	store := pgtest.Database(t)
-	peers := clusterPorts(t, 3)
-	homes := []string{t.TempDir(), t.TempDir(), t.TempDir()}
-	start := func(i int) *daemonProc {
-		return startDaemonBinary(t, homes[i], env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
-			"--store", store, "--lease-ttl", "3s", "--cluster", "loss", "--cluster-membership", peers[i], "--cluster-peers", strings.Join(peers, ","))
-	}
-	members := []*daemonProc{start(0), start(1), start(2)}
-	waitMembers := func(ds []*daemonProc, want int) {
-		for _, d := range ds {
-			testkit.Eventually(t, 60*time.Second, fmt.Sprintf("%d members", want), func() bool {
-				c := clusterHealth(t, d)
-				return c != nil && len(c.Members) == want
-			})
-		}
-	}
-	waitMembers(members, 3)
+	cl := startPGClusterOn(t, 3, "loss", srv, nil, "--lease-ttl", "3s")
+	members, store := cl.members, cl.store
 
 	clients := make([]*lossClient, n)
 	for i := range clients {
@@ -243,8 +226,8 @@ func TestDaemonClusterLosesAMemberMidStream(t *testing.T) {
 	t.Logf("%d tool calls, each run once; %d runs resumed", len(ran), resumed)
 
 	// The killed member restarts on its home and takes sessions again.
-	members[victim] = start(victim)
-	waitMembers(members, 3)
+	members[victim] = cl.start(t, victim)
+	cl.waitMembers(t, members, 3)
 	back := clusterHealth(t, members[victim]).Self
 	c := members[survivor].dialACP(t, "after-rejoin")
 	for range 64 {

@@ -16,7 +16,6 @@ import (
 	"github.com/troupehq/troupe/testkit"
 	"github.com/troupehq/troupe/testkit/acpclient"
 	"github.com/troupehq/troupe/testkit/llmserver"
-	"github.com/troupehq/troupe/testkit/pgtest"
 )
 
 // A member frozen with SIGSTOP mid-run, past its lease TTL (2 s): the
@@ -30,21 +29,10 @@ import (
 func TestDaemonClusterPartitionFencesTheFrozenMember(t *testing.T) {
 	srv := llmserver.New(t, llmserver.Script{Model: "tiny", Default: ptr(llmserver.Steps(
 		llmserver.Text("before "), llmserver.Delay(3*time.Second), llmserver.Text("after")))})
-	env := []string{"OPENAI_BASE_URL=" + srv.URL() + "/v1", "OPENAI_API_KEY="}
-	store := pgtest.Database(t)
-	peers := clusterPorts(t, 3)
-	var members []*daemonProc
-	var logs []string // each member's --log-file
-	for _, p := range peers {
-		home := t.TempDir()
-		logs = append(logs, filepath.Join(home, "member.log"))
-		members = append(members, startDaemonBinary(t, home, env, "--provider", "openai", "--model", "tiny", "--approval-mode", "yolo",
-			"--log-file", logs[len(logs)-1],
-			"--store", store, "--lease-ttl", "2s", "--cluster", "partition", "--cluster-membership", p, "--cluster-peers", strings.Join(peers, ",")))
-	}
-	for _, d := range members {
-		testkit.Eventually(t, 60*time.Second, "three members", func() bool { c := clusterHealth(t, d); return c != nil && len(c.Members) == 3 })
-	}
+	logDir := t.TempDir()
+	logs := []string{filepath.Join(logDir, "0.log"), filepath.Join(logDir, "1.log"), filepath.Join(logDir, "2.log")} // each member's --log-file
+	cl := startPGClusterOn(t, 3, "partition", srv, func(i int) []string { return []string{"--log-file", logs[i]} }, "--lease-ttl", "2s")
+	members, store := cl.members, cl.store
 
 	// Clients on member 0; the member frozen is the other one hosting
 	// the most of their sessions.
