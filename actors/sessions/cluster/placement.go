@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,7 +70,7 @@ func (p *placement) update(t *protocluster.ClusterTopology) {
 			}
 		}
 	}
-	if old := p.offered.Load(); old != nil && mapsEqual(*old, offered) {
+	if old := p.offered.Load(); old != nil && maps.Equal(*old, offered) {
 		return
 	}
 	var roots []string
@@ -87,18 +88,6 @@ func (p *placement) update(t *protocluster.ClusterTopology) {
 	p.roots.Store(&roots)
 	p.offered.Store(&offered)
 	p.gen.Add(1)
-}
-
-func mapsEqual(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }
 
 // kind is session id's grain kind; cwd, when known (a session being
